@@ -1,0 +1,37 @@
+#ifndef PR_CLI_COMMANDS_H
+#define PR_CLI_COMMANDS_H
+
+#include "registry.h"
+
+/*
+ * Every command is `int cmd_NAME(int argc, char **argv)`, argv[0] being the
+ * command's name.  It returns the process exit status of DESIGN.md section 6:
+ * 0 ok, 1 a verdict failed, 2 usage or config error, 3 runtime failure.
+ * Commands are the only code that prints to stdout and exits.
+ */
+
+enum {
+	PR_EXIT_OK = 0,
+	PR_EXIT_VERDICT = 1,
+	PR_EXIT_USAGE = 2,
+	PR_EXIT_RUNTIME = 3,
+};
+
+int cmd_am(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+int cmd_format(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+int cmd_parse(int argc, char **argv);
+int cmd_route(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+
+/* The built-in connector and plugin types (cli/registry.c). */
+const struct pr_registry *pr_builtin_registry(void);
+
+/* Print "patchrelay: error: <msg>" for the last recorded error. */
+void pr_cli_error(const char *what);
+
+#endif

@@ -1,0 +1,27 @@
+#include "pr.h"
+#include "commands.h"
+
+/*
+ * The built-in connector and plugin types.  Each type's definition lives in
+ * its own file under connectors/ or plugins/; list it here, sorted by name.
+ */
+
+static const struct pr_connector_type *const connectors[] = {
+	NULL,
+};
+
+static const struct pr_plugin_type *const plugins[] = {
+	NULL,
+};
+
+static const struct pr_registry builtin = {
+	connectors,
+	PR_ARRAY_SIZE(connectors) - 1,
+	plugins,
+	PR_ARRAY_SIZE(plugins) - 1,
+};
+
+const struct pr_registry *pr_builtin_registry(void)
+{
+	return &builtin;
+}
