@@ -302,3 +302,119 @@ int pr_trailers_parse(struct pr_trailer_list *out, const char *msg, size_t len)
 	free(buf);
 	return err;
 }
+
+/* Keys a reply may give besides any "X-by". */
+static const char *const reply_keys[] = { "Cc", "Link", "Fixes" };
+
+/* A line of a unified diff that is not at column 0 text of a reply. */
+static bool is_diff_line(const char *p, size_t n)
+{
+	static const char *const heads[] = {
+		"diff ",      "index ",	       "new file",     "deleted file",
+		"similarity", "dissimilarity", "rename ",      "copy ",
+		"old mode",   "new mode",      "Binary files", "GIT binary",
+		"--- ",	      "+++ ",	       "Index: ",      "==="
+	};
+	size_t i;
+
+	if (n == 0)
+		return true; /* a blank line does not end a hunk */
+	if (p[0] == ' ' || p[0] == '+' || p[0] == '-' || p[0] == '@' ||
+	    p[0] == '\\')
+		return true;
+	for (i = 0; i < PR_ARRAY_SIZE(heads); i++)
+		if (n >= strlen(heads[i]) &&
+		    !strncmp(p, heads[i], strlen(heads[i])))
+			return true;
+	return false;
+}
+
+static bool starts_diff(const char *p, size_t n, const char *next,
+			size_t next_n)
+{
+	if ((n >= 11 && !strncmp(p, "diff --git ", 11)) ||
+	    (n >= 7 && !strncmp(p, "Index: ", 7)))
+		return true;
+	return n >= 4 && !strncmp(p, "--- ", 4) && next_n >= 4 &&
+	       !strncmp(next, "+++ ", 4);
+}
+
+/* Add "Key: value" from line p[0..n) when it is a reply trailer. */
+static void reply_line(struct pr_trailer_list *out, const char *p, size_t n)
+{
+	size_t k = 0, v, e;
+	char *key = NULL, *val = NULL;
+	bool by, ok = false;
+	size_t i;
+
+	while (k < n && (isalnum((unsigned char)p[k]) || p[k] == '-'))
+		k++;
+	if (k == 0 || k >= n || p[k] != ':' || !isalpha((unsigned char)p[0]))
+		return;
+	v = k + 1;
+	while (v < n && isspace((unsigned char)p[v]))
+		v++;
+	e = n;
+	while (e > v && isspace((unsigned char)p[e - 1]))
+		e--;
+	if (e == v)
+		return;
+	by = k > 3 && !strncasecmp(p + k - 3, "-by", 3);
+	for (i = 0; i < PR_ARRAY_SIZE(reply_keys) && !by && !ok; i++)
+		ok = strlen(reply_keys[i]) == k &&
+		     !strncasecmp(p, reply_keys[i], k);
+	if (!by && !ok)
+		return;
+	/* people and lists need an address; a Fixes needs a commit id */
+	if ((by || k == 2) && !memchr(p + v, '@', e - v))
+		return;
+	if (k == 5 && !strncasecmp(p, "Fixes", 5)) {
+		size_t h = v;
+
+		while (h < e && isxdigit((unsigned char)p[h]))
+			h++;
+		if (h - v < 7)
+			return;
+	}
+	key = pr_strndup(p, k);
+	val = pr_strndup(p + v, e - v);
+	if (!pr_trailer_list_has(out, key, val))
+		pr_trailer_list_add(out, key, val);
+	free(key);
+	free(val);
+}
+
+int pr_trailers_from_reply(struct pr_trailer_list *out, const char *body,
+			   size_t len)
+{
+	size_t pos = 0;
+	bool in_diff = false;
+
+	if (len > PR_LIMIT_MAIL_BYTES)
+		return pr_error(PR_ETOOBIG,
+				"reply of %zu bytes over the mail limit", len);
+	while (pos < len) {
+		const char *p = body + pos, *nl = memchr(p, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - p) : len - pos;
+		const char *next = p + n + 1, *nnl;
+		size_t next_n = 0;
+
+		pos += n + (nl ? 1 : 0);
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (nl && pos < len) {
+			nnl = memchr(next, '\n', len - pos);
+			next_n = nnl ? (size_t)(nnl - next) : len - pos;
+		}
+		if (n == 3 && !strncmp(p, "-- ", 3))
+			break; /* the signature */
+		if (n && p[0] == '>')
+			continue; /* quoted text, quoted patch included */
+		if (in_diff && is_diff_line(p, n))
+			continue;
+		in_diff = starts_diff(p, n, next, next_n);
+		if (!in_diff)
+			reply_line(out, p, n);
+	}
+	return 0;
+}

@@ -178,12 +178,96 @@ static void test_not_nul_terminated(void **state)
 		    "nul");
 }
 
+static void check_reply(const char *body, const char *want)
+{
+	struct pr_trailer_list l = { 0 };
+	struct pr_buf got = PR_BUF_INIT;
+
+	assert_int_equal(pr_trailers_from_reply(&l, body, strlen(body)), 0);
+	format_list(&got, &l);
+	assert_string_equal(got.ptr, want);
+	pr_buf_release(&got);
+	pr_trailer_list_release(&l);
+}
+
+static void test_reply(void **state)
+{
+	/* a review reply: quoted patch, the tags below it */
+	check_reply("On Thu, A wrote:\n"
+		    "> Subject: x\n"
+		    ">\n"
+		    "> Signed-off-by: A <a@example.org>\n"
+		    "> ---\n"
+		    "> diff --git a/x b/x\n"
+		    "> +Reviewed-by: quoted <q@example.org>\n"
+		    "\n"
+		    "Looks good.\n"
+		    "\n"
+		    "Reviewed-by: R <r@example.org>\r\n"
+		    "Acked-by: K <k@example.org>\n"
+		    "Tested-by: T <t@example.org> # on arm64\n"
+		    "Nacked-by: N <n@example.org>\n"
+		    "Reported-by: syzbot+1234@example.com\n"
+		    "Suggested-by: S <s@example.org>\n"
+		    "Co-developed-by: C <c@example.org>\n"
+		    "Signed-off-by: C <c@example.org>\n"
+		    "Cc: stable@vger.kernel.org\n"
+		    "Link: https://lore.kernel.org/r/1@x\n"
+		    "Fixes: 0123456789ab (\"x: y\")\n"
+		    "Heavily-Reviewed-by: H <h@example.org>\n"
+		    "Reviewed-by: R <r@example.org>\n"
+		    "-- \n"
+		    "Acked-by: in signature <s@example.org>\n",
+		    "Reviewed-by: R <r@example.org>\n"
+		    "Acked-by: K <k@example.org>\n"
+		    "Tested-by: T <t@example.org> # on arm64\n"
+		    "Nacked-by: N <n@example.org>\n"
+		    "Reported-by: syzbot+1234@example.com\n"
+		    "Suggested-by: S <s@example.org>\n"
+		    "Co-developed-by: C <c@example.org>\n"
+		    "Signed-off-by: C <c@example.org>\n"
+		    "Cc: stable@vger.kernel.org\n"
+		    "Link: https://lore.kernel.org/r/1@x\n"
+		    "Fixes: 0123456789ab (\"x: y\")\n"
+		    "Heavily-Reviewed-by: H <h@example.org>\n");
+}
+
+static void test_reply_rejects(void **state)
+{
+	check_reply("", "");
+	check_reply("Reviewed-by: nobody without an address\n"
+		    "Fixes: the bug\n"
+		    "Subject: no\n"
+		    "Note: no\n"
+		    "  Acked-by: indented <i@example.org>\n"
+		    "Reviewed by: R <r@example.org>\n"
+		    "Acked-by:\n"
+		    ">Acked-by: Q <q@example.org>\n"
+		    "> > Acked-by: Q <q@example.org>\n",
+		    "");
+	/* an unquoted patch in the reply: its lines are not trailers */
+	check_reply("diff --git a/x b/x\n"
+		    "--- a/x\n"
+		    "+++ b/x\n"
+		    "@@ -1 +1 @@\n"
+		    "-Acked-by: old <o@example.org>\n"
+		    "+Acked-by: new <n@example.org>\n"
+		    "\n"
+		    "Acked-by: real <r@example.org>\n",
+		    "Acked-by: real <r@example.org>\n");
+	/* no final newline, and the length is honoured */
+	check_reply("Acked-by: A <a@example.org>",
+		    "Acked-by: A <a@example.org>\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_random_against_git),
 		cmocka_unit_test(test_not_nul_terminated),
+		cmocka_unit_test(test_reply),
+		cmocka_unit_test(test_reply_rejects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
