@@ -92,6 +92,10 @@ static const char *const pool[] = {
 	"Link: https://example.org/",
 	"-dash-key: v",
 	"Cc: list@example.org",
+	"more body text",
+	"more body text",
+	"Signed-off-by: S <s@example.org>",
+	"Tested-by: T <t@example.org>",
 };
 
 static uint32_t rnd(uint32_t *s)
