@@ -49,6 +49,13 @@ struct pr_diff_file {
 	bool binary;
 	bool no_newline_old, no_newline_new;
 	size_t added, deleted;
+	/*
+	 * Blob sizes from the "literal N" hunks of a "GIT binary patch"; valid
+	 * only when binary_sizes is true (a delta hunk or "Binary files ...
+	 * differ" does not carry them).
+	 */
+	bool binary_sizes;
+	size_t old_size, new_size;
 	struct pr_diff_hunk *hunks;
 	size_t nr_hunks, alloc_hunks;
 	size_t offset, len; /* bytes of this file's section */
