@@ -1172,6 +1172,9 @@ int pr_patch_id(char out[41], const char *text, size_t len, bool stable)
 				flush_one_hunk(result, &ctx);
 			before = after = -1;
 		}
+		/* git leaves "\ No newline at end of file" out of the id */
+		if (l.len && l.p[0] == '\\')
+			continue;
 		if (l.len && (l.p[0] == '-' || l.p[0] == ' '))
 			before--;
 		if (l.len && (l.p[0] == '+' || l.p[0] == ' '))
