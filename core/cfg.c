@@ -154,7 +154,8 @@ int pr_cfg_read_secret(char **out, const char *spec)
 	err = pr_buf_read_file(&b, spec + 5);
 	if (err < 0) {
 		pr_buf_release(&b);
-		return pr_error(err, "cannot read secret file '%s'", spec + 5);
+		return pr_error_wrap(err, "cannot read secret file '%s'",
+				     spec + 5);
 	}
 	pr_buf_rtrim(&b);
 	*out = pr_buf_detach(&b, NULL);

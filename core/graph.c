@@ -112,6 +112,20 @@ static const char *type_of(struct loader *l, const char *kind, const char *name)
 	return type;
 }
 
+/* The section sets `key` (whether or not its value parsed). */
+static bool has_key(struct loader *l, const char *kind, const char *name,
+		    const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcmp(l->entries[i].section, kind) && l->entries[i].sub &&
+		    !strcmp(l->entries[i].sub, name) &&
+		    !strcmp(l->entries[i].key, key))
+			return true;
+	return false;
+}
+
 static void set_opt(struct loader *l, struct pr_graph_node *n,
 		    const struct pr_option *opt, const char *value,
 		    const char *where)
@@ -206,7 +220,8 @@ static void load_instance(struct loader *l, const char *kind, const char *name)
 		set_opt(l, n, opt, e->value, where.ptr);
 	}
 	for (opt = n->options; opt && opt->key; opt++)
-		if (opt->required && !pr_cfg_option_is_set(n->inst.ctx, opt))
+		if (opt->required && !pr_cfg_option_is_set(n->inst.ctx, opt) &&
+		    !has_key(l, kind, name, opt->key))
 			problem(l, "%s.%s.%s: missing required key", kind, name,
 				opt->key);
 	pr_buf_release(&where);
@@ -309,9 +324,10 @@ static void check_route(struct loader *l, struct pr_graph_route *r)
 }
 
 /* True when `to` reaches `target` through routes, `seen` marking routes. */
-static bool reaches(const struct pr_graph *g, const char *from,
-		    const char *target, bool *seen)
+static bool reaches(struct loader *l, const char *from, const char *target,
+		    bool *seen)
 {
+	const struct pr_graph *g = l->g;
 	size_t i, j;
 
 	if (!strcmp(from, target))
@@ -319,11 +335,13 @@ static bool reaches(const struct pr_graph *g, const char *from,
 	for (i = 0; i < g->nr_routes; i++) {
 		const struct pr_graph_route *r = &g->routes[i];
 
-		if (seen[i] || !r->from || strcmp(r->from, from))
+		if (seen[i] || !r->from || strcmp(r->from, from) ||
+		    !declared(l, "source", r->from))
 			continue;
 		seen[i] = true;
 		for (j = 0; j < r->to.nr; j++)
-			if (reaches(g, r->to.items[j], target, seen))
+			if (declared(l, "sink", r->to.items[j]) &&
+			    reaches(l, r->to.items[j], target, seen))
 				return true;
 	}
 	return false;
@@ -343,11 +361,12 @@ static void check_cycles(struct loader *l)
 	for (i = 0; i < g->nr_routes; i++) {
 		struct pr_graph_route *r = &g->routes[i];
 
-		if (r->bridge || !r->from)
+		if (r->bridge || !r->from || !declared(l, "source", r->from))
 			continue;
 		for (j = 0; j < r->to.nr; j++) {
 			memset(seen, 0, (g->nr_routes + 1) * sizeof(*seen));
-			if (!reaches(g, r->to.items[j], r->from, seen))
+			if (!declared(l, "sink", r->to.items[j]) ||
+			    !reaches(l, r->to.items[j], r->from, seen))
 				continue;
 			problem(l,
 				"route.%s.to: '%s' routes back to '%s', a cycle "
