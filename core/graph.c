@@ -8,6 +8,7 @@
 /* One "section.sub.key = value" of the file, in file order. */
 struct entry {
 	char *section, *sub, *key, *value;
+	bool novalue; /* "[s] key" without "=": git's true */
 };
 
 struct loader {
@@ -48,7 +49,8 @@ static int split_name(struct entry *e, const char *name, const char *value)
 	e->section = pr_strndup(name, first - name);
 	e->sub = first == last ? NULL : pr_strndup(first + 1, last - first - 1);
 	e->key = pr_strdup(last + 1);
-	e->value = pr_strdup(value ? value : "");
+	e->value = pr_strdup(value ? value : "true");
+	e->novalue = !value;
 	return 0;
 }
 
@@ -217,7 +219,10 @@ static void load_instance(struct loader *l, const char *kind, const char *name)
 				type);
 			continue;
 		}
-		set_opt(l, n, opt, e->value, where.ptr);
+		if (e->novalue && opt->type != PR_OPT_BOOL)
+			problem(l, "%s: missing value", where.ptr);
+		else
+			set_opt(l, n, opt, e->value, where.ptr);
 	}
 	for (opt = n->options; opt && opt->key; opt++)
 		if (opt->required && !pr_cfg_option_is_set(n->inst.ctx, opt) &&

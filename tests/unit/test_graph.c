@@ -215,6 +215,8 @@ static void test_errors(void **state)
 		   "[route \"r\"]\n\tfrom = gh\n\tto = list\n"
 		   "\tbridge = perhaps\n",
 		   "net.conf: route.r.bridge: bad boolean 'perhaps'");
+	expect_one(true, "[sink \"list\"]\n\tpath\n",
+		   "net.conf: sink.list.path: missing value");
 	expect_one(true, "[core]\n\tlog-level = loud\n",
 		   "net.conf: core.log-level: bad value 'loud'");
 	expect_one(true, "[core]\n\tcolour = red\n",
@@ -329,7 +331,7 @@ static void test_cycle(void **state)
 
 	pr_buf_reset(&b);
 	pr_buf_addf(&b,
-		    "%s\tbridge = yes\n[route \"list-to-gh\"]\n"
+		    "%s\tbridge\n[route \"list-to-gh\"]\n"
 		    "\tfrom = list\n\tto = gh\n\tbridge = true\n",
 		    bridge_conf);
 	write_file("net.conf", b.ptr);
