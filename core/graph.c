@@ -2,6 +2,7 @@
 #include "cfg.h"
 #include "graph.h"
 
+#include <fnmatch.h>
 #include <sys/stat.h>
 #include <git2.h>
 
@@ -592,6 +593,33 @@ void pr_graph_free(struct pr_graph *g)
 	free(g->log_level);
 	free(g->file);
 	free(g);
+}
+
+static bool path_under(const char *prefix, const char *path)
+{
+	size_t n = strlen(prefix);
+
+	if (strpbrk(prefix, "*?["))
+		return !fnmatch(prefix, path, 0);
+	while (n && prefix[n - 1] == '/')
+		n--;
+	if (!n)
+		return true;
+	return !strncmp(prefix, path, n) && (path[n] == '/' || !path[n]);
+}
+
+bool pr_graph_route_takes(const struct pr_graph_route *r,
+			  const char *const *paths, size_t nr)
+{
+	size_t i, j;
+
+	if (!r->include_path.nr)
+		return true;
+	for (i = 0; i < nr; i++)
+		for (j = 0; j < r->include_path.nr; j++)
+			if (path_under(r->include_path.items[j], paths[i]))
+				return true;
+	return false;
 }
 
 static void print_list(struct pr_buf *out, const char *key,

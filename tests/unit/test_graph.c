@@ -342,6 +342,27 @@ static void test_cycle(void **state)
 	pr_buf_release(&b);
 }
 
+static void test_route_takes(void **state)
+{
+	struct pr_graph_route r = { 0 };
+	const char *const net[] = { "Documentation/x.rst", "net/core/dev.c" };
+	const char *const other[] = { "network.c", "drivers/gpu/a.c" };
+	const char *const dts[] = { "arch/arm/boot/dts/a.dts" };
+
+	assert_true(pr_graph_route_takes(&r, other, 2)); /* no filter */
+	pr_strlist_add(&r.include_path, "net/");
+	pr_strlist_add(&r.include_path, "arch/*/boot/dts/*.dts");
+	assert_true(pr_graph_route_takes(&r, net, 2));
+	assert_false(pr_graph_route_takes(&r, other, 2));
+	assert_true(pr_graph_route_takes(&r, dts, 1));
+	assert_false(pr_graph_route_takes(&r, NULL, 0));
+	pr_strlist_release(&r.include_path);
+	pr_strlist_add(&r.include_path, "net");
+	assert_true(pr_graph_route_takes(&r, net, 2));
+	assert_false(pr_graph_route_takes(&r, other, 2));
+	pr_strlist_release(&r.include_path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_all_problems),
 		cmocka_unit_test(test_cycle),
+		cmocka_unit_test(test_route_takes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
