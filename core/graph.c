@@ -2,12 +2,14 @@
 #include "cfg.h"
 #include "graph.h"
 
+#include <fnmatch.h>
 #include <sys/stat.h>
 #include <git2.h>
 
 /* One "section.sub.key = value" of the file, in file order. */
 struct entry {
 	char *section, *sub, *key, *value;
+	bool novalue; /* "[s] key" without "=": git's true */
 };
 
 struct loader {
@@ -48,7 +50,8 @@ static int split_name(struct entry *e, const char *name, const char *value)
 	e->section = pr_strndup(name, first - name);
 	e->sub = first == last ? NULL : pr_strndup(first + 1, last - first - 1);
 	e->key = pr_strdup(last + 1);
-	e->value = pr_strdup(value ? value : "");
+	e->value = pr_strdup(value ? value : "true");
+	e->novalue = !value;
 	return 0;
 }
 
@@ -217,7 +220,10 @@ static void load_instance(struct loader *l, const char *kind, const char *name)
 				type);
 			continue;
 		}
-		set_opt(l, n, opt, e->value, where.ptr);
+		if (e->novalue && opt->type != PR_OPT_BOOL)
+			problem(l, "%s: missing value", where.ptr);
+		else
+			set_opt(l, n, opt, e->value, where.ptr);
 	}
 	for (opt = n->options; opt && opt->key; opt++)
 		if (opt->required && !pr_cfg_option_is_set(n->inst.ctx, opt) &&
@@ -587,6 +593,33 @@ void pr_graph_free(struct pr_graph *g)
 	free(g->log_level);
 	free(g->file);
 	free(g);
+}
+
+static bool path_under(const char *prefix, const char *path)
+{
+	size_t n = strlen(prefix);
+
+	if (strpbrk(prefix, "*?["))
+		return !fnmatch(prefix, path, 0);
+	while (n && prefix[n - 1] == '/')
+		n--;
+	if (!n)
+		return true;
+	return !strncmp(prefix, path, n) && (path[n] == '/' || !path[n]);
+}
+
+bool pr_graph_route_takes(const struct pr_graph_route *r,
+			  const char *const *paths, size_t nr)
+{
+	size_t i, j;
+
+	if (!r->include_path.nr)
+		return true;
+	for (i = 0; i < nr; i++)
+		for (j = 0; j < r->include_path.nr; j++)
+			if (path_under(r->include_path.items[j], paths[i]))
+				return true;
+	return false;
 }
 
 static void print_list(struct pr_buf *out, const char *key,

@@ -64,6 +64,16 @@ void pr_graph_free(struct pr_graph *g);
 const struct pr_graph_node *pr_graph_node(const struct pr_graph *g,
 					  const char *kind, const char *name);
 
+/*
+ * Whether route `r` takes a series touching `paths` by its include-path
+ * filter: true when the route has none, or when a path is under one of its
+ * values ("net" and "net/" take "net/core/dev.c", not "network.c"), or
+ * matches one as a glob when the value holds '*', '?' or '['.  The
+ * subsystem filters are not applied here (they need MAINTAINERS).
+ */
+bool pr_graph_route_takes(const struct pr_graph_route *r,
+			  const char *const *paths, size_t nr);
+
 /* Append the graph as text, or as Graphviz DOT when `dot`. */
 int pr_graph_print(struct pr_buf *out, const struct pr_graph *g, bool dot);
 

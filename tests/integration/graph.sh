@@ -60,4 +60,39 @@ EOC
 "$PATCHRELAY" graph -c "$tmp/s.conf" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] || fail "unknown key password: want exit 2"
 grep -q hunter2 "$tmp/out" "$tmp/err" && fail "secret leaked"
+# values as git reads them: includes, quoting, escapes, multi-valued keys
+mkdir "$tmp/g"
+cat >"$tmp/g/inc.conf" <<'EOC'
+[route "r"]
+	include-path = "drivers/net/ ; not a comment"
+	include-path = net/\tab
+EOC
+cat >"$tmp/g/main.conf" <<'EOC'
+[include]
+	path = inc.conf
+[source "s"]
+	type = git
+	url = "/srv/a repo" # comment
+	branch = top\
+ic
+[sink "m"]
+	type = maildir
+	path = out
+[route "r"]
+	from = s
+	to = m
+	include-path = "Documentation/"
+EOC
+"$PATCHRELAY" graph -c "$tmp/g/main.conf" >"$tmp/out" 2>"$tmp/err" ||
+	fail "git-syntax config: $(cat "$tmp/err")"
+git config -f "$tmp/g/main.conf" --includes --get-all route.r.include-path |
+	sed 's/^/    include-path = /' >"$tmp/want"
+grep '^    include-path = ' "$tmp/out" >"$tmp/got"
+cmp -s "$tmp/want" "$tmp/got" ||
+	fail "include-path differs from git config: $(diff "$tmp/want" "$tmp/got")"
+for key in url branch; do
+	want=$(git config -f "$tmp/g/main.conf" --get "source.s.$key")
+	grep -qxF "    $key = $want" "$tmp/out" ||
+		fail "source.s.$key: git says '$want', got: $(cat "$tmp/out")"
+done
 echo ok

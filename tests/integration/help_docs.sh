@@ -41,6 +41,15 @@ while read -r kind type; do
 done <"$tmp/types"
 [ $checked -gt 5 ] || fail "only $checked keys checked"
 
+# the table's columns: key, type, default, help
+"$PATCHRELAY" help connector git >"$tmp/help" || fail "help connector git"
+grep -Eq '^   cover-letter +enum +auto +auto: .*\[auto, always, never\]$' \
+	"$tmp/help" || fail "git cover-letter row: $(cat "$tmp/help")"
+grep -Eq '^   url +string +- +.*\(required\)$' "$tmp/help" ||
+	fail "git url row"
+"$PATCHRELAY" help plugin size-limit >"$tmp/help" || fail "help size-limit"
+grep -Eq '^   max-bytes +size +- ' "$tmp/help" || fail "max-bytes row"
+
 "$PATCHRELAY" help connector nosuch >/dev/null 2>&1
 [ $? -eq 2 ] || fail "unknown type: want exit 2"
 echo "ok: $checked keys documented"

@@ -215,6 +215,8 @@ static void test_errors(void **state)
 		   "[route \"r\"]\n\tfrom = gh\n\tto = list\n"
 		   "\tbridge = perhaps\n",
 		   "net.conf: route.r.bridge: bad boolean 'perhaps'");
+	expect_one(true, "[sink \"list\"]\n\tpath\n",
+		   "net.conf: sink.list.path: missing value");
 	expect_one(true, "[core]\n\tlog-level = loud\n",
 		   "net.conf: core.log-level: bad value 'loud'");
 	expect_one(true, "[core]\n\tcolour = red\n",
@@ -329,7 +331,7 @@ static void test_cycle(void **state)
 
 	pr_buf_reset(&b);
 	pr_buf_addf(&b,
-		    "%s\tbridge = yes\n[route \"list-to-gh\"]\n"
+		    "%s\tbridge\n[route \"list-to-gh\"]\n"
 		    "\tfrom = list\n\tto = gh\n\tbridge = true\n",
 		    bridge_conf);
 	write_file("net.conf", b.ptr);
@@ -340,6 +342,27 @@ static void test_cycle(void **state)
 	pr_buf_release(&b);
 }
 
+static void test_route_takes(void **state)
+{
+	struct pr_graph_route r = { 0 };
+	const char *const net[] = { "Documentation/x.rst", "net/core/dev.c" };
+	const char *const other[] = { "network.c", "drivers/gpu/a.c" };
+	const char *const dts[] = { "arch/arm/boot/dts/a.dts" };
+
+	assert_true(pr_graph_route_takes(&r, other, 2)); /* no filter */
+	pr_strlist_add(&r.include_path, "net/");
+	pr_strlist_add(&r.include_path, "arch/*/boot/dts/*.dts");
+	assert_true(pr_graph_route_takes(&r, net, 2));
+	assert_false(pr_graph_route_takes(&r, other, 2));
+	assert_true(pr_graph_route_takes(&r, dts, 1));
+	assert_false(pr_graph_route_takes(&r, NULL, 0));
+	pr_strlist_release(&r.include_path);
+	pr_strlist_add(&r.include_path, "net");
+	assert_true(pr_graph_route_takes(&r, net, 2));
+	assert_false(pr_graph_route_takes(&r, other, 2));
+	pr_strlist_release(&r.include_path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_all_problems),
 		cmocka_unit_test(test_cycle),
+		cmocka_unit_test(test_route_takes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
