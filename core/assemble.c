@@ -154,19 +154,53 @@ static bool same_series(const struct pr_asm_version *a,
 	       same_text(a->patches[0]->subject, b->patches[0]->subject);
 }
 
-static bool numbers_overlap(const struct pr_asm_series *a,
-			    const struct pr_asm_series *b)
+/* The version numbered n in s, NULL when none. */
+static struct pr_asm_version *find_version(const struct pr_asm_series *s, int n)
 {
-	size_t i, j;
+	size_t i;
 
-	for (i = 0; i < a->nr; i++)
-		for (j = 0; j < b->nr; j++)
-			if (a->versions[i].number == b->versions[j].number)
-				return true;
-	return false;
+	for (i = 0; i < s->nr; i++)
+		if (s->versions[i].number == n)
+			return &s->versions[i];
+	return NULL;
 }
 
-/* Join threads that are versions of one series sent apart. */
+/*
+ * Are sa and sb one series?  When they share a version number (a resend in
+ * a new thread) those versions must match, else sa's newest and sb's
+ * oldest version.
+ */
+static bool series_match(const struct pr_asm_series *sa,
+			 const struct pr_asm_series *sb)
+{
+	size_t i;
+
+	for (i = 0; i < sb->nr; i++) {
+		const struct pr_asm_version *va =
+			find_version(sa, sb->versions[i].number);
+
+		if (va)
+			return same_series(va, &sb->versions[i]);
+	}
+	return same_series(&sa->versions[sa->nr - 1], &sb->versions[0]);
+}
+
+/* Move vb's mails into va; the earlier copy of an index stays. */
+static void merge_version(struct pr_asm_version *va, struct pr_asm_version *vb)
+{
+	size_t i;
+
+	if (!va->cover)
+		va->cover = vb->cover;
+	for (i = 0; i < vb->nr; i++) {
+		PR_ALLOC_GROW(va->patches, va->nr + 1, va->alloc);
+		va->patches[va->nr++] = vb->patches[i];
+	}
+	free(vb->patches);
+	finish_version(va);
+}
+
+/* Join threads that are versions (or resends) of one series sent apart. */
 static void merge_series(struct pr_assembly *out)
 {
 	size_t a, b, i;
@@ -176,13 +210,18 @@ static void merge_series(struct pr_assembly *out)
 			struct pr_asm_series *sa = &out->series[a],
 					     *sb = &out->series[b];
 
-			if (numbers_overlap(sa, sb) ||
-			    !same_series(&sa->versions[sa->nr - 1],
-					 &sb->versions[0])) {
+			if (!series_match(sa, sb)) {
 				b++;
 				continue;
 			}
 			for (i = 0; i < sb->nr; i++) {
+				struct pr_asm_version *va = find_version(
+					sa, sb->versions[i].number);
+
+				if (va) {
+					merge_version(va, &sb->versions[i]);
+					continue;
+				}
 				PR_ALLOC_GROW(sa->versions, sa->nr + 1,
 					      sa->alloc);
 				sa->versions[sa->nr++] = sb->versions[i];

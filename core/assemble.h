@@ -18,7 +18,8 @@
  *   together), then by version.  A patch numbered without "vN" in the
  *   thread of a "vN" cover letter takes the cover's version.  Threads of
  *   the same author whose cover letters or first patches have the same
- *   subject, and whose version numbers do not overlap, are one series.
+ *   subject are one series; a version sent again in a new thread (a
+ *   RESEND) is merged into the first copy, its earlier mails winning.
  * - In a version, patches are sorted by index, one per index (a resend of
  *   the same index keeps the first one seen); an index past the total (a
  *   "3/2" extra) comes after the others and does not count for

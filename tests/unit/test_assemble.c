@@ -181,6 +181,34 @@ static void test_unthreaded_versions(void **state)
 	release(&m, &a);
 }
 
+static void test_resend_new_thread(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	const struct pr_asm_version *v;
+
+	mk(&m, "c", NULL, "[PATCH v2 0/2] cover", "a@x");
+	mk(&m, "1", "c", "[PATCH v2 1/2] a", "a@x");
+	/* 2/2 got lost; the whole v2 is resent in a thread of its own */
+	mk(&m, "rc", NULL, "[PATCH v2 RESEND 0/2] cover", "a@x");
+	mk(&m, "r1", "rc", "[PATCH v2 RESEND 1/2] a", "a@x");
+	mk(&m, "r2", "rc", "[PATCH v2 RESEND 2/2] b", "a@x");
+	/* same subject, other author: not merged even with overlap */
+	mk(&m, "oc", NULL, "[PATCH v2 0/2] cover", "o@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 2);
+	assert_int_equal(a.series[0].nr, 1);
+	v = &a.series[0].versions[0];
+	assert_int_equal(v->number, 2);
+	assert_true(v->complete);
+	assert_string_equal(v->cover->message_id, "c");
+	assert_int_equal(v->nr, 2);
+	assert_string_equal(id_at(v, 0), "1");
+	assert_string_equal(id_at(v, 1), "r2");
+	assert_string_equal(a.series[1].versions[0].cover->message_id, "oc");
+	release(&m, &a);
+}
+
 static void test_empty_and_replies_only(void **state)
 {
 	struct mails m = { 0 };
@@ -203,6 +231,7 @@ int main(void)
 		cmocka_unit_test(test_missing_cover_and_incomplete),
 		cmocka_unit_test(test_extra_and_resend),
 		cmocka_unit_test(test_unthreaded_versions),
+		cmocka_unit_test(test_resend_new_thread),
 		cmocka_unit_test(test_empty_and_replies_only),
 	};
 
