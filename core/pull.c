@@ -26,13 +26,19 @@ static bool next_line(struct line *l, const char *body, size_t len, size_t *pos)
 	return true;
 }
 
+/* A NUL counts as a blank, so that no word holds one. */
+static bool is_blank(char c)
+{
+	return c == '\0' || isspace((unsigned char)c);
+}
+
 static void trim(struct line *l)
 {
-	while (l->n && isspace((unsigned char)l->p[0])) {
+	while (l->n && is_blank(l->p[0])) {
 		l->p++;
 		l->n--;
 	}
-	while (l->n && isspace((unsigned char)l->p[l->n - 1]))
+	while (l->n && is_blank(l->p[l->n - 1]))
 		l->n--;
 }
 
@@ -52,7 +58,7 @@ static void first_word(struct line *word, struct line *rest,
 {
 	size_t i = 0;
 
-	while (i < l->n && !isspace((unsigned char)l->p[i]))
+	while (i < l->n && !is_blank(l->p[i]))
 		i++;
 	word->p = l->p;
 	word->n = i;

@@ -127,7 +127,8 @@ static void parse_group(struct pr_subject_prefix *out, const char *g,
 		int a, b;
 
 		if (word_is(w, n, "PATCH") || word_is(w, n, "RESEND") ||
-		    word_is(w, n, "of"))
+		    word_is(w, n, "of") || word_is(w, n, "GIT") ||
+		    word_is(w, n, "PULL"))
 			continue;
 		if (word_is(w, n, "RFC")) {
 			out->rfc = true;

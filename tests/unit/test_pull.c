@@ -87,6 +87,16 @@ static void test_not_nul_terminated(void **state)
 	assert_string_equal(ref, "mai");
 	free(url);
 	free(ref);
+	/* NUL bytes are blanks: the URL is the word after them */
+	assert_int_equal(pr_pull_detect(&url, &ref,
+					"are available in the Git repository "
+					"at:\n\0\0 git://z main\n",
+					56),
+			 1);
+	assert_string_equal(url, "git://z");
+	assert_string_equal(ref, "main");
+	free(url);
+	free(ref);
 }
 
 /* Real `git request-pull` output from a repository made in a temp dir. */

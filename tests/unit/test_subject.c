@@ -36,6 +36,8 @@ static const struct subject_case cases[] = {
 	{ "x [PATCH 1/2] not at start", NULL, false, 1, 0, 0 },
 	{ "[PATCH 1 of] dangling of", NULL, false, 1, 0, 0 },
 	{ "  [PATCH\tnet-next\tv2]  tabs", "net-next", false, 2, 0, 0 },
+	{ "[GIT PULL net] pull", "net", false, 1, 0, 0 },
+	{ "[GIT PULL] pull", NULL, false, 1, 0, 0 },
 };
 
 static void test_prefix_cases(void **state)

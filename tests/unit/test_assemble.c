@@ -1,0 +1,239 @@
+#include "pr.h"
+
+#include <setjmp.h>
+#include <cmocka.h>
+#include "assemble.h"
+#include "subject.h"
+
+struct mails {
+	struct pr_patch *v[64];
+	size_t nr;
+};
+
+/* A parsed mail: the summary is the subject after its bracket groups. */
+static struct pr_patch *mk(struct mails *m, const char *id, const char *irt,
+			   const char *subject, const char *email)
+{
+	struct pr_patch *p = pr_patch_new();
+	const char *s = strrchr(subject, ']');
+
+	p->message_id = id ? pr_strdup(id) : NULL;
+	p->in_reply_to = irt ? pr_strdup(irt) : NULL;
+	if (irt) {
+		p->references = pr_calloc(1, sizeof(*p->references));
+		p->references[0] = pr_strdup(irt);
+		p->nr_references = p->alloc_references = 1;
+	}
+	p->subject_raw = pr_strdup(subject);
+	s = s ? s + 1 : subject;
+	while (*s == ' ')
+		s++;
+	p->subject = pr_strdup(s);
+	pr_ident_set(&p->author, "A", email);
+	assert_int_equal(pr_subject_parse_prefix(&p->prefix, subject), 0);
+	m->v[m->nr++] = p;
+	return p;
+}
+
+static void release(struct mails *m, struct pr_assembly *a)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr; i++)
+		pr_patch_free(m->v[i]);
+	pr_assemble_release(a);
+}
+
+static const char *id_at(const struct pr_asm_version *v, size_t i)
+{
+	assert_true(i < v->nr);
+	return v->patches[i]->message_id;
+}
+
+static void test_cover_out_of_order(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	const struct pr_asm_version *v;
+
+	mk(&m, "p3", "c", "[PATCH net-next 3/3] c", "a@x");
+	mk(&m, "p1", "c", "[PATCH net-next 1/3] a", "a@x");
+	mk(&m, "c", NULL, "[PATCH net-next 0/3] cover", "a@x");
+	mk(&m, "r1", "p1", "Re: [PATCH net-next 1/3] a", "b@x");
+	mk(&m, "p2", "c", "[PATCH net-next 2/3] b", "a@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 1);
+	assert_int_equal(a.series[0].nr, 1);
+	v = &a.series[0].versions[0];
+	assert_int_equal(v->number, 1);
+	assert_int_equal(v->total, 3);
+	assert_true(v->complete);
+	assert_string_equal(v->cover->message_id, "c");
+	assert_int_equal(v->nr, 3);
+	assert_string_equal(id_at(v, 0), "p1");
+	assert_string_equal(id_at(v, 1), "p2");
+	assert_string_equal(id_at(v, 2), "p3");
+	release(&m, &a);
+}
+
+static void test_v2_threaded_into_v1(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	const struct pr_asm_series *s;
+
+	mk(&m, "c1", NULL, "[PATCH 0/2] cover", "a@x");
+	mk(&m, "a1", "c1", "[PATCH 1/2] a", "a@x");
+	mk(&m, "b1", "c1", "[PATCH 2/2] b", "a@x");
+	/* v2 answers v1's cover; its patches carry no vN */
+	mk(&m, "c2", "c1", "[PATCH v2 0/2] cover", "a@x");
+	mk(&m, "a2", "c2", "[PATCH 1/2] a", "a@x");
+	mk(&m, "b2", "c2", "[PATCH 2/2] b", "a@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 1);
+	s = &a.series[0];
+	assert_int_equal(s->nr, 2);
+	assert_int_equal(s->versions[0].number, 1);
+	assert_int_equal(s->versions[1].number, 2);
+	assert_string_equal(s->versions[1].cover->message_id, "c2");
+	assert_string_equal(id_at(&s->versions[1], 0), "a2");
+	assert_string_equal(id_at(&s->versions[1], 1), "b2");
+	assert_true(s->versions[0].complete);
+	assert_true(s->versions[1].complete);
+	assert_ptr_equal(pr_assemble_latest_complete(s), &s->versions[1]);
+	release(&m, &a);
+}
+
+static void test_missing_cover_and_incomplete(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+
+	/* the cover "gone" never arrived: its patches still group */
+	mk(&m, "x2", "gone", "[PATCH 2/2] b", "a@x");
+	mk(&m, "x1", "gone", "[PATCH 1/2] a", "a@x");
+	/* another series with a hole */
+	mk(&m, "y1", "yc", "[RFC PATCH 1/3] other", "b@x");
+	mk(&m, "y3", "yc", "[RFC PATCH 3/3] other 3", "b@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 2);
+	assert_null(a.series[0].versions[0].cover);
+	assert_true(a.series[0].versions[0].complete);
+	assert_string_equal(id_at(&a.series[0].versions[0], 0), "x1");
+	assert_false(a.series[1].versions[0].complete);
+	assert_int_equal(a.series[1].versions[0].total, 3);
+	assert_int_equal(a.series[1].versions[0].nr, 2);
+	assert_null(pr_assemble_latest_complete(&a.series[1]));
+	release(&m, &a);
+}
+
+static void test_extra_and_resend(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	const struct pr_asm_version *v;
+
+	mk(&m, "c", NULL, "[PATCH 0/2] cover", "a@x");
+	mk(&m, "e", "c", "[PATCH 3/2] extra", "a@x");
+	mk(&m, "1", "c", "[PATCH 1/2] a", "a@x");
+	mk(&m, "2", "c", "[PATCH 2/2] b", "a@x");
+	mk(&m, "2r", "c", "[PATCH RESEND 2/2] b", "a@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 1);
+	v = &a.series[0].versions[0];
+	assert_true(v->complete);
+	assert_int_equal(v->nr, 3);
+	assert_string_equal(id_at(v, 0), "1");
+	assert_string_equal(id_at(v, 1), "2");
+	assert_string_equal(id_at(v, 2), "e");
+	release(&m, &a);
+}
+
+static void test_unthreaded_versions(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	const struct pr_asm_series *s;
+
+	mk(&m, "v1", NULL, "[PATCH] net: fix it", "a@x");
+	mk(&m, "v3", NULL, "[PATCH v3] net: fix it", "A@X");
+	mk(&m, "o", NULL, "[PATCH] net: fix it", "other@x");
+	mk(&m, "v2", NULL, "[PATCH v2] net: fix it", "a@x");
+	mk(&m, "n", NULL, "[PATCH] unrelated", "a@x");
+	/* a partial re-roll: only patch 2 of v4 */
+	mk(&m, "v4", "v3", "[PATCH v4 2/3] net: fix it", "a@x");
+	mk(&m, NULL, NULL, "[PATCH] no ids", "a@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 4);
+	s = &a.series[0];
+	assert_int_equal(s->nr, 4);
+	assert_int_equal(s->versions[0].number, 1);
+	assert_int_equal(s->versions[1].number, 2);
+	assert_int_equal(s->versions[2].number, 3);
+	assert_int_equal(s->versions[3].number, 4);
+	assert_true(s->versions[0].complete);
+	assert_int_equal(s->versions[0].total, 1);
+	assert_false(s->versions[3].complete);
+	assert_ptr_equal(pr_assemble_latest_complete(s), &s->versions[2]);
+	assert_string_equal(id_at(&a.series[1].versions[0], 0), "o");
+	assert_string_equal(id_at(&a.series[2].versions[0], 0), "n");
+	assert_null(id_at(&a.series[3].versions[0], 0));
+	release(&m, &a);
+}
+
+static void test_resend_new_thread(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	const struct pr_asm_version *v;
+
+	mk(&m, "c", NULL, "[PATCH v2 0/2] cover", "a@x");
+	mk(&m, "1", "c", "[PATCH v2 1/2] a", "a@x");
+	/* 2/2 got lost; the whole v2 is resent in a thread of its own */
+	mk(&m, "rc", NULL, "[PATCH v2 RESEND 0/2] cover", "a@x");
+	mk(&m, "r1", "rc", "[PATCH v2 RESEND 1/2] a", "a@x");
+	mk(&m, "r2", "rc", "[PATCH v2 RESEND 2/2] b", "a@x");
+	/* same subject, other author: not merged even with overlap */
+	mk(&m, "oc", NULL, "[PATCH v2 0/2] cover", "o@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 2);
+	assert_int_equal(a.series[0].nr, 1);
+	v = &a.series[0].versions[0];
+	assert_int_equal(v->number, 2);
+	assert_true(v->complete);
+	assert_string_equal(v->cover->message_id, "c");
+	assert_int_equal(v->nr, 2);
+	assert_string_equal(id_at(v, 0), "1");
+	assert_string_equal(id_at(v, 1), "r2");
+	assert_string_equal(a.series[1].versions[0].cover->message_id, "oc");
+	release(&m, &a);
+}
+
+static void test_empty_and_replies_only(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+
+	assert_int_equal(pr_assemble_mails(&a, m.v, 0), 0);
+	assert_int_equal(a.nr, 0);
+	mk(&m, "r", "x", "Re: [PATCH] a", "a@x");
+	mk(&m, "s", "r", "RE: [PATCH] a", "b@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 0);
+	release(&m, &a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cover_out_of_order),
+		cmocka_unit_test(test_v2_threaded_into_v1),
+		cmocka_unit_test(test_missing_cover_and_incomplete),
+		cmocka_unit_test(test_extra_and_resend),
+		cmocka_unit_test(test_unthreaded_versions),
+		cmocka_unit_test(test_resend_new_thread),
+		cmocka_unit_test(test_empty_and_replies_only),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
