@@ -1112,6 +1112,13 @@ int pr_patch_id(char out[41], const char *text, size_t len, bool stable)
 
 	sha1_init(&ctx);
 	while (next_line(&c, &l)) {
+		/* like git, a "From <commit>" line starts the next patch */
+		if (starts(&l, "From ") && l.len >= 45 &&
+		    strspn(l.p + 5, "0123456789abcdef") >= 40) {
+			if (patchlen)
+				break;
+			continue;
+		}
 		if (!patchlen && !starts(&l, "diff "))
 			continue;
 		if (before == -1) {

@@ -114,6 +114,7 @@ for opts in '' '-C -C' '--no-renames'; do
 	git format-patch -q $opts -o out --root HEAD
 	for m in out/*.patch; do
 		check "$m" $opts
+		cat expect.stat >>all.stat
 		n=$((n + 1))
 	done
 done
@@ -127,6 +128,12 @@ check_id() {
 }
 check_id plain.diff
 
+# the shapes must really be there, or the comparison proves little
+for want in ' copy ' ' rename ' 'dir/{sub/moved.c => other.c}' ' mode change ' \
+	' delete mode ' 'Bin 0 -> ' ' bytes' '"caf\303\251.txt"' '.../' \
+	'30 files changed'; do
+	grep -q -F -- "$want" all.stat || { echo "no '$want' in any diffstat"; fail=1; }
+done
 echo "checked $n mails"
 [ $n -gt 40 ] || { echo "too few mails"; exit 1; }
 exit $fail

@@ -227,6 +227,22 @@ static void test_patch_id(void **state)
 	assert_string_equal(id, "4da54e1e579e83f72e42865d466e3f5eef0e126b");
 	assert_int_equal(pr_patch_id(id, S("no diff here\n"), false),
 			 PR_ENOENT);
+	/* a following mail of an mbox is not part of this patch */
+	{
+		struct pr_buf b = PR_BUF_INIT;
+
+		pr_buf_adds(&b, "From 0123456789012345678901234567890123456789 "
+				"Mon Sep 17 00:00:00 2001\n");
+		pr_buf_adds(&b, git_diff);
+		pr_buf_adds(&b, "From 0123456789012345678901234567890123456789 "
+				"Mon Sep 17 00:00:00 2001\n"
+				"diff --git a/z b/z\n--- a/z\n+++ b/z\n"
+				"@@ -1 +1 @@\n-a\n+b\n");
+		assert_int_equal(pr_patch_id(id, b.ptr, b.len, false), 0);
+		assert_string_equal(id,
+				    "a7df2c4f3e575d4459d9b80258b1e850632b4743");
+		pr_buf_release(&b);
+	}
 }
 
 int main(void)
