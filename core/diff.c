@@ -736,7 +736,7 @@ static size_t utf8_width(const char *s)
 	return w;
 }
 
-int pr_diffstat_format(struct pr_buf *out, const struct pr_diff *d)
+static int diffstat(struct pr_buf *out, const struct pr_diff *d)
 {
 	struct pr_buf *names = NULL;
 	size_t i, max_len = 0, max_change = 0, adds = 0, dels = 0;
@@ -887,7 +887,7 @@ static void mode_change(struct pr_buf *out, const struct pr_diff_file *f,
 	pr_buf_addch(out, '\n');
 }
 
-int pr_diff_summary_format(struct pr_buf *out, const struct pr_diff *d)
+static int summary(struct pr_buf *out, const struct pr_diff *d)
 {
 	size_t i;
 
@@ -929,6 +929,61 @@ int pr_diff_summary_format(struct pr_buf *out, const struct pr_diff *d)
 	}
 	/* pr_buf_add* report a cap by return value; check once at the end */
 	return pr_buf_grow(out, 0);
+}
+
+/*
+ * git diff prints a type change (a symlink that became a file) as a
+ * deletion and a creation of the same path, but its diffstat and summary
+ * show one modified file with a mode change.  This view merges such pairs;
+ * its files are shallow copies, free only view->files.
+ */
+static void stat_view(struct pr_diff *view, const struct pr_diff *d)
+{
+	size_t i;
+
+	view->files = pr_calloc(d->nr ? d->nr : 1, sizeof(*view->files));
+	view->nr = view->alloc = 0;
+	for (i = 0; i < d->nr; i++) {
+		const struct pr_diff_file *a = &d->files[i], *b = a + 1;
+		struct pr_diff_file *f = &view->files[view->nr++];
+
+		*f = *a;
+		if (i + 1 >= d->nr || a->status != PR_DIFF_DELETED ||
+		    b->status != PR_DIFF_ADDED ||
+		    strcmp(a->old_path, b->new_path) ||
+		    (a->old_mode & 0170000) == (b->new_mode & 0170000))
+			continue;
+		f->status = PR_DIFF_MODIFIED;
+		f->new_mode = b->new_mode;
+		f->added += b->added;
+		f->deleted += b->deleted;
+		f->binary = a->binary || b->binary;
+		f->binary_sizes = a->binary_sizes && b->binary_sizes;
+		f->new_size = b->new_size;
+		i++;
+	}
+}
+
+int pr_diffstat_format(struct pr_buf *out, const struct pr_diff *d)
+{
+	struct pr_diff view;
+	int err;
+
+	stat_view(&view, d);
+	err = diffstat(out, &view);
+	free(view.files);
+	return err;
+}
+
+int pr_diff_summary_format(struct pr_buf *out, const struct pr_diff *d)
+{
+	struct pr_diff view;
+	int err;
+
+	stat_view(&view, d);
+	err = summary(out, &view);
+	free(view.files);
+	return err;
 }
 
 /* ---- SHA-1 (FIPS 180-4), for patch-id ---- */
@@ -1112,6 +1167,9 @@ int pr_patch_id(char out[41], const char *text, size_t len, bool stable)
 
 	sha1_init(&ctx);
 	while (next_line(&c, &l)) {
+		/* git leaves "\ No newline at end of file" out of the id */
+		if (l.len && l.p[0] == '\\')
+			continue;
 		/* like git, a "From <commit>" line starts the next patch */
 		if (starts(&l, "From ") && l.len >= 45 &&
 		    strspn(l.p + 5, "0123456789abcdef") >= 40) {
@@ -1181,9 +1239,6 @@ int pr_patch_id(char out[41], const char *text, size_t len, bool stable)
 				flush_one_hunk(result, &ctx);
 			before = after = -1;
 		}
-		/* git leaves "\ No newline at end of file" out of the id */
-		if (l.len && l.p[0] == '\\')
-			continue;
 		if (l.len && (l.p[0] == '-' || l.p[0] == ' '))
 			before--;
 		if (l.len && (l.p[0] == '+' || l.p[0] == ' '))

@@ -86,6 +86,26 @@ cp copy-src.txt copied.txt
 sed -i 's/^3$/three/' copied.txt
 commit 'copy with an edit'
 
+ln -s edit.txt link
+commit 'add a symlink'
+
+rm link
+printf 'now a file\n' >link
+commit 'symlink becomes a file (type change)'
+
+git mv 'with space.txt' 'renamed space.txt'
+chmod +x 'renamed space.txt'
+commit 'rename with spaces and a mode change'
+
+git mv "$(printf 'caf\303\251.txt')" "$(printf 'd\303\251j\303\240.txt')"
+commit 'rename of a non-ascii name'
+
+mkdir -p a/b/c
+seq 1 20 >a/b/c/deep.txt
+commit 'deep file'
+git mv a/b/c/deep.txt a/x/c/deep.txt 2>/dev/null || { mkdir -p a/x/c; git mv a/b/c/deep.txt a/x/c/deep.txt; }
+commit 'rename a middle directory'
+
 fail=0
 check() { # mail file, git format-patch options
 	mail=$1
