@@ -106,6 +106,10 @@ commit 'deep file'
 git mv a/b/c/deep.txt a/x/c/deep.txt 2>/dev/null || { mkdir -p a/x/c; git mv a/b/c/deep.txt a/x/c/deep.txt; }
 commit 'rename a middle directory'
 
+{ cat blob.bin; printf 'appended\000bytes'; } >blob.tmp
+mv blob.tmp blob.bin
+commit 'small change to a big binary (delta hunks)'
+
 fail=0
 check() { # mail file, git format-patch options
 	mail=$1
@@ -154,6 +158,7 @@ for want in ' copy ' ' rename ' 'dir/{sub/moved.c => other.c}' ' mode change ' \
 	'30 files changed'; do
 	grep -q -F -- "$want" all.stat || { echo "no '$want' in any diffstat"; fail=1; }
 done
+grep -q '^delta ' out/*.patch || { echo "no delta binary hunk made"; fail=1; }
 echo "checked $n mails"
 [ $n -gt 40 ] || { echo "too few mails"; exit 1; }
 exit $fail

@@ -217,6 +217,43 @@ static void test_diffstat(void **state)
 	pr_diff_release(&d);
 }
 
+static void test_binary_delta_sizes(void **state)
+{
+	/* git format-patch of 13897 bytes growing to 13902 */
+	static const char text[] = "diff --git a/b.bin b/b.bin\n"
+				   "index eaddf39..0a5430a 100644\n"
+				   "GIT binary patch\n"
+				   "delta 13\n"
+				   "UcmX?^b1r9trx|NWVrC8l04z@hP5=M^\n"
+				   "\n"
+				   "delta 7\n"
+				   "OcmX??b24Xxrx^ecrURb<\n"
+				   "\n";
+	struct pr_diff d = PR_DIFF_INIT;
+	struct pr_buf b = PR_BUF_INIT;
+
+	assert_int_equal(pr_diff_parse(&d, S(text)), 0);
+	assert_int_equal(d.nr, 1);
+	assert_true(d.files[0].binary);
+	assert_true(d.files[0].binary_sizes);
+	assert_int_equal(d.files[0].old_size, 13897);
+	assert_int_equal(d.files[0].new_size, 13902);
+	assert_int_equal(pr_diffstat_format(&b, &d), 0);
+	assert_string_equal(
+		b.ptr, " b.bin | Bin 13897 -> 13902 bytes\n"
+		       " 1 file changed, 0 insertions(+), 0 deletions(-)\n");
+	pr_buf_release(&b);
+	/* a damaged delta parses, without sizes */
+	assert_int_equal(pr_diff_parse(&d,
+				       "diff --git a/b b/b\n"
+				       "GIT binary patch\ndelta 13\n"
+				       "U!!!!!\n\n",
+				       43),
+			 0);
+	assert_false(d.files[0].binary_sizes);
+	pr_diff_release(&d);
+}
+
 static void test_patch_id(void **state)
 {
 	char id[41];
@@ -253,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_parse_plain),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_diffstat),
+		cmocka_unit_test(test_binary_delta_sizes),
 		cmocka_unit_test(test_patch_id),
 	};
 
