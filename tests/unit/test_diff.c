@@ -248,7 +248,7 @@ static void test_binary_delta_sizes(void **state)
 				       "diff --git a/b b/b\n"
 				       "GIT binary patch\ndelta 13\n"
 				       "U!!!!!\n\n",
-				       43),
+				       53),
 			 0);
 	assert_false(d.files[0].binary_sizes);
 	pr_diff_release(&d);
