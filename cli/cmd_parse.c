@@ -126,7 +126,7 @@ int cmd_parse(int argc, char **argv)
 			ret = PR_EXIT_USAGE;
 			goto done;
 		}
-		if (ctx.good == before && ctx.bad) {
+		if (ctx.good == before) {
 			fprintf(stderr,
 				"patchrelay: error: '%s': no message could be parsed\n",
 				argv[i]);
