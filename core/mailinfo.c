@@ -352,9 +352,14 @@ static bool handle_boundary(struct state *st, struct pr_buf *line)
 	}
 	st->te = TE_NONE;
 	pr_buf_reset(&st->charset);
-	if (!st->err)
-		st->err = pr_mail_headers_parse(&h, st->data + st->pos,
-						st->len - st->pos, &off);
+	if (st->err)
+		return false;
+	st->err = pr_mail_headers_parse(&h, st->data + st->pos,
+					st->len - st->pos, &off);
+	if (st->err) {
+		pr_mail_headers_release(&h);
+		return false;
+	}
 	check_headers(st, &h, false);
 	pr_mail_headers_release(&h);
 	st->pos += off;
