@@ -676,8 +676,12 @@ int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 	err = pr_mail_headers_parse(&h, data, len, &off);
 	if (err)
 		goto done;
-	if (!h.nr) {
-		err = pr_error(PR_EPARSE, "no mail headers at line 1");
+	for (i = 0; i < (int)h.nr && !*h.v[i].name; i++)
+		;
+	if (i == (int)h.nr) {
+		/* an mbox "From " line alone does not make a mail */
+		err = pr_error(PR_EPARSE, "no mail headers at line %zu",
+			       h.nr + 1);
 		goto done;
 	}
 	check_headers(&st, &h, true);

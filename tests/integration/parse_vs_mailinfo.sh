@@ -24,10 +24,14 @@ printf 'bin\0ary' > bin.dat
 git add bin.dat
 git commit -q -m 'add a binary file'
 git format-patch -q --cover-letter -o "$tmp/fp" HEAD~3 >/dev/null
+# MIME forms git writes itself: attached and inline patches, QP bodies
+git format-patch -q --attach -o "$tmp/fp/attach" HEAD~3 >/dev/null
+git format-patch -q --inline -o "$tmp/fp/inline" HEAD~3 >/dev/null
+git -c format.encodeEmailHeaders=true format-patch -q --stdout HEAD~3 > "$tmp/fp/all.mbox.patch"
 cd "$tmp"
 
 fail=0
-for f in "$PR_SRC"/tests/data/mail/* "$tmp"/fp/*.patch; do
+for f in "$PR_SRC"/tests/data/mail/* "$tmp"/fp/*.patch "$tmp"/fp/attach/* "$tmp"/fp/inline/*; do
 	rm -rf split
 	mkdir split
 	if [ "$(head -c 5 "$f")" != "From " ]; then
