@@ -5,12 +5,7 @@
 
 #include <jansson.h>
 
-/*
- * patchrelay parse [--json] [--mboxrd] FILE...
- *
- * Prefix, trailers and pull are left empty until core/subject.h,
- * core/trailer.h and core/pull.h land (branch text).
- */
+/* patchrelay parse [--json] [--mboxrd] FILE... */
 
 struct parse_ctx {
 	json_t *messages;
@@ -36,7 +31,7 @@ static json_t *strn(const struct pr_buf *b)
 static json_t *message_json(const struct pr_mailinfo *mi)
 {
 	json_t *m = json_object(), *refs = json_array(), *from = json_object(),
-	       *prefix = json_object();
+	       *prefix = json_object(), *trailers = json_array();
 	size_t i;
 
 	json_object_set_new(m, "message_id", str(mi->message_id));
@@ -50,17 +45,38 @@ static json_t *message_json(const struct pr_mailinfo *mi)
 	json_object_set_new(m, "date", str(mi->date));
 	json_object_set_new(m, "subject", str(mi->subject));
 	json_object_set_new(m, "subject_raw", str(mi->subject_raw));
-	json_object_set_new(prefix, "list", str(""));
-	json_object_set_new(prefix, "rfc", json_false());
-	json_object_set_new(prefix, "version", json_integer(0));
-	json_object_set_new(prefix, "index", json_integer(0));
-	json_object_set_new(prefix, "total", json_integer(0));
+	json_object_set_new(prefix, "list",
+			    mi->prefix.list ? str(mi->prefix.list)
+					    : json_null());
+	json_object_set_new(prefix, "rfc", json_boolean(mi->prefix.rfc));
+	json_object_set_new(prefix, "version",
+			    json_integer(mi->prefix.version));
+	json_object_set_new(prefix, "index", json_integer(mi->prefix.index));
+	json_object_set_new(prefix, "total", json_integer(mi->prefix.total));
 	json_object_set_new(m, "prefix", prefix);
 	json_object_set_new(m, "kind", str(pr_mail_kind_name(mi->kind)));
 	json_object_set_new(m, "body", strn(&mi->msg));
 	json_object_set_new(m, "diff", strn(&mi->patch));
-	json_object_set_new(m, "trailers", json_array());
-	json_object_set_new(m, "pull", json_null());
+	for (i = 0; i < mi->trailers.nr; i++) {
+		json_t *t = json_object();
+
+		json_object_set_new(t, "key", str(mi->trailers.items[i].key));
+		json_object_set_new(t, "value",
+				    str(mi->trailers.items[i].value));
+		json_array_append_new(trailers, t);
+	}
+	json_object_set_new(m, "trailers", trailers);
+	if (mi->pull_url) {
+		json_t *p = json_object();
+
+		json_object_set_new(p, "url", str(mi->pull_url));
+		json_object_set_new(p, "ref",
+				    mi->pull_ref ? str(mi->pull_ref)
+						 : json_null());
+		json_object_set_new(m, "pull", p);
+	} else {
+		json_object_set_new(m, "pull", json_null());
+	}
 	return m;
 }
 

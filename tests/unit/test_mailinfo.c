@@ -134,6 +134,46 @@ static void test_no_headers(void **state)
 	pr_mailinfo_release(&mi);
 }
 
+static void test_kinds(void **state)
+{
+	struct pr_mailinfo mi;
+
+	parse_file(&mi, "pull.eml");
+	assert_int_equal(mi.kind, PR_MAIL_PULL);
+	assert_string_equal(mi.pull_url,
+			    "git://git.example.org/pub/scm/net.git");
+	assert_string_equal(mi.pull_ref, "tags/net-6.7-rc2");
+	pr_mailinfo_release(&mi);
+
+	parse_file(&mi, "reply-trailer.eml");
+	assert_int_equal(mi.kind, PR_MAIL_REPLY);
+	assert_int_equal(mi.trailers.nr, 1);
+	assert_string_equal(mi.trailers.items[0].key, "Reviewed-by");
+	assert_string_equal(mi.trailers.items[0].value,
+			    "Rev Iewer <rev@example.com>");
+	assert_string_equal(mi.prefix.list, "net-next");
+	assert_int_equal(mi.prefix.version, 3);
+	assert_int_equal(mi.prefix.index, 2);
+	assert_int_equal(mi.prefix.total, 7);
+	pr_mailinfo_release(&mi);
+
+	parse_file(&mi, "comment-from.eml");
+	assert_int_equal(mi.kind, PR_MAIL_COVER);
+	assert_true(mi.prefix.rfc);
+	pr_mailinfo_release(&mi);
+
+	parse_file(&mi, "rfc2047-folded.eml");
+	assert_int_equal(mi.kind, PR_MAIL_PATCH);
+	assert_int_equal(mi.trailers.nr, 1);
+	assert_string_equal(mi.trailers.items[0].key, "Signed-off-by");
+	pr_mailinfo_release(&mi);
+
+	parse_file(&mi, "no-from.eml");
+	assert_int_equal(mi.kind, PR_MAIL_OTHER);
+	assert_string_equal(mi.name, "");
+	pr_mailinfo_release(&mi);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_multipart_attachment),
 		cmocka_unit_test(test_reply_and_bogus),
 		cmocka_unit_test(test_no_headers),
+		cmocka_unit_test(test_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
