@@ -66,6 +66,9 @@ static void test_encoded_words(void **state)
 	/* raw 8-bit latin-1 becomes UTF-8 */
 	check_words("caf\xe9", "caf\xc3\xa9");
 	check_words("caf\xc3\xa9", "caf\xc3\xa9");
+	/* a UTF-8 word whose bytes are not UTF-8 (found by fuzz_mail) */
+	check_words("=?utf-8?q?a=EAb?=", "a\xc3\xaa"
+					 "b");
 }
 
 static void test_qp_b64(void **state)
