@@ -1,5 +1,6 @@
 #include "pr.h"
 #include "commands.h"
+#include "mail.h"
 #include "mailinfo.h"
 #include "mbox.h"
 
@@ -21,10 +22,20 @@ static json_t *str(const char *s)
 	return j ? j : json_string("");
 }
 
+/*
+ * The patch keeps mailinfo's bytes, which need not be UTF-8 (a latin-1
+ * mail's diff); JSON needs UTF-8, so such a patch is printed read as latin-1.
+ */
 static json_t *strn(const struct pr_buf *b)
 {
-	json_t *j = json_stringn(b->ptr, b->len);
+	struct pr_buf u = PR_BUF_INIT;
+	json_t *j;
 
+	if (pr_mail_is_utf8(b->ptr, b->len))
+		return json_stringn(b->ptr, b->len);
+	pr_mail_add_utf8_or_latin1(&u, b->ptr, b->len);
+	j = json_stringn(u.ptr, u.len);
+	pr_buf_release(&u);
 	return j ? j : json_string("");
 }
 
