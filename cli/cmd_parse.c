@@ -1,16 +1,12 @@
 #include "pr.h"
 #include "commands.h"
+#include "mail.h"
 #include "mailinfo.h"
 #include "mbox.h"
 
 #include <jansson.h>
 
-/*
- * patchrelay parse [--json] [--mboxrd] FILE...
- *
- * Prefix, trailers and pull are left empty until core/subject.h,
- * core/trailer.h and core/pull.h land (branch text).
- */
+/* patchrelay parse [--json] [--mboxrd] FILE... */
 
 struct parse_ctx {
 	json_t *messages;
@@ -26,17 +22,27 @@ static json_t *str(const char *s)
 	return j ? j : json_string("");
 }
 
+/*
+ * The patch keeps mailinfo's bytes, which need not be UTF-8 (a latin-1
+ * mail's diff); JSON needs UTF-8, so such a patch is printed read as latin-1.
+ */
 static json_t *strn(const struct pr_buf *b)
 {
-	json_t *j = json_stringn(b->ptr, b->len);
+	struct pr_buf u = PR_BUF_INIT;
+	json_t *j;
 
+	if (pr_mail_is_utf8(b->ptr, b->len))
+		return json_stringn(b->ptr, b->len);
+	pr_mail_add_utf8_or_latin1(&u, b->ptr, b->len);
+	j = json_stringn(u.ptr, u.len);
+	pr_buf_release(&u);
 	return j ? j : json_string("");
 }
 
 static json_t *message_json(const struct pr_mailinfo *mi)
 {
 	json_t *m = json_object(), *refs = json_array(), *from = json_object(),
-	       *prefix = json_object();
+	       *prefix = json_object(), *trailers = json_array();
 	size_t i;
 
 	json_object_set_new(m, "message_id", str(mi->message_id));
@@ -50,17 +56,38 @@ static json_t *message_json(const struct pr_mailinfo *mi)
 	json_object_set_new(m, "date", str(mi->date));
 	json_object_set_new(m, "subject", str(mi->subject));
 	json_object_set_new(m, "subject_raw", str(mi->subject_raw));
-	json_object_set_new(prefix, "list", str(""));
-	json_object_set_new(prefix, "rfc", json_false());
-	json_object_set_new(prefix, "version", json_integer(0));
-	json_object_set_new(prefix, "index", json_integer(0));
-	json_object_set_new(prefix, "total", json_integer(0));
+	json_object_set_new(prefix, "list",
+			    mi->prefix.list ? str(mi->prefix.list)
+					    : json_null());
+	json_object_set_new(prefix, "rfc", json_boolean(mi->prefix.rfc));
+	json_object_set_new(prefix, "version",
+			    json_integer(mi->prefix.version));
+	json_object_set_new(prefix, "index", json_integer(mi->prefix.index));
+	json_object_set_new(prefix, "total", json_integer(mi->prefix.total));
 	json_object_set_new(m, "prefix", prefix);
 	json_object_set_new(m, "kind", str(pr_mail_kind_name(mi->kind)));
 	json_object_set_new(m, "body", strn(&mi->msg));
 	json_object_set_new(m, "diff", strn(&mi->patch));
-	json_object_set_new(m, "trailers", json_array());
-	json_object_set_new(m, "pull", json_null());
+	for (i = 0; i < mi->trailers.nr; i++) {
+		json_t *t = json_object();
+
+		json_object_set_new(t, "key", str(mi->trailers.items[i].key));
+		json_object_set_new(t, "value",
+				    str(mi->trailers.items[i].value));
+		json_array_append_new(trailers, t);
+	}
+	json_object_set_new(m, "trailers", trailers);
+	if (mi->pull_url) {
+		json_t *p = json_object();
+
+		json_object_set_new(p, "url", str(mi->pull_url));
+		json_object_set_new(p, "ref",
+				    mi->pull_ref ? str(mi->pull_ref)
+						 : json_null());
+		json_object_set_new(m, "pull", p);
+	} else {
+		json_object_set_new(m, "pull", json_null());
+	}
 	return m;
 }
 
@@ -126,7 +153,7 @@ int cmd_parse(int argc, char **argv)
 			ret = PR_EXIT_USAGE;
 			goto done;
 		}
-		if (ctx.good == before && ctx.bad) {
+		if (ctx.good == before) {
 			fprintf(stderr,
 				"patchrelay: error: '%s': no message could be parsed\n",
 				argv[i]);

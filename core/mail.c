@@ -214,8 +214,9 @@ int pr_mail_to_utf8(struct pr_buf *out, const char *in, size_t len,
 	size_t il = len, start = out->len;
 	int err = 0;
 
+	/* no charset or UTF-8: bytes that are not UTF-8 are read as latin-1 */
 	if (!*charset || is_utf8_name(charset))
-		return pr_buf_add(out, in, len);
+		return pr_mail_add_utf8_or_latin1(out, in, len);
 	cd = iconv_open("UTF-8", charset);
 	if (cd == (iconv_t)-1)
 		return pr_error(PR_EPARSE, "unknown charset '%s'", charset);

@@ -61,7 +61,8 @@ int pr_mail_decode_words(struct pr_buf *out, const char *in, size_t len);
 /*
  * Append in, converted from charset to UTF-8.  Returns PR_EPARSE (nothing
  * appended) when the charset is unknown or the input is not valid in it.
- * An empty charset or UTF-8 copies the bytes.
+ * With an empty charset or UTF-8 the bytes are copied, read as latin-1 when
+ * they are not valid UTF-8, so the output is always valid UTF-8.
  */
 int pr_mail_to_utf8(struct pr_buf *out, const char *in, size_t len,
 		    const char *charset);

@@ -1,6 +1,9 @@
 #include "pr.h"
 #include "mailinfo.h"
 #include "mail.h"
+#include "pull.h"
+#include "subject.h"
+#include "trailer.h"
 
 #include <ctype.h>
 
@@ -352,9 +355,14 @@ static bool handle_boundary(struct state *st, struct pr_buf *line)
 	}
 	st->te = TE_NONE;
 	pr_buf_reset(&st->charset);
-	if (!st->err)
-		st->err = pr_mail_headers_parse(&h, st->data + st->pos,
-						st->len - st->pos, &off);
+	if (st->err)
+		return false;
+	st->err = pr_mail_headers_parse(&h, st->data + st->pos,
+					st->len - st->pos, &off);
+	if (st->err) {
+		pr_mail_headers_release(&h);
+		return false;
+	}
 	check_headers(st, &h, false);
 	pr_mail_headers_release(&h);
 	st->pos += off;
@@ -608,6 +616,7 @@ void pr_mailinfo_init(struct pr_mailinfo *mi)
 	memset(mi, 0, sizeof(*mi));
 	pr_buf_init(&mi->msg, PR_LIMIT_MAIL_BYTES);
 	pr_buf_init(&mi->patch, PR_LIMIT_MAIL_BYTES);
+	mi->prefix.version = 1;
 }
 
 void pr_mailinfo_release(struct pr_mailinfo *mi)
@@ -626,6 +635,10 @@ void pr_mailinfo_release(struct pr_mailinfo *mi)
 	free(mi->references);
 	pr_buf_release(&mi->msg);
 	pr_buf_release(&mi->patch);
+	pr_subject_prefix_release(&mi->prefix);
+	pr_trailer_list_release(&mi->trailers);
+	free(mi->pull_url);
+	free(mi->pull_ref);
 	pr_mailinfo_init(mi);
 }
 
@@ -671,8 +684,12 @@ int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 	err = pr_mail_headers_parse(&h, data, len, &off);
 	if (err)
 		goto done;
-	if (!h.nr) {
-		err = pr_error(PR_EPARSE, "no mail headers at line 1");
+	for (i = 0; i < (int)h.nr && !*h.v[i].name; i++)
+		;
+	if (i == (int)h.nr) {
+		/* an mbox "From " line alone does not make a mail */
+		err = pr_error(PR_EPARSE, "no mail headers at line %zu",
+			       h.nr + 1);
 		goto done;
 	}
 	check_headers(&st, &h, true);
@@ -701,14 +718,28 @@ int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 	out->in_reply_to = msgid(pr_mail_headers_get(&h, "In-Reply-To"));
 	references(out, pr_mail_headers_get(&h, "References"));
 
-	if (!strncasecmp(out->subject_raw, "re:", 3))
+	err = pr_subject_parse_prefix(&out->prefix, out->subject_raw);
+	if (err)
+		goto done;
+	if (pr_subject_is_reply(out->subject_raw))
 		out->kind = PR_MAIL_REPLY;
 	else if (out->patch.len)
 		out->kind = PR_MAIL_PATCH;
+	else if (pr_pull_detect(&out->pull_url, &out->pull_ref, out->msg.ptr,
+				out->msg.len) == 1)
+		out->kind = PR_MAIL_PULL;
+	else if (out->prefix.total > 0 && out->prefix.index == 0)
+		out->kind = PR_MAIL_COVER;
 	else if (*out->in_reply_to)
 		out->kind = PR_MAIL_REPLY;
 	else
 		out->kind = PR_MAIL_OTHER;
+	if (out->kind == PR_MAIL_REPLY)
+		err = pr_trailers_from_reply(&out->trailers, out->msg.ptr,
+					     out->msg.len);
+	else
+		err = pr_trailers_parse(&out->trailers, out->msg.ptr,
+					out->msg.len);
 done:
 	for (i = 0; i < H_NR; i++) {
 		pr_buf_release(&st.hdr[i]);

@@ -2,6 +2,7 @@
 #define PR_MAILINFO_H
 
 #include "pr.h"
+#include "model.h"
 
 /*
  * One mail read the way `git mailinfo` reads it by default (no -k, no -b,
@@ -13,7 +14,12 @@
  * charset iconv does not know is kept raw instead of failing).
  *
  * Every string is non-NULL and valid UTF-8 after pr_mailinfo_parse
- * succeeds ("" when absent).
+ * succeeds ("" when absent), except pull_url and pull_ref.
+ *
+ * The kind: a subject that is a reply (pr_subject_is_reply) is a reply;
+ * then a mail with a patch is a patch; a request-pull body is a pull; a
+ * 0/N prefix is a cover; an In-Reply-To without a patch is a reply; the
+ * rest is other.
  */
 
 enum pr_mail_kind {
@@ -37,6 +43,11 @@ struct pr_mailinfo {
 	struct pr_buf msg;
 	struct pr_buf patch;
 	enum pr_mail_kind kind;
+	struct pr_subject_prefix prefix; /* of subject_raw (core/subject.h) */
+	/* the message's trailers; for a reply, those outside quoted text */
+	struct pr_trailer_list trailers;
+	char *pull_url; /* a `git request-pull` mail: NULL otherwise */
+	char *pull_ref; /* NULL when none was given */
 };
 
 void pr_mailinfo_init(struct pr_mailinfo *mi);

@@ -44,6 +44,16 @@ static bool is_escaped_from(const char *line, size_t len)
 	return i > 0 && len - i >= 5 && !memcmp(line + i, "From ", 5);
 }
 
+static bool is_blank(const char *line, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!isspace((unsigned char)line[i]))
+			return false;
+	return true;
+}
+
 static int emit(struct pr_buf *msg, const char *path, size_t number,
 		size_t line, pr_mbox_cb cb, void *payload)
 {
@@ -61,9 +71,19 @@ int pr_mbox_split(const char *data, size_t len, const char *path,
 	int err = 0;
 
 	pr_buf_init(&msg, PR_LIMIT_MAIL_BYTES);
-	n = pr_mail_next_line(data, len, &pos);
-	mbox = n && pr_mbox_is_from_line(data, n);
-	pos = 0;
+	/* like mailsplit, skip blank lines before the first "From " line */
+	for (;;) {
+		start = pos;
+		n = pr_mail_next_line(data, len, &pos);
+		if (!n || !is_blank(data + start, n))
+			break;
+		lineno++;
+	}
+	mbox = n && pr_mbox_is_from_line(data + start, n);
+	pos = mbox ? start : 0;
+	if (!mbox)
+		lineno = 0;
+	first = lineno + 1;
 	for (;;) {
 		start = pos;
 		n = pr_mail_next_line(data, len, &pos);
@@ -71,7 +91,7 @@ int pr_mbox_split(const char *data, size_t len, const char *path,
 			break;
 		lineno++;
 		if (mbox && pr_mbox_is_from_line(data + start, n) &&
-		    lineno > 1) {
+		    lineno > first) {
 			err = emit(&msg, path, ++number, first, cb, payload);
 			if (err)
 				goto done;
