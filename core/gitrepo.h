@@ -1,0 +1,28 @@
+#ifndef PR_GITREPO_H
+#define PR_GITREPO_H
+
+#include "model.h"
+
+/*
+ * Reading patch series out of a git repository (libgit2).
+ *
+ * Invariants:
+ * - A REVRANGE is what `git format-patch` takes: "A..B", "A" (meaning
+ *   A..HEAD) or "-N" (the last N commits of HEAD).  Merge commits are left
+ *   out, as format-patch leaves them out; the commits come oldest first.
+ * - Each pr_patch gets author, time, tz_minutes, date, subject (the first
+ *   paragraph joined with spaces, as git's %s), body (the rest of the
+ *   message), commit_id, diff (what format-patch prints after the stat:
+ *   abbreviated index lines, renames found as git's defaults find them,
+ *   binary files as --binary writes them) and diffstat (--stat --summary).
+ * - libgit2 is initialised and shut down inside each call.
+ */
+
+/* Resolve range in the repository at dir into a new version (number 1). */
+int pr_gitrepo_load(struct pr_version **out, const char *dir,
+		    const char *range);
+
+/* The full id of rev in the repository at dir, as 40 hex digits. */
+int pr_gitrepo_resolve(char out[41], const char *dir, const char *rev);
+
+#endif
