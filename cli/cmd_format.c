@@ -96,6 +96,65 @@ static int parse_args(struct format_args *fa, int argc, char **argv)
 	return fa->range ? 0 : -1;
 }
 
+static int write_file(const char *path, const struct pr_buf *b);
+
+/*
+ * Resolve --base and the cover letter's stat range: base must be the parent
+ * of the first patch (prerequisite-patch-id is not written yet).
+ */
+static int series_bounds(char base[41], char parent[41],
+			 const struct format_args *fa,
+			 const struct pr_version *v)
+{
+	struct pr_buf rev = PR_BUF_INIT;
+	int err = 0;
+
+	base[0] = parent[0] = '\0';
+	if (!v->nr)
+		return pr_error(PR_EINVAL, "revision range '%s': no commits",
+				fa->range);
+	pr_buf_addf(&rev, "%s^", v->patches[0]->commit_id);
+	/* a series starting at a root commit has no parent: no stat */
+	if (pr_gitrepo_resolve(parent, ".", rev.ptr)) {
+		parent[0] = '\0';
+		pr_error_clear();
+	}
+	if (fa->base) {
+		err = pr_gitrepo_resolve(base, ".", fa->base);
+		if (!err && strcmp(base, parent))
+			err = pr_error(PR_EUNSUPPORTED,
+				       "base '%s': not the parent of the first "
+				       "patch (prerequisite-patch-id is not "
+				       "supported yet)",
+				       fa->base);
+	}
+	pr_buf_release(&rev);
+	return err;
+}
+
+static int emit(const struct format_args *fa, struct pr_buf *path,
+		const struct pr_buf *mail, int nr, const char *subject)
+{
+	int err;
+
+	if (fa->to_stdout) {
+		fwrite(mail->ptr, 1, mail->len, stdout);
+		return 0;
+	}
+	pr_buf_reset(path);
+	if (fa->outdir) {
+		pr_buf_adds(path, fa->outdir);
+		if (path->len && path->ptr[path->len - 1] != '/')
+			pr_buf_addch(path, '/');
+	}
+	err = pr_format_filename(path, fa->reroll, nr, subject);
+	if (!err)
+		err = write_file(path->ptr, mail);
+	if (!err)
+		printf("%s\n", path->ptr);
+	return err;
+}
+
 static int write_file(const char *path, const struct pr_buf *b)
 {
 	FILE *f = fopen(path, "w");
@@ -118,6 +177,7 @@ int cmd_format(int argc, char **argv)
 	struct pr_version *v = NULL;
 	struct pr_buf prefix = PR_BUF_INIT, mail = PR_BUF_INIT,
 		      path = PR_BUF_INIT;
+	char base[41], parent[41];
 	int ret = PR_EXIT_RUNTIME;
 	size_t i;
 
@@ -130,11 +190,6 @@ int cmd_format(int argc, char **argv)
 		fprintf(stderr,
 			"patchrelay: error: cannot change to '%s': %s\n",
 			fa.dir, strerror(errno));
-		return PR_EXIT_USAGE;
-	}
-	if (fa.base || fa.cover) {
-		fprintf(stderr, "patchrelay: error: --base and --cover-letter "
-				"are not implemented yet\n");
 		return PR_EXIT_USAGE;
 	}
 	if (pr_gitrepo_load(&v, ".", fa.range)) {
@@ -153,30 +208,46 @@ int cmd_format(int argc, char **argv)
 			fa.outdir, strerror(errno));
 		goto done;
 	}
+	if (series_bounds(base, parent, &fa, v)) {
+		pr_cli_error("format");
+		goto done;
+	}
+	if (fa.cover) {
+		struct pr_ident me = { 0 };
+		struct pr_buf stat = PR_BUF_INIT;
+		int64_t t = 0;
+		int tz = 0, err;
+
+		err = pr_gitrepo_committer(&me, &t, &tz, ".");
+		if (!err && parent[0])
+			err = pr_gitrepo_stat(&stat, ".", parent,
+					      v->patches[v->nr - 1]->commit_id);
+		opts.base = base[0] ? base : NULL;
+		if (!err)
+			err = pr_format_cover(&mail, v, &opts, &me, t, tz,
+					      parent[0] ? stat.ptr : NULL);
+		if (!err)
+			err = emit(&fa, &path, &mail, 0, NULL);
+		pr_ident_release(&me);
+		pr_buf_release(&stat);
+		if (err) {
+			pr_cli_error("format");
+			goto done;
+		}
+	}
 	for (i = 0; i < v->nr; i++) {
 		opts.nr = (int)i + 1;
+		/* without a cover letter the first patch carries the base */
+		opts.base = !fa.cover && !i && base[0] ? base : NULL;
 		pr_buf_reset(&mail);
-		if (pr_format_patch(&mail, v->patches[i], &opts)) {
+		/* git's log separator between commits of one --stdout walk */
+		if (fa.to_stdout && i)
+			pr_buf_addch(&mail, '\n');
+		if (pr_format_patch(&mail, v->patches[i], &opts) ||
+		    emit(&fa, &path, &mail, opts.nr, v->patches[i]->subject)) {
 			pr_cli_error("format");
 			goto done;
 		}
-		if (fa.to_stdout) {
-			fwrite(mail.ptr, 1, mail.len, stdout);
-			continue;
-		}
-		pr_buf_reset(&path);
-		if (fa.outdir) {
-			pr_buf_adds(&path, fa.outdir);
-			if (path.len && path.ptr[path.len - 1] != '/')
-				pr_buf_addch(&path, '/');
-		}
-		if (pr_format_filename(&path, fa.reroll, opts.nr,
-				       v->patches[i]->subject) ||
-		    write_file(path.ptr, &mail)) {
-			pr_cli_error("format");
-			goto done;
-		}
-		printf("%s\n", path.ptr);
 	}
 	ret = PR_EXIT_OK;
 done:

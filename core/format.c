@@ -185,7 +185,9 @@ int pr_format_add_wrapped(struct pr_buf *out, const char *text, size_t len,
 			}
 			continue;
 		}
-		w++;
+		/* display width: UTF-8 continuation bytes take no column */
+		if (((unsigned char)*text & 0xc0) != 0x80)
+			w++;
 		text++;
 	}
 }
@@ -373,6 +375,16 @@ static bool has_non_ascii(const char *s)
 	return false;
 }
 
+static int add_signature(struct pr_buf *out, const char *sig)
+{
+	size_t len = strlen(sig);
+
+	if (!len)
+		return 0;
+	return pr_buf_addf(out, "-- \n%s%s\n", sig,
+			   sig[len - 1] == '\n' ? "" : "\n");
+}
+
 int pr_format_patch(struct pr_buf *out, const struct pr_patch *p,
 		    const struct pr_format_opts *opts)
 {
@@ -429,7 +441,109 @@ int pr_format_patch(struct pr_buf *out, const struct pr_patch *p,
 		err = pr_buf_addch(out, '\n');
 	if (!err && p->diff)
 		err = pr_buf_adds(out, p->diff);
-	if (!err && *sig)
-		err = pr_buf_addf(out, "-- \n%s\n\n", sig);
+	if (!err && opts->base)
+		err = pr_buf_addf(out, "\nbase-commit: %s\n", opts->base);
+	if (!err)
+		err = add_signature(out, sig);
+	return err;
+}
+
+static int cmp_patch_author(const void *a, const void *b)
+{
+	const struct pr_patch *pa = *(const struct pr_patch *const *)a;
+	const struct pr_patch *pb = *(const struct pr_patch *const *)b;
+
+	return strcmp(pa->author.name, pb->author.name);
+}
+
+/* git shortlog as format-patch --cover-letter prints it */
+static int add_shortlog(struct pr_buf *out, const struct pr_version *v)
+{
+	struct pr_patch **sorted = NULL;
+	size_t i, j, n;
+	int err = 0;
+
+	if (!v->nr)
+		return 0;
+	sorted = pr_reallocarray(NULL, v->nr, sizeof(*sorted));
+	memcpy(sorted, v->patches, v->nr * sizeof(*sorted));
+	qsort(sorted, v->nr, sizeof(*sorted), cmp_patch_author);
+	for (i = 0; i < v->nr && !err; i++) {
+		const char *name = sorted[i]->author.name;
+
+		/* one block per name: only its first entry in sorted order */
+		if (i && !strcmp(sorted[i - 1]->author.name, name))
+			continue;
+		for (n = 0, j = 0; j < v->nr; j++)
+			if (!strcmp(v->patches[j]->author.name, name))
+				n++;
+		err = pr_buf_addf(out, "%s (%zu):\n", name, n);
+		/* the author's subjects in series order */
+		for (j = 0; j < v->nr && !err; j++) {
+			const char *s = v->patches[j]->subject;
+
+			if (strcmp(v->patches[j]->author.name, name))
+				continue;
+			err = pr_format_add_wrapped(out, s, strlen(s), 2, 4,
+						    72);
+			if (!err)
+				err = pr_buf_addch(out, '\n');
+		}
+		if (!err)
+			err = pr_buf_addch(out, '\n');
+	}
+	free(sorted);
+	return err;
+}
+
+int pr_format_cover(struct pr_buf *out, const struct pr_version *v,
+		    const struct pr_format_opts *opts,
+		    const struct pr_ident *committer, int64_t time,
+		    int tz_minutes, const char *stat)
+{
+	const char *sig = opts->signature ? opts->signature : "2.39.5";
+	const struct pr_patch *tip = v->nr ? v->patches[v->nr - 1] : NULL;
+	bool eight_bit = false;
+	size_t i;
+	int err;
+
+	/* git looks at the whole commits, author names included */
+	for (i = 0; i < v->nr; i++)
+		if (has_non_ascii(v->patches[i]->author.name) ||
+		    has_non_ascii(v->patches[i]->subject) ||
+		    has_non_ascii(v->patches[i]->body))
+			eight_bit = true;
+	err = pr_buf_addf(out, "From %s Mon Sep 17 00:00:00 2001\n",
+			  tip && tip->commit_id[0]
+				  ? tip->commit_id
+				  : "0000000000000000000000000000000000000000");
+	if (!err)
+		err = pr_format_from_header(out, committer->name,
+					    committer->email);
+	if (!err)
+		err = pr_buf_adds(out, "Date: ");
+	if (!err)
+		err = pr_format_date(out, time, tz_minutes);
+	if (!err)
+		err = pr_buf_addch(out, '\n');
+	if (!err)
+		err = pr_format_subject_header(out, opts->subject_prefix, 0,
+					       opts->total,
+					       "*** SUBJECT HERE ***");
+	if (!err && eight_bit)
+		err = pr_buf_adds(out,
+				  "MIME-Version: 1.0\n"
+				  "Content-Type: text/plain; charset=UTF-8\n"
+				  "Content-Transfer-Encoding: 8bit\n");
+	if (!err)
+		err = pr_buf_adds(out, "\n*** BLURB HERE ***\n\n");
+	if (!err)
+		err = add_shortlog(out, v);
+	if (!err && stat)
+		err = pr_buf_addf(out, "%s\n", stat);
+	if (!err && opts->base)
+		err = pr_buf_addf(out, "\nbase-commit: %s\n", opts->base);
+	if (!err)
+		err = add_signature(out, sig);
 	return err;
 }

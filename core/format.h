@@ -70,6 +70,7 @@ struct pr_format_opts {
 	const char *subject_prefix; /* "PATCH" or "PATCH v2"; "" for none */
 	const char *signature; /* NULL: git's version "2.39.5"; "" none */
 	int nr, total; /* numbering; total 0 gives "[PATCH]" */
+	const char *base; /* "base-commit:" id for this mail, NULL for none */
 };
 
 /*
@@ -79,5 +80,18 @@ struct pr_format_opts {
  */
 int pr_format_patch(struct pr_buf *out, const struct pr_patch *p,
 		    const struct pr_format_opts *opts);
+
+/*
+ * Append the --cover-letter mail: From <tip> line, the committer as From
+ * and Date, the *** SUBJECT HERE *** / *** BLURB HERE *** template, the
+ * shortlog of v (authors sorted by name, subjects wrapped at 72 columns),
+ * stat (the --stat --summary text from base to tip; NULL when git shows
+ * none, as for a series starting at a root commit), opts->base and the
+ * signature.  opts->nr is ignored (the cover is number 0).
+ */
+int pr_format_cover(struct pr_buf *out, const struct pr_version *v,
+		    const struct pr_format_opts *opts,
+		    const struct pr_ident *committer, int64_t time,
+		    int tz_minutes, const char *stat);
 
 #endif

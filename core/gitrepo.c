@@ -4,6 +4,12 @@
 
 #include <ctype.h>
 #include <git2.h>
+#include <time.h>
+
+static time_t time_now(void)
+{
+	return time(NULL);
+}
 
 static int git_fail(const char *what, const char *arg)
 {
@@ -37,14 +43,48 @@ static void split_message(struct pr_patch *p, const char *msg)
 	p->body = pr_strdup(line);
 }
 
-static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c)
+/* The diff text and --stat --summary text between two trees. */
+static int diff_trees(git_buf *text, git_buf *stat, git_repository *repo,
+		      git_tree *old, git_tree *new)
 {
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
-	git_tree *old = NULL, *new = NULL;
-	git_commit *parent = NULL;
 	git_diff *diff = NULL;
 	git_diff_stats *stats = NULL;
+	int err = -1;
+
+	/* format-patch prints binary patches and 7-digit index lines */
+	dopts.flags |= GIT_DIFF_SHOW_BINARY;
+	dopts.id_abbrev = 7;
+	if (git_diff_tree_to_tree(&diff, repo, old, new, &dopts) < 0)
+		goto done;
+	/* diff.renames defaults to true: renames, not copies */
+	fopts.flags = GIT_DIFF_FIND_RENAMES;
+	if (git_diff_find_similar(diff, &fopts) < 0)
+		goto done;
+	if (text && git_diff_to_buf(text, diff, GIT_DIFF_FORMAT_PATCH) < 0)
+		goto done;
+	/*
+	 * Stopgap until core/diff.h lands: libgit2's stat text, which is
+	 * git's for text files; format-patch wraps the stat at 72 columns.
+	 */
+	if (git_diff_get_stats(&stats, diff) < 0 ||
+	    git_diff_stats_to_buf(stat, stats,
+				  GIT_DIFF_STATS_FULL |
+					  GIT_DIFF_STATS_INCLUDE_SUMMARY,
+				  72) < 0)
+		goto done;
+	err = 0;
+done:
+	git_diff_stats_free(stats);
+	git_diff_free(diff);
+	return err;
+}
+
+static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c)
+{
+	git_tree *old = NULL, *new = NULL;
+	git_commit *parent = NULL;
 	git_buf text = { 0 }, stat = { 0 };
 	int err = PR_EINVAL;
 
@@ -55,26 +95,7 @@ static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c)
 		    git_commit_tree(&old, parent) < 0)
 			goto fail;
 	}
-	/* format-patch prints binary patches and 7-digit index lines */
-	dopts.flags |= GIT_DIFF_SHOW_BINARY;
-	dopts.id_abbrev = 7;
-	if (git_diff_tree_to_tree(&diff, repo, old, new, &dopts) < 0)
-		goto fail;
-	/* diff.renames defaults to true: renames, not copies */
-	fopts.flags = GIT_DIFF_FIND_RENAMES;
-	if (git_diff_find_similar(diff, &fopts) < 0)
-		goto fail;
-	if (git_diff_to_buf(&text, diff, GIT_DIFF_FORMAT_PATCH) < 0)
-		goto fail;
-	/*
-	 * Stopgap until core/diff.h lands: libgit2's stat text, which is
-	 * git's for short names; format-patch wraps the stat at 72 columns.
-	 */
-	if (git_diff_get_stats(&stats, diff) < 0 ||
-	    git_diff_stats_to_buf(&stat, stats,
-				  GIT_DIFF_STATS_FULL |
-					  GIT_DIFF_STATS_INCLUDE_SUMMARY,
-				  72) < 0)
+	if (diff_trees(&text, &stat, repo, old, new) < 0)
 		goto fail;
 	p->diff = pr_memdup(text.ptr, text.size);
 	p->diffstat = pr_memdup(stat.ptr, stat.size);
@@ -85,8 +106,6 @@ fail:
 done:
 	git_buf_dispose(&text);
 	git_buf_dispose(&stat);
-	git_diff_stats_free(stats);
-	git_diff_free(diff);
 	git_tree_free(old);
 	git_tree_free(new);
 	git_commit_free(parent);
@@ -250,6 +269,101 @@ int pr_gitrepo_resolve(char out[41], const char *dir, const char *rev)
 	else
 		git_oid_tostr(out, 41, git_object_id(obj));
 	git_object_free(obj);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return err;
+}
+
+int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
+		    const char *to)
+{
+	git_repository *repo = NULL;
+	git_object *a = NULL, *b = NULL;
+	git_tree *ta = NULL, *tb = NULL;
+	git_buf stat = { 0 };
+	int err = 0;
+
+	git_libgit2_init();
+	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0 ||
+	    git_revparse_single(&a, repo, from) < 0 ||
+	    git_revparse_single(&b, repo, to) < 0 ||
+	    git_object_peel((git_object **)&ta, a, GIT_OBJECT_TREE) < 0 ||
+	    git_object_peel((git_object **)&tb, b, GIT_OBJECT_TREE) < 0 ||
+	    diff_trees(NULL, &stat, repo, ta, tb) < 0)
+		err = git_fail("revision range", from);
+	else
+		err = pr_buf_add(out, stat.ptr, stat.size);
+	git_buf_dispose(&stat);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	git_object_free(a);
+	git_object_free(b);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return err;
+}
+
+/* "YYYY-MM-DD HH:MM:SS +ZZZZ" or "@EPOCH +ZZZZ"; false when neither. */
+static bool parse_date(const char *s, int64_t *t, int *tz)
+{
+	int y, mo, d, h, mi, sec, off, n = 0;
+	long long epoch;
+	struct tm tm = { 0 };
+
+	if (sscanf(s, "@%lld %d%n", &epoch, &off, &n) == 2 && !s[n]) {
+		*t = epoch;
+	} else if (sscanf(s, "%d-%d-%d %d:%d:%d %d%n", &y, &mo, &d, &h, &mi,
+			  &sec, &off, &n) == 7 &&
+		   !s[n]) {
+		tm.tm_year = y - 1900;
+		tm.tm_mon = mo - 1;
+		tm.tm_mday = d;
+		tm.tm_hour = h;
+		tm.tm_min = mi;
+		tm.tm_sec = sec;
+		*t = (int64_t)timegm(&tm);
+	} else {
+		return false;
+	}
+	*tz = (off < 0 ? -1 : 1) * ((off < 0 ? -off : off) / 100 * 60 +
+				    (off < 0 ? -off : off) % 100);
+	if (!(s[0] == '@'))
+		*t -= (int64_t)*tz * 60;
+	return true;
+}
+
+int pr_gitrepo_committer(struct pr_ident *out, int64_t *time, int *tz,
+			 const char *dir)
+{
+	const char *name = getenv("GIT_COMMITTER_NAME");
+	const char *email = getenv("GIT_COMMITTER_EMAIL");
+	const char *date = getenv("GIT_COMMITTER_DATE");
+	git_repository *repo = NULL;
+	git_signature *sig = NULL;
+	int err = 0;
+
+	git_libgit2_init();
+	if ((!name || !email) &&
+	    (git_repository_open_ext(&repo, dir, 0, NULL) < 0 ||
+	     git_signature_default(&sig, repo) < 0)) {
+		err = git_fail("committer of repository", dir);
+		goto done;
+	}
+	pr_ident_set(out, name ? name : sig->name, email ? email : sig->email);
+	if (date && *date) {
+		if (!parse_date(date, time, tz))
+			err = pr_error(PR_EUNSUPPORTED,
+				       "GIT_COMMITTER_DATE '%s': only "
+				       "'YYYY-MM-DD HH:MM:SS +ZZZZ' and "
+				       "'@EPOCH +ZZZZ' are read",
+				       date);
+	} else {
+		/* git prints "now" in the local zone; this prints UTC */
+		*time = (int64_t)time_now();
+		*tz = 0;
+	}
+done:
+	git_signature_free(sig);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return err;

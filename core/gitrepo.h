@@ -1,6 +1,7 @@
 #ifndef PR_GITREPO_H
 #define PR_GITREPO_H
 
+#include "buf.h"
 #include "model.h"
 
 /*
@@ -24,5 +25,20 @@ int pr_gitrepo_load(struct pr_version **out, const char *dir,
 
 /* The full id of rev in the repository at dir, as 40 hex digits. */
 int pr_gitrepo_resolve(char out[41], const char *dir, const char *rev);
+
+/*
+ * Append the --stat --summary text between the trees of from and to, as
+ * format-patch prints it for a cover letter.
+ */
+int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
+		    const char *to);
+
+/*
+ * The committer git would use: GIT_COMMITTER_NAME, _EMAIL and _DATE from
+ * the environment, else user.name and user.email of the repository's
+ * config and the current time (in UTC).
+ */
+int pr_gitrepo_committer(struct pr_ident *out, int64_t *time, int *tz,
+			 const char *dir);
 
 #endif
