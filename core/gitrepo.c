@@ -1,10 +1,12 @@
 #include "pr.h"
 #include "gitrepo.h"
 #include "format.h"
+#include "diff.h"
 
 #include <ctype.h>
 #include <git2.h>
 #include <time.h>
+#include <zlib.h>
 
 static time_t time_now(void)
 {
@@ -43,40 +45,202 @@ static void split_message(struct pr_patch *p, const char *msg)
 	p->body = pr_strdup(line);
 }
 
+static const char b85[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			  "abcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+
+/* Decode one "GIT binary patch" data line (no '\n') onto out. */
+static int b85_line(struct pr_buf *out, const char *l, size_t len)
+{
+	size_t n, i, k;
+	int err = 0;
+
+	if (!len)
+		return -1;
+	if (l[0] >= 'A' && l[0] <= 'Z')
+		n = (size_t)(l[0] - 'A' + 1);
+	else if (l[0] >= 'a' && l[0] <= 'z')
+		n = (size_t)(l[0] - 'a' + 27);
+	else
+		return -1;
+	if (len != 1 + (n + 3) / 4 * 5)
+		return -1;
+	for (i = 1; i < len && !err; i += 5) {
+		uint32_t v = 0;
+		unsigned char four[4];
+
+		for (k = 0; k < 5; k++) {
+			const char *c = strchr(b85, l[i + k]);
+
+			if (!c || !l[i + k])
+				return -1;
+			v = v * 85 + (uint32_t)(c - b85);
+		}
+		for (k = 0; k < 4; k++)
+			four[k] = (unsigned char)(v >> (24 - 8 * k));
+		k = n < 4 ? n : 4;
+		err = pr_buf_add(out, four, k);
+		n -= k;
+	}
+	return err;
+}
+
+static int b85_encode(struct pr_buf *out, const unsigned char *p, size_t len)
+{
+	int err = 0;
+
+	while (len && !err) {
+		size_t n = len > 52 ? 52 : len, i, k;
+
+		err = pr_buf_addch(out, n <= 26 ? 'A' + (int)n - 1
+						: 'a' + (int)n - 27);
+		for (i = 0; i < n && !err; i += 4) {
+			uint32_t v = 0;
+			char five[5];
+
+			for (k = 0; k < 4; k++)
+				v = (v << 8) | (i + k < n ? p[i + k] : 0);
+			for (k = 5; k-- > 0;) {
+				five[k] = b85[v % 85];
+				v /= 85;
+			}
+			err = pr_buf_add(out, five, 5);
+		}
+		if (!err)
+			err = pr_buf_addch(out, '\n');
+		p += n;
+		len -= n;
+	}
+	return err;
+}
+
+/* Inflate, then deflate at git's level (Z_BEST_SPEED) and base85 again. */
+static int redeflate(struct pr_buf *out, const struct pr_buf *z, size_t size)
+{
+	unsigned char *plain = pr_malloc(size ? size : 1);
+	uLongf plen = size;
+	uLongf zlen = compressBound(size);
+	unsigned char *again = pr_malloc(zlen);
+	int err = PR_EPARSE;
+
+	if (uncompress(plain, &plen, (const Bytef *)z->ptr, z->len) != Z_OK ||
+	    plen != size)
+		goto done;
+	if (compress2(again, &zlen, plain, plen, Z_BEST_SPEED) != Z_OK)
+		goto done;
+	err = b85_encode(out, again, zlen);
+done:
+	free(plain);
+	free(again);
+	return err;
+}
+
+/*
+ * libgit2 deflates binary patches at zlib's default level, git at
+ * Z_BEST_SPEED; the data is the same, the bytes are not.  Re-encode each
+ * "literal N"/"delta N" hunk as git would.  Which of literal and delta is
+ * used stays libgit2's choice (made on its own compressed sizes).
+ */
+static int fix_binary(struct pr_buf *text)
+{
+	struct pr_buf out = PR_BUF_INIT, z = PR_BUF_INIT;
+	const char *p = text->ptr, *end = text->ptr + text->len;
+	bool in_binary = false;
+	int err = 0;
+
+	while (p < end && !err) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		unsigned long long size;
+		int n = 0;
+
+		if (!strncmp(p, "diff --git ", 11))
+			in_binary = false;
+		else if (len == 16 && !strncmp(p, "GIT binary patch", 16))
+			in_binary = true;
+		if (in_binary && len < 40 &&
+		    (sscanf(p, "literal %llu%n", &size, &n) == 1 ||
+		     sscanf(p, "delta %llu%n", &size, &n) == 1) &&
+		    (size_t)n == len && size <= PR_LIMIT_DIFF_BYTES) {
+			err = pr_buf_add(&out, p, len + 1);
+			p += len + 1;
+			pr_buf_reset(&z);
+			while (!err && p < end && *p != '\n') {
+				nl = memchr(p, '\n', (size_t)(end - p));
+				len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+				if (b85_line(&z, p, len))
+					err = pr_error(PR_EPARSE,
+						       "binary patch: bad "
+						       "base85 line");
+				p += len + (nl ? 1 : 0);
+			}
+			if (!err)
+				err = redeflate(&out, &z, (size_t)size);
+			if (err == PR_EPARSE && !*pr_error_message())
+				err = pr_error(PR_EPARSE, "binary patch: bad "
+							  "deflate data");
+			continue;
+		}
+		err = pr_buf_add(&out, p, len + (nl ? 1 : 0));
+		p += len + (nl ? 1 : 0);
+	}
+	if (!err) {
+		pr_buf_release(text);
+		*text = out;
+		out = (struct pr_buf)PR_BUF_INIT;
+	}
+	pr_buf_release(&out);
+	pr_buf_release(&z);
+	return err;
+}
+
 /* The diff text and --stat --summary text between two trees. */
-static int diff_trees(git_buf *text, git_buf *stat, git_repository *repo,
-		      git_tree *old, git_tree *new)
+static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
+		      git_repository *repo, git_tree *old, git_tree *new)
 {
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
+	struct pr_diff parsed = PR_DIFF_INIT;
 	git_diff *diff = NULL;
-	git_diff_stats *stats = NULL;
-	int err = -1;
+	git_buf raw = { 0 };
+	size_t i;
+	int err;
 
 	/* format-patch prints binary patches and 7-digit index lines */
 	dopts.flags |= GIT_DIFF_SHOW_BINARY;
 	dopts.id_abbrev = 7;
-	if (git_diff_tree_to_tree(&diff, repo, old, new, &dopts) < 0)
-		goto done;
 	/* diff.renames defaults to true: renames, not copies */
 	fopts.flags = GIT_DIFF_FIND_RENAMES;
-	if (git_diff_find_similar(diff, &fopts) < 0)
+	if (git_diff_tree_to_tree(&diff, repo, old, new, &dopts) < 0 ||
+	    git_diff_find_similar(diff, &fopts) < 0 ||
+	    git_diff_to_buf(&raw, diff, GIT_DIFF_FORMAT_PATCH) < 0) {
+		err = git_fail("diff of", "tree");
 		goto done;
-	if (text && git_diff_to_buf(text, diff, GIT_DIFF_FORMAT_PATCH) < 0)
-		goto done;
-	/*
-	 * Stopgap until core/diff.h lands: libgit2's stat text, which is
-	 * git's for text files; format-patch wraps the stat at 72 columns.
-	 */
-	if (git_diff_get_stats(&stats, diff) < 0 ||
-	    git_diff_stats_to_buf(stat, stats,
-				  GIT_DIFF_STATS_FULL |
-					  GIT_DIFF_STATS_INCLUDE_SUMMARY,
-				  72) < 0)
-		goto done;
-	err = 0;
+	}
+	err = pr_buf_add(text, raw.ptr, raw.size);
+	if (!err)
+		err = fix_binary(text);
+	/* the stat is computed from the text, as it is for mails */
+	if (!err)
+		err = pr_diff_parse(&parsed, text->ptr, text->len);
+	/* a delta hunk does not carry the blob sizes "Bin A -> B bytes" needs */
+	for (i = 0; !err && i < parsed.nr && i < git_diff_num_deltas(diff);
+	     i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		struct pr_diff_file *f = &parsed.files[i];
+
+		if (f->binary && !f->binary_sizes) {
+			f->binary_sizes = true;
+			f->old_size = (size_t)d->old_file.size;
+			f->new_size = (size_t)d->new_file.size;
+		}
+	}
+	if (!err)
+		err = pr_diffstat_format(stat, &parsed);
+	if (!err)
+		err = pr_diff_summary_format(stat, &parsed);
 done:
-	git_diff_stats_free(stats);
+	pr_diff_release(&parsed);
+	git_buf_dispose(&raw);
 	git_diff_free(diff);
 	return err;
 }
@@ -85,27 +249,24 @@ static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c)
 {
 	git_tree *old = NULL, *new = NULL;
 	git_commit *parent = NULL;
-	git_buf text = { 0 }, stat = { 0 };
-	int err = PR_EINVAL;
+	struct pr_buf text = PR_BUF_INIT, stat = PR_BUF_INIT;
+	int err;
 
-	if (git_commit_tree(&new, c) < 0)
-		goto fail;
-	if (git_commit_parentcount(c) > 0) {
-		if (git_commit_parent(&parent, c, 0) < 0 ||
-		    git_commit_tree(&old, parent) < 0)
-			goto fail;
+	if (git_commit_tree(&new, c) < 0 ||
+	    (git_commit_parentcount(c) > 0 &&
+	     (git_commit_parent(&parent, c, 0) < 0 ||
+	      git_commit_tree(&old, parent) < 0))) {
+		err = git_fail("commit", p->commit_id);
+		goto done;
 	}
-	if (diff_trees(&text, &stat, repo, old, new) < 0)
-		goto fail;
-	p->diff = pr_memdup(text.ptr, text.size);
-	p->diffstat = pr_memdup(stat.ptr, stat.size);
-	err = 0;
-	goto done;
-fail:
-	err = git_fail("commit", p->commit_id);
+	err = diff_trees(&text, &stat, repo, old, new);
+	if (err)
+		goto done;
+	p->diff = pr_buf_detach(&text, NULL);
+	p->diffstat = pr_buf_detach(&stat, NULL);
 done:
-	git_buf_dispose(&text);
-	git_buf_dispose(&stat);
+	pr_buf_release(&text);
+	pr_buf_release(&stat);
 	git_tree_free(old);
 	git_tree_free(new);
 	git_commit_free(parent);
@@ -280,7 +441,7 @@ int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
 	git_repository *repo = NULL;
 	git_object *a = NULL, *b = NULL;
 	git_tree *ta = NULL, *tb = NULL;
-	git_buf stat = { 0 };
+	struct pr_buf text = PR_BUF_INIT;
 	int err = 0;
 
 	git_libgit2_init();
@@ -288,12 +449,11 @@ int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
 	    git_revparse_single(&a, repo, from) < 0 ||
 	    git_revparse_single(&b, repo, to) < 0 ||
 	    git_object_peel((git_object **)&ta, a, GIT_OBJECT_TREE) < 0 ||
-	    git_object_peel((git_object **)&tb, b, GIT_OBJECT_TREE) < 0 ||
-	    diff_trees(NULL, &stat, repo, ta, tb) < 0)
+	    git_object_peel((git_object **)&tb, b, GIT_OBJECT_TREE) < 0)
 		err = git_fail("revision range", from);
 	else
-		err = pr_buf_add(out, stat.ptr, stat.size);
-	git_buf_dispose(&stat);
+		err = diff_trees(&text, out, repo, ta, tb);
+	pr_buf_release(&text);
 	git_tree_free(ta);
 	git_tree_free(tb);
 	git_object_free(a);
