@@ -244,7 +244,9 @@ int cmd_format(int argc, char **argv)
 		if (fa.to_stdout && i)
 			pr_buf_addch(&mail, '\n');
 		if (pr_format_patch(&mail, v->patches[i], &opts) ||
-		    emit(&fa, &path, &mail, opts.nr, v->patches[i]->subject)) {
+		    emit(&fa, &path, &mail, opts.nr,
+			 v->patches[i]->subject_raw ? v->patches[i]->subject_raw
+						    : v->patches[i]->subject)) {
 			pr_cli_error("format");
 			goto done;
 		}

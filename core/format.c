@@ -375,6 +375,37 @@ static bool has_non_ascii(const char *s)
 	return false;
 }
 
+/*
+ * The message body as git's pp_remainder writes it: every line loses its
+ * trailing whitespace, leading blank lines go, and so do trailing ones.
+ */
+static int add_body(struct pr_buf *out, const char *body)
+{
+	size_t start = out->len, content = out->len;
+	int err = 0;
+
+	while (*body && !err) {
+		const char *line = body;
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+
+		body = line + len + (nl ? 1 : 0);
+		while (len && isspace((unsigned char)line[len - 1]))
+			len--;
+		if (!len && out->len == start)
+			continue;
+		err = pr_buf_add(out, line, len);
+		if (!err)
+			err = pr_buf_addch(out, '\n');
+		if (len)
+			content = out->len;
+	}
+	/* trailing blank lines go */
+	if (!err)
+		pr_buf_setlen(out, content);
+	return err;
+}
+
 static int add_signature(struct pr_buf *out, const char *sig)
 {
 	size_t len = strlen(sig);
@@ -390,7 +421,6 @@ int pr_format_patch(struct pr_buf *out, const struct pr_patch *p,
 {
 	const char *sig = opts->signature ? opts->signature : "2.39.5";
 	const char *body = p->body ? p->body : "";
-	size_t blen;
 	int err;
 
 	err = pr_buf_addf(out, "From %s Mon Sep 17 00:00:00 2001\n",
@@ -421,18 +451,9 @@ int pr_format_patch(struct pr_buf *out, const struct pr_patch *p,
 		if (err)
 			return err;
 	}
-	/* leading blank lines and trailing whitespace of the body go */
-	while (*body == '\n')
-		body++;
-	blen = strlen(body);
-	while (blen && isspace((unsigned char)body[blen - 1]))
-		blen--;
 	err = pr_buf_addch(out, '\n');
-	if (!err && blen) {
-		err = pr_buf_add(out, body, blen);
-		if (!err)
-			err = pr_buf_addch(out, '\n');
-	}
+	if (!err)
+		err = add_body(out, body);
 	if (!err)
 		err = pr_buf_adds(out, "---\n");
 	if (!err && p->diffstat)

@@ -42,6 +42,8 @@ static void split_message(struct pr_patch *p, const char *msg)
 		line += len + (nl ? 1 : 0);
 	}
 	p->subject = pr_buf_detach(&subj, NULL);
+	/* git names the file after the first line only (%f) */
+	p->subject_raw = pr_strndup(msg, strcspn(msg, "\n"));
 	p->body = pr_strdup(line);
 }
 

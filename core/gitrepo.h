@@ -12,7 +12,9 @@
  *   A..HEAD) or "-N" (the last N commits of HEAD).  Merge commits are left
  *   out, as format-patch leaves them out; the commits come oldest first.
  * - Each pr_patch gets author, time, tz_minutes, date, subject (the first
- *   paragraph joined with spaces, as git's %s), body (the rest of the
+ *   paragraph joined with spaces, as git's %s), subject_raw (the first
+ *   line of the message alone, which git's %f and so the file name use),
+ *   body (the rest of the
  *   message), commit_id, diff (what format-patch prints after the stat:
  *   abbreviated index lines, renames found as git's defaults find them,
  *   binary files as --binary writes them) and diffstat (--stat --summary).

@@ -55,7 +55,10 @@ commit "tree: rename, chmod, delete and create"
 printf '\000\001\002binary\377' >blob.bin
 /usr/bin/python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)) * 20 + b"\0changed" + bytes(range(256)) * 20)' >big.bin
 printf 'no newline at end' >nonl.txt
-commit "add a binary and a file without final newline"
+# a verbatim message: trailing blanks, extra blank lines, a wrapped title
+printf 'add a binary and a file  \nwithout final newline\n\n\n  body line   \ntab\t\n\n\n' >"$T/msg"
+git add -A
+git commit -q --cleanup=verbatim -F "$T/msg"
 
 # non-ASCII author and subject
 GIT_AUTHOR_NAME="Jöhn Dœ" git commit -q --allow-empty -m x
