@@ -568,3 +568,29 @@ int pr_format_cover(struct pr_buf *out, const struct pr_version *v,
 		err = add_signature(out, sig);
 	return err;
 }
+
+int pr_format_message_id(struct pr_buf *out, int64_t t, long pid, int serial,
+			 const char *sender_email)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm))
+		return pr_error(PR_EINVAL, "date '%lld': out of range",
+				(long long)t);
+	return pr_buf_addf(out, "%04d%02d%02d%02d%02d%02d.%ld-%d-%s",
+			   tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+			   tm.tm_hour, tm.tm_min, tm.tm_sec, pid, serial,
+			   sender_email);
+}
+
+int pr_format_thread_headers(struct pr_buf *out, const char *message_id,
+			     const char *root)
+{
+	int err = pr_buf_addf(out, "Message-ID: <%s>\n", message_id);
+
+	if (!err && root)
+		err = pr_buf_addf(out, "In-Reply-To: <%s>\nReferences: <%s>\n",
+				  root, root);
+	return err;
+}

@@ -94,4 +94,22 @@ int pr_format_cover(struct pr_buf *out, const struct pr_version *v,
 		    const struct pr_ident *committer, int64_t time,
 		    int tz_minutes, const char *stat);
 
+/*
+ * A Message-ID as git send-email makes it, without angle brackets:
+ * "<UTC time as %Y%m%d%H%M%S>.<pid>-<serial>-<sender address>", serial
+ * counting from 1 within one run.
+ */
+int pr_format_message_id(struct pr_buf *out, int64_t time, long pid, int serial,
+			 const char *sender_email);
+
+/*
+ * Append the threading headers git send-email writes (--thread, no
+ * --chain-reply-to): "Message-ID: <id>\n" and, for every mail but the
+ * first of a series, "In-Reply-To: <root>\nReferences: <root>\n", root being
+ * the cover letter (or the first patch without one).  Ids are given
+ * without angle brackets; root NULL for the first mail.
+ */
+int pr_format_thread_headers(struct pr_buf *out, const char *message_id,
+			     const char *root);
+
 #endif

@@ -125,6 +125,57 @@ static void test_date(void **state)
 	pr_buf_release(&b);
 }
 
+static void test_threading(void **state)
+{
+	struct pr_buf b = PR_BUF_INIT;
+
+	/* the form of git send-email's make_message_id */
+	assert_int_equal(pr_format_message_id(&b, 1796295600, 4242, 2,
+					      "a@example.org"),
+			 0);
+	assert_string_equal(b.ptr, "20261203110000.4242-2-a@example.org");
+	pr_buf_reset(&b);
+	assert_int_equal(pr_format_thread_headers(&b, "c@x", NULL), 0);
+	assert_string_equal(b.ptr, "Message-ID: <c@x>\n");
+	pr_buf_reset(&b);
+	assert_int_equal(pr_format_thread_headers(&b, "p1@x", "c@x"), 0);
+	assert_string_equal(b.ptr, "Message-ID: <p1@x>\nIn-Reply-To: <c@x>\n"
+				   "References: <c@x>\n");
+	pr_buf_release(&b);
+}
+
+static void test_body_and_patch(void **state)
+{
+	struct pr_buf b = PR_BUF_INIT;
+	struct pr_patch *p = pr_patch_new();
+	struct pr_format_opts o = { .subject_prefix = "PATCH" };
+
+	pr_ident_set(&p->author, "A U Thor", "a@x.org");
+	p->time = 1796295600;
+	p->tz_minutes = 60;
+	p->subject = pr_strdup("x");
+	p->body = pr_strdup("\n\nline  \n\n\nend\t\n\n");
+	p->diffstat = pr_strdup(" f | 1 +\n 1 file changed, 1 insertion(+)\n");
+	p->diff = pr_strdup("diff --git a/f b/f\n");
+	memcpy(p->commit_id, "0123456789012345678901234567890123456789", 41);
+	assert_int_equal(pr_format_patch(&b, p, &o), 0);
+	assert_string_equal(
+		b.ptr, "From 0123456789012345678901234567890123456789 Mon Sep "
+		       "17 00:00:00 2001\n"
+		       "From: A U Thor <a@x.org>\n"
+		       "Date: Thu, 3 Dec 2026 12:00:00 +0100\n"
+		       "Subject: [PATCH] x\n"
+		       "\n"
+		       "line\n\n\nend\n"
+		       "---\n"
+		       " f | 1 +\n 1 file changed, 1 insertion(+)\n"
+		       "\n"
+		       "diff --git a/f b/f\n"
+		       "-- \n2.39.5\n\n");
+	pr_patch_free(p);
+	pr_buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +186,8 @@ int main(void)
 		cmocka_unit_test(test_filename),
 		cmocka_unit_test(test_slug),
 		cmocka_unit_test(test_date),
+		cmocka_unit_test(test_threading),
+		cmocka_unit_test(test_body_and_patch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
