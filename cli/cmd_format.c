@@ -99,37 +99,60 @@ static int parse_args(struct format_args *fa, int argc, char **argv)
 static int write_file(const char *path, const struct pr_buf *b);
 
 /*
- * Resolve --base and the cover letter's stat range: base must be the parent
- * of the first patch (prerequisite-patch-id is not written yet).
+ * Resolve --base into its block (base-commit and a prerequisite-patch-id per
+ * commit between the base and the first patch, oldest first, as git does)
+ * and find the parent of the first patch, where the cover letter's stat
+ * starts ("" for a root commit: git prints no stat then).
  */
-static int series_bounds(char base[41], char parent[41],
+static int series_bounds(struct pr_buf *info, char parent[41],
 			 const struct format_args *fa,
 			 const struct pr_version *v)
 {
+	struct pr_version *pre = NULL;
 	struct pr_buf rev = PR_BUF_INIT;
+	char base[41], id[41];
+	size_t i;
 	int err = 0;
 
-	base[0] = parent[0] = '\0';
+	parent[0] = '\0';
 	if (!v->nr)
 		return pr_error(PR_EINVAL, "revision range '%s': no commits",
 				fa->range);
 	pr_buf_addf(&rev, "%s^", v->patches[0]->commit_id);
-	/* a series starting at a root commit has no parent: no stat */
 	if (pr_gitrepo_resolve(parent, ".", rev.ptr)) {
 		parent[0] = '\0';
 		pr_error_clear();
 	}
-	if (fa->base) {
-		err = pr_gitrepo_resolve(base, ".", fa->base);
-		if (!err && strcmp(base, parent))
-			err = pr_error(PR_EUNSUPPORTED,
-				       "base '%s': not the parent of the first "
-				       "patch (prerequisite-patch-id is not "
-				       "supported yet)",
+	if (!fa->base)
+		goto done;
+	err = pr_gitrepo_resolve(base, ".", fa->base);
+	if (err)
+		goto done;
+	err = parent[0] ? pr_gitrepo_descends(".", parent, base) : 0;
+	if (err <= 0) {
+		if (!err)
+			err = pr_error(PR_EINVAL,
+				       "base '%s': not an ancestor of the "
+				       "revision list",
 				       fa->base);
+		goto done;
 	}
+	err = pr_buf_addf(info, "base-commit: %s\n", base);
+	if (err || !strcmp(base, parent))
+		goto done;
+	pr_buf_reset(&rev);
+	pr_buf_addf(&rev, "%s..%s", base, parent);
+	err = pr_gitrepo_load(&pre, ".", rev.ptr);
+	for (i = 0; !err && i < pre->nr; i++) {
+		err = pr_gitrepo_patch_id(id, ".", pre->patches[i]->commit_id);
+		if (!err)
+			err = pr_buf_addf(info, "prerequisite-patch-id: %s\n",
+					  id);
+	}
+done:
+	pr_version_free(pre);
 	pr_buf_release(&rev);
-	return err;
+	return err < 0 ? err : 0;
 }
 
 static int emit(const struct format_args *fa, struct pr_buf *path,
@@ -177,7 +200,8 @@ int cmd_format(int argc, char **argv)
 	struct pr_version *v = NULL;
 	struct pr_buf prefix = PR_BUF_INIT, mail = PR_BUF_INIT,
 		      path = PR_BUF_INIT;
-	char base[41], parent[41];
+	struct pr_buf base_info = PR_BUF_INIT;
+	char parent[41];
 	int ret = PR_EXIT_RUNTIME;
 	size_t i;
 
@@ -208,7 +232,7 @@ int cmd_format(int argc, char **argv)
 			fa.outdir, strerror(errno));
 		goto done;
 	}
-	if (series_bounds(base, parent, &fa, v)) {
+	if (series_bounds(&base_info, parent, &fa, v)) {
 		pr_cli_error("format");
 		goto done;
 	}
@@ -222,7 +246,7 @@ int cmd_format(int argc, char **argv)
 		if (!err && parent[0])
 			err = pr_gitrepo_stat(&stat, ".", parent,
 					      v->patches[v->nr - 1]->commit_id);
-		opts.base = base[0] ? base : NULL;
+		opts.base_info = base_info.len ? base_info.ptr : NULL;
 		if (!err)
 			err = pr_format_cover(&mail, v, &opts, &me, t, tz,
 					      parent[0] ? stat.ptr : NULL);
@@ -238,7 +262,8 @@ int cmd_format(int argc, char **argv)
 	for (i = 0; i < v->nr; i++) {
 		opts.nr = (int)i + 1;
 		/* without a cover letter the first patch carries the base */
-		opts.base = !fa.cover && !i && base[0] ? base : NULL;
+		opts.base_info =
+			!fa.cover && !i && base_info.len ? base_info.ptr : NULL;
 		pr_buf_reset(&mail);
 		/* git's log separator between commits of one --stdout walk */
 		if (fa.to_stdout && i)
@@ -253,6 +278,7 @@ int cmd_format(int argc, char **argv)
 	}
 	ret = PR_EXIT_OK;
 done:
+	pr_buf_release(&base_info);
 	pr_buf_release(&prefix);
 	pr_buf_release(&mail);
 	pr_buf_release(&path);

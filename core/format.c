@@ -462,8 +462,8 @@ int pr_format_patch(struct pr_buf *out, const struct pr_patch *p,
 		err = pr_buf_addch(out, '\n');
 	if (!err && p->diff)
 		err = pr_buf_adds(out, p->diff);
-	if (!err && opts->base)
-		err = pr_buf_addf(out, "\nbase-commit: %s\n", opts->base);
+	if (!err && opts->base_info)
+		err = pr_buf_addf(out, "\n%s", opts->base_info);
 	if (!err)
 		err = add_signature(out, sig);
 	return err;
@@ -562,8 +562,8 @@ int pr_format_cover(struct pr_buf *out, const struct pr_version *v,
 		err = add_shortlog(out, v);
 	if (!err && stat)
 		err = pr_buf_addf(out, "%s\n", stat);
-	if (!err && opts->base)
-		err = pr_buf_addf(out, "\nbase-commit: %s\n", opts->base);
+	if (!err && opts->base_info)
+		err = pr_buf_addf(out, "\n%s", opts->base_info);
 	if (!err)
 		err = add_signature(out, sig);
 	return err;

@@ -70,7 +70,11 @@ struct pr_format_opts {
 	const char *subject_prefix; /* "PATCH" or "PATCH v2"; "" for none */
 	const char *signature; /* NULL: git's version "2.39.5"; "" none */
 	int nr, total; /* numbering; total 0 gives "[PATCH]" */
-	const char *base; /* "base-commit:" id for this mail, NULL for none */
+	/*
+	 * The --base block of this mail: "base-commit: <id>\n" and any
+	 * "prerequisite-patch-id: <id>\n" lines; NULL for none.
+	 */
+	const char *base_info;
 };
 
 /*
@@ -86,7 +90,7 @@ int pr_format_patch(struct pr_buf *out, const struct pr_patch *p,
  * and Date, the *** SUBJECT HERE *** / *** BLURB HERE *** template, the
  * shortlog of v (authors sorted by name, subjects wrapped at 72 columns),
  * stat (the --stat --summary text from base to tip; NULL when git shows
- * none, as for a series starting at a root commit), opts->base and the
+ * none, as for a series starting at a root commit), opts->base_info and the
  * signature.  opts->nr is ignored (the cover is number 0).
  */
 int pr_format_cover(struct pr_buf *out, const struct pr_version *v,

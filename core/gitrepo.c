@@ -197,7 +197,8 @@ static int fix_binary(struct pr_buf *text)
 
 /* The diff text and --stat --summary text between two trees. */
 static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
-		      git_repository *repo, git_tree *old, git_tree *new)
+		      git_repository *repo, git_tree *old, git_tree *new,
+		      bool renames)
 {
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
@@ -213,7 +214,7 @@ static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 	/* diff.renames defaults to true: renames, not copies */
 	fopts.flags = GIT_DIFF_FIND_RENAMES;
 	if (git_diff_tree_to_tree(&diff, repo, old, new, &dopts) < 0 ||
-	    git_diff_find_similar(diff, &fopts) < 0 ||
+	    (renames && git_diff_find_similar(diff, &fopts) < 0) ||
 	    git_diff_to_buf(&raw, diff, GIT_DIFF_FORMAT_PATCH) < 0) {
 		err = git_fail("diff of", "tree");
 		goto done;
@@ -221,6 +222,8 @@ static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 	err = pr_buf_add(text, raw.ptr, raw.size);
 	if (!err)
 		err = fix_binary(text);
+	if (!stat)
+		goto done;
 	/* the stat is computed from the text, as it is for mails */
 	if (!err)
 		err = pr_diff_parse(&parsed, text->ptr, text->len);
@@ -261,7 +264,7 @@ static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c)
 		err = git_fail("commit", p->commit_id);
 		goto done;
 	}
-	err = diff_trees(&text, &stat, repo, old, new);
+	err = diff_trees(&text, &stat, repo, old, new, true);
 	if (err)
 		goto done;
 	p->diff = pr_buf_detach(&text, NULL);
@@ -454,7 +457,7 @@ int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
 	    git_object_peel((git_object **)&tb, b, GIT_OBJECT_TREE) < 0)
 		err = git_fail("revision range", from);
 	else
-		err = diff_trees(&text, out, repo, ta, tb);
+		err = diff_trees(&text, out, repo, ta, tb, true);
 	pr_buf_release(&text);
 	git_tree_free(ta);
 	git_tree_free(tb);
@@ -526,6 +529,73 @@ int pr_gitrepo_committer(struct pr_ident *out, int64_t *time, int *tz,
 	}
 done:
 	git_signature_free(sig);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return err;
+}
+
+int pr_gitrepo_descends(const char *dir, const char *commit,
+			const char *ancestor)
+{
+	git_repository *repo = NULL;
+	git_object *a = NULL, *b = NULL;
+	int ret;
+
+	git_libgit2_init();
+	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0 ||
+	    git_revparse_single(&a, repo, commit) < 0 ||
+	    git_revparse_single(&b, repo, ancestor) < 0) {
+		ret = git_fail("revision", commit);
+	} else if (git_oid_equal(git_object_id(a), git_object_id(b))) {
+		ret = 1;
+	} else {
+		ret = git_graph_descendant_of(repo, git_object_id(a),
+					      git_object_id(b));
+		if (ret < 0)
+			ret = git_fail("revision", commit);
+	}
+	git_object_free(a);
+	git_object_free(b);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return ret;
+}
+
+int pr_gitrepo_patch_id(char out[41], const char *dir, const char *rev)
+{
+	git_repository *repo = NULL;
+	git_object *obj = NULL;
+	git_commit *c = NULL, *parent = NULL;
+	git_tree *old = NULL, *new = NULL;
+	struct pr_buf text = PR_BUF_INIT;
+	int err;
+
+	git_libgit2_init();
+	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0 ||
+	    git_revparse_single(&obj, repo, rev) < 0 ||
+	    git_commit_lookup(&c, repo, git_object_id(obj)) < 0 ||
+	    git_commit_tree(&new, c) < 0 ||
+	    (git_commit_parentcount(c) > 0 &&
+	     (git_commit_parent(&parent, c, 0) < 0 ||
+	      git_commit_tree(&old, parent) < 0))) {
+		err = git_fail("revision", rev);
+		goto done;
+	}
+	/*
+	 * git's commit_patch_id diffs without rename detection and hashes
+	 * binary files by their full blob ids, which is what the text
+	 * patch-id of this diff (full index lines on binary files) hashes.
+	 */
+	err = diff_trees(&text, NULL, repo, old, new, false);
+	if (!err)
+		err = pr_patch_id(out, text.ptr, text.len, true);
+done:
+	pr_buf_release(&text);
+	git_tree_free(old);
+	git_tree_free(new);
+	git_commit_free(parent);
+	git_commit_free(c);
+	git_object_free(obj);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return err;

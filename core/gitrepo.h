@@ -43,4 +43,14 @@ int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
 int pr_gitrepo_committer(struct pr_ident *out, int64_t *time, int *tz,
 			 const char *dir);
 
+/* 1 when commit descends from (or is) ancestor, 0 when not, or an error. */
+int pr_gitrepo_descends(const char *dir, const char *commit,
+			const char *ancestor);
+
+/*
+ * The patch id git's --base gives rev in "prerequisite-patch-id:" (its
+ * internal commit_patch_id, stable form): no rename detection.
+ */
+int pr_gitrepo_patch_id(char out[41], const char *dir, const char *rev);
+
 #endif

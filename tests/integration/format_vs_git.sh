@@ -114,6 +114,8 @@ check "three patches" -3
 check "cover letter" --cover-letter -3
 check "cover letter and base" --cover-letter --base=HEAD~3 -3
 check "base without cover" --base HEAD~2 -2
+check "base with prerequisites" --base=HEAD~3 -1
+check "cover, base with prerequisites" --cover-letter --base HEAD~3 -v4 -1
 check "reroll" -v2 -3
 check "subject prefix" --subject-prefix "PATCH net-next" -2
 check "signature" --signature "my sig" -2
@@ -134,6 +136,16 @@ if ! cmp -s "$T/git.mbox" "$T/pr.mbox"; then
 	fail=1
 else
 	echo "ok stdout"
+fi
+
+# refusals git also makes
+if "$PATCHRELAY" format --base HEAD -1 >/dev/null 2>&1; then
+	echo "FAIL a base that is not an ancestor was accepted"
+	fail=1
+fi
+if "$PATCHRELAY" format no-such-rev >/dev/null 2>&1; then
+	echo "FAIL an unknown revision was accepted"
+	fail=1
 fi
 
 exit $fail
