@@ -561,6 +561,99 @@ int pr_gitrepo_descends(const char *dir, const char *commit,
 	return ret;
 }
 
+/*
+ * The lines of one file's diff the internal id hashes: rename and copy
+ * headers are not among them (it hashes the two paths of the diff line).
+ */
+static int add_id_lines(struct pr_buf *out, const char *p, size_t len)
+{
+	static const char *const skip[] = {
+		"similarity index ", "dissimilarity index ", "rename from ",
+		"rename to ",	     "copy from ",	     "copy to "
+	};
+	const char *end = p + len;
+	int err = 0;
+
+	while (p < end && !err) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		size_t k;
+		bool drop = false;
+
+		for (k = 0; k < PR_ARRAY_SIZE(skip); k++)
+			if (!strncmp(p, skip[k], strlen(skip[k])))
+				drop = true;
+		if (!drop)
+			err = pr_buf_add(out, p, n);
+		p += n;
+	}
+	return err;
+}
+
+/* 160-bit addition, as git's flush_one_hunk sums the per-file hashes. */
+static void add_hash(unsigned char sum[20], const char hex[41])
+{
+	unsigned carry = 0;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		unsigned v = 0;
+
+		sscanf(hex + 2 * i, "%2x", &v);
+		carry += sum[i] + v;
+		sum[i] = (unsigned char)carry;
+		carry >>= 8;
+	}
+}
+
+/*
+ * git's internal commit_patch_id (stable) from the text patch id: the
+ * stable id is a sum of one hash per file, so each file is hashed on its
+ * own (git patch-id skips the header of a file that follows a binary
+ * one), and a file without hunks gets the ---/+++ lines the internal id
+ * hashes but the text does not show (mode changes, empty files).  Binary
+ * files hash by their full blob ids, which libgit2 prints for them.
+ */
+static int internal_patch_id(char out[41], const struct pr_buf *text)
+{
+	struct pr_diff d = PR_DIFF_INIT;
+	struct pr_buf one = PR_BUF_INIT;
+	unsigned char sum[20] = { 0 };
+	char id[41];
+	size_t i;
+	int err;
+
+	err = pr_diff_parse(&d, text->ptr, text->len);
+	for (i = 0; !err && i < d.nr; i++) {
+		const struct pr_diff_file *f = &d.files[i];
+
+		pr_buf_reset(&one);
+		err = add_id_lines(&one, text->ptr + f->offset, f->len);
+		if (!err && !f->binary && !f->nr_hunks) {
+			if (f->status == PR_DIFF_ADDED)
+				err = pr_buf_addf(&one,
+						  "--- /dev/null\n+++ b/%s\n",
+						  f->new_path);
+			else if (f->status == PR_DIFF_DELETED)
+				err = pr_buf_addf(&one,
+						  "--- a/%s\n+++ /dev/null\n",
+						  f->old_path);
+			else
+				err = pr_buf_addf(&one, "--- a/%s\n+++ b/%s\n",
+						  f->old_path, f->new_path);
+		}
+		if (!err)
+			err = pr_patch_id(id, one.ptr, one.len, true);
+		if (!err)
+			add_hash(sum, id);
+	}
+	for (i = 0; !err && i < 20; i++)
+		snprintf(out + 2 * i, 3, "%02x", sum[i]);
+	pr_buf_release(&one);
+	pr_diff_release(&d);
+	return err;
+}
+
 int pr_gitrepo_patch_id(char out[41], const char *dir, const char *rev)
 {
 	git_repository *repo = NULL;
@@ -581,14 +674,10 @@ int pr_gitrepo_patch_id(char out[41], const char *dir, const char *rev)
 		err = git_fail("revision", rev);
 		goto done;
 	}
-	/*
-	 * git's commit_patch_id diffs without rename detection and hashes
-	 * binary files by their full blob ids, which is what the text
-	 * patch-id of this diff (full index lines on binary files) hashes.
-	 */
-	err = diff_trees(&text, NULL, repo, old, new, false);
+	/* git's commit_patch_id finds renames as diff.renames says */
+	err = diff_trees(&text, NULL, repo, old, new, true);
 	if (!err)
-		err = pr_patch_id(out, text.ptr, text.len, true);
+		err = internal_patch_id(out, &text);
 done:
 	pr_buf_release(&text);
 	git_tree_free(old);
