@@ -116,6 +116,7 @@ check "cover letter and base" --cover-letter --base=HEAD~3 -3
 check "base without cover" --base HEAD~2 -2
 check "base with prerequisites" --base=HEAD~3 -1
 check "base with rename and mode prerequisites" --base=base -5
+check "base with binary prerequisites" --cover-letter --base=base -2
 check "cover, base with prerequisites" --cover-letter --base HEAD~3 -v4 -1
 check "reroll" -v2 -3
 check "subject prefix" --subject-prefix "PATCH net-next" -2
