@@ -33,6 +33,56 @@ static void test_from_quoted(void **state)
 	pr_buf_release(&b);
 }
 
+static void test_from_long(void **state)
+{
+	struct pr_buf b = PR_BUF_INIT;
+
+	assert_int_equal(pr_format_from_header(
+				 &b,
+				 "Very Long Author Name With Many Words That "
+				 "Goes On And On Past The Line",
+				 "very.long.address@example.org"),
+			 0);
+	assert_string_equal(b.ptr, "From: Very Long Author Name With Many "
+				   "Words That Goes On And On Past The Line\n"
+				   " <very.long.address@example.org>\n");
+	pr_buf_reset(&b);
+	assert_int_equal(
+		pr_format_from_header(&b,
+				      "J\xc3\xb6hn Jacob Jingleheimer Schmidt "
+				      "\xc3\x9cmlaut von und zu Irgendwo",
+				      "jjjs@example.org"),
+		0);
+	assert_string_equal(b.ptr,
+			    "From: =?UTF-8?q?J=C3=B6hn=20Jacob=20Jinglehe"
+			    "imer=20Schmidt=20=C3=9Cmlaut?=\n"
+			    " =?UTF-8?q?=20von=20und=20zu=20Irgendwo?= "
+			    "<jjjs@example.org>\n");
+	pr_buf_reset(&b);
+	assert_int_equal(pr_format_from_header(
+				 &b,
+				 "Averyveryveryveryveryveryveryveryveryveryvery"
+				 "veryveryveryveryverylongword x",
+				 "a@b.c"),
+			 0);
+	assert_string_equal(b.ptr, "From: \n"
+				   " Averyveryveryveryveryveryveryveryveryvery"
+				   "veryveryveryveryveryverylongword x\n"
+				   " <a@b.c>\n");
+	pr_buf_reset(&b);
+	assert_int_equal(
+		pr_format_subject_header(
+			&b, "PATCH", 0, 0,
+			"Averyveryveryveryveryveryveryveryveryveryvery"
+			"veryveryveryveryverylongwordsubject more words"),
+		0);
+	assert_string_equal(b.ptr, "Subject: [PATCH] \n"
+				   " Averyveryveryveryveryveryveryveryveryvery"
+				   "veryveryveryveryveryverylongwordsubject\n"
+				   " more words\n");
+	pr_buf_release(&b);
+}
+
 static void test_subject_rfc2047_fold(void **state)
 {
 	struct pr_buf b = PR_BUF_INIT;
@@ -181,6 +231,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_from_rfc2047),
 		cmocka_unit_test(test_from_quoted),
+		cmocka_unit_test(test_from_long),
 		cmocka_unit_test(test_subject_rfc2047_fold),
 		cmocka_unit_test(test_subject_wrap),
 		cmocka_unit_test(test_filename),
