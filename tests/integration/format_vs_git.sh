@@ -140,6 +140,28 @@ else
 	echo "ok stdout"
 fi
 
+# -C DIR, and no -o: files land in DIR, names printed bare
+cfail=$fail
+fail=0
+mkdir "$T/c1" "$T/c2"
+cp -r "$R" "$T/c1/repo"
+cp -r "$R" "$T/c2/repo"
+(cd "$T/c1" && git -C repo format-patch -2 >"$T/c1.out")
+(cd "$T/c2" && "$PATCHRELAY" format -C repo -2 >"$T/c2.out")
+if ! cmp -s "$T/c1.out" "$T/c2.out"; then
+	echo "FAIL -C: printed names differ"
+	fail=1
+fi
+for f in "$T/c1/repo"/*.patch; do
+	if ! cmp -s "$f" "$T/c2/repo/$(basename "$f")"; then
+		echo "FAIL -C: $(basename "$f") differs"
+		fail=1
+	fi
+done
+[ $fail = 0 ] && echo "ok -C"
+[ $cfail = 0 ] || fail=1
+cd "$R"
+
 # refusals git also makes
 if "$PATCHRELAY" format --base HEAD -1 >/dev/null 2>&1; then
 	echo "FAIL a base that is not an ancestor was accepted"
