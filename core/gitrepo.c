@@ -137,16 +137,17 @@ done:
 }
 
 /*
- * libgit2 deflates binary patches at zlib's default level, git at
- * Z_BEST_SPEED; the data is the same, the bytes are not.  Re-encode each
- * "literal N"/"delta N" hunk as git would.  Which of literal and delta is
+ * Turn libgit2's diff text into git's bytes.  libgit2 deflates binary
+ * patches at zlib's default level, git at Z_BEST_SPEED; the data is the
+ * same, the bytes are not.  Re-encode each "literal N"/"delta N" hunk as
+ * git would.  And git ends a ---/+++ name holding a space with a tab.  Which of literal and delta is
  * used stays libgit2's choice (made on its own compressed sizes).
  */
 static int fix_binary(struct pr_buf *text)
 {
 	struct pr_buf out = PR_BUF_INIT, z = PR_BUF_INIT;
 	const char *p = text->ptr, *end = text->ptr + text->len;
-	bool in_binary = false;
+	bool in_binary = false, in_header = false;
 	int err = 0;
 
 	while (p < end && !err) {
@@ -155,9 +156,21 @@ static int fix_binary(struct pr_buf *text)
 		unsigned long long size;
 		int n = 0;
 
-		if (!strncmp(p, "diff --git ", 11))
+		if (!strncmp(p, "diff --git ", 11)) {
 			in_binary = false;
-		else if (len == 16 && !strncmp(p, "GIT binary patch", 16))
+			in_header = true;
+		} else if (!strncmp(p, "@@ ", 3)) {
+			in_header = false;
+		} else if (in_header && len > 4 &&
+			   (!strncmp(p, "--- ", 4) || !strncmp(p, "+++ ", 4)) &&
+			   memchr(p + 4, ' ', len - 4)) {
+			/* git ends a file name with a space by a tab (GNU patch) */
+			err = pr_buf_add(&out, p, len);
+			if (!err)
+				err = pr_buf_adds(&out, "\t\n");
+			p += len + (nl ? 1 : 0);
+			continue;
+		} else if (len == 16 && !strncmp(p, "GIT binary patch", 16))
 			in_binary = true;
 		if (in_binary && len < 40 &&
 		    (sscanf(p, "literal %llu%n", &size, &n) == 1 ||
@@ -710,13 +723,15 @@ static int binary_id(char out[41], const char *p, size_t len)
  * The lines of one file's diff the internal id hashes: rename and copy
  * headers are not among them (it hashes the two paths of the diff line).
  */
-static int add_id_lines(struct pr_buf *out, const char *p, size_t len)
+static int add_id_lines(struct pr_buf *out, const struct pr_diff_file *f,
+			const char *p, size_t len)
 {
 	static const char *const skip[] = {
 		"similarity index ", "dissimilarity index ", "rename from ",
 		"rename to ",	     "copy from ",	     "copy to "
 	};
 	const char *end = p + len;
+	bool header = true;
 	int err = 0;
 
 	while (p < end && !err) {
@@ -725,10 +740,26 @@ static int add_id_lines(struct pr_buf *out, const char *p, size_t len)
 		size_t k;
 		bool drop = false;
 
-		for (k = 0; k < PR_ARRAY_SIZE(skip); k++)
+		for (k = 0; header && k < PR_ARRAY_SIZE(skip); k++)
 			if (!strncmp(p, skip[k], strlen(skip[k])))
 				drop = true;
-		if (!drop)
+		if (!strncmp(p, "@@ ", 3))
+			header = false;
+		/* the internal id hashes raw paths, never C-quoted ones */
+		if (header && !strncmp(p, "diff --git ", 11))
+			err = pr_buf_addf(out, "diff --git a/%s b/%s\n",
+					  f->old_path, f->new_path);
+		else if (header && !strncmp(p, "--- ", 4))
+			err = f->status == PR_DIFF_ADDED
+				      ? pr_buf_adds(out, "--- /dev/null\n")
+				      : pr_buf_addf(out, "--- a/%s\n",
+						    f->old_path);
+		else if (header && !strncmp(p, "+++ ", 4))
+			err = f->status == PR_DIFF_DELETED
+				      ? pr_buf_adds(out, "+++ /dev/null\n")
+				      : pr_buf_addf(out, "+++ b/%s\n",
+						    f->new_path);
+		else if (!drop)
 			err = pr_buf_add(out, p, n);
 		p += n;
 	}
@@ -773,7 +804,7 @@ static int internal_patch_id(char out[41], const struct pr_buf *text)
 		const struct pr_diff_file *f = &d.files[i];
 
 		pr_buf_reset(&one);
-		err = add_id_lines(&one, text->ptr + f->offset, f->len);
+		err = add_id_lines(&one, f, text->ptr + f->offset, f->len);
 		if (!err && !f->binary && !f->nr_hunks) {
 			if (f->status == PR_DIFF_ADDED)
 				err = pr_buf_addf(&one,

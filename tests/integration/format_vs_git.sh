@@ -49,6 +49,9 @@ git mv old.txt new.txt
 chmod +x run.sh
 git rm -q gone.txt
 printf 'fresh\n' >fresh.txt
+# names git quotes, and names with a space (a tab after ---/+++ names)
+printf 'spaced\n' >"sp ace.txt"
+printf 'quoted\n' >"ä umlaut.txt"
 commit "tree: rename, chmod, delete and create"
 
 # binary file and missing final newline
