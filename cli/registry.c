@@ -1,5 +1,7 @@
 #include "pr.h"
 #include "commands.h"
+#include "connectors.h"
+#include "plugins.h"
 
 /*
  * The built-in connector and plugin types.  Each type's definition lives in
@@ -7,10 +9,14 @@
  */
 
 static const struct pr_connector_type *const connectors[] = {
+	&pr_connector_git,
+	&pr_connector_maildir,
+	&pr_connector_mbox,
 	NULL,
 };
 
 static const struct pr_plugin_type *const plugins[] = {
+	&pr_plugin_size_limit,
 	NULL,
 };
 

@@ -1,0 +1,21 @@
+#ifndef PR_PLUGINS_H
+#define PR_PLUGINS_H
+
+#include "registry.h"
+
+/*
+ * The built-in plugin types, one const definition per file of this folder,
+ * listed in cli/registry.c.  Context structs are declared here so that the
+ * code implementing run() and the config loader agree on where options are
+ * stored.  A limit left unset is 0 and means "no limit".
+ */
+
+struct pr_size_limit_ctx {
+	int64_t max_files, max_lines, max_patches;
+	int64_t warn_files, warn_lines, warn_patches;
+	uint64_t max_bytes, warn_bytes;
+};
+
+extern const struct pr_plugin_type pr_plugin_size_limit;
+
+#endif

@@ -1,0 +1,40 @@
+#include "pr.h"
+#include "plugins.h"
+
+/*
+ * The size-limit check: fails (max-) or warns (warn-) when a version
+ * touches too many files, changes too many lines, or has too many bytes or
+ * patches.  Only the definition lives here so far; run is filled in by the
+ * checks work.
+ */
+
+#define SL_OPT(key, field, help)                                               \
+	{                                                                      \
+		key, PR_OPT_INT, NULL, help,                                   \
+			offsetof(struct pr_size_limit_ctx, field), false, NULL \
+	}
+
+static const struct pr_option size_limit_options[] = {
+	SL_OPT("max-files", max_files, "fail above this many files touched"),
+	SL_OPT("max-lines", max_lines, "fail above this many changed lines"),
+	{ "max-bytes", PR_OPT_SIZE, NULL,
+	  "fail above this size of the patches (2M, 512k)",
+	  offsetof(struct pr_size_limit_ctx, max_bytes), false, NULL },
+	SL_OPT("max-patches", max_patches, "fail above this many patches"),
+	SL_OPT("warn-files", warn_files, "warn above this many files touched"),
+	SL_OPT("warn-lines", warn_lines, "warn above this many changed lines"),
+	{ "warn-bytes", PR_OPT_SIZE, NULL,
+	  "warn above this size of the patches (2M, 512k)",
+	  offsetof(struct pr_size_limit_ctx, warn_bytes), false, NULL },
+	SL_OPT("warn-patches", warn_patches, "warn above this many patches"),
+	PR_OPTIONS_END,
+};
+
+const struct pr_plugin_type pr_plugin_size_limit = {
+	.abi = PR_ABI_VERSION,
+	.name = "size-limit",
+	.summary = "fail or warn on series that are too large",
+	.kind = PR_PLUGIN_CHECK,
+	.options = size_limit_options,
+	.ctx_size = sizeof(struct pr_size_limit_ctx),
+};
