@@ -657,6 +657,16 @@ int pr_store_delivery_attempt(struct pr_store *st, int64_t delivery,
 			      delivery, index, error);
 }
 
+int pr_store_delivery_note(struct pr_store *st, int64_t delivery, size_t index,
+			   const char *error)
+{
+	return message_update(st,
+			      "UPDATE delivery_messages SET last_error = ?3,"
+			      " updated = strftime('%s', 'now')"
+			      " WHERE delivery_id = ?1 AND idx = ?2",
+			      delivery, index, error);
+}
+
 int pr_store_delivery_mark_sent(struct pr_store *st, int64_t delivery,
 				size_t index)
 {

@@ -117,6 +117,9 @@ int pr_store_delivery_status(struct pr_store *st, int64_t delivery,
 /* Count one attempt of message `index`, recording `error` (NULL: none). */
 int pr_store_delivery_attempt(struct pr_store *st, int64_t delivery,
 			      size_t index, const char *error);
+/* Record `error` as the last error of message `index`, counting nothing. */
+int pr_store_delivery_note(struct pr_store *st, int64_t delivery, size_t index,
+			   const char *error);
 int pr_store_delivery_mark_sent(struct pr_store *st, int64_t delivery,
 				size_t index);
 /* Attempts made for message `index`. */
