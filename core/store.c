@@ -684,3 +684,48 @@ int pr_store_delivery_pending(struct pr_store *st, int64_t delivery)
 			   " delivery_id = ? AND status = 0",
 			   delivery, 0, 1);
 }
+
+int pr_store_foreach_row(struct pr_store *st, pr_store_row_fn fn, void *payload)
+{
+	sqlite3_stmt *s = NULL;
+	int err, rc;
+
+	if ((err = prepare(&s, st,
+			   "SELECT s.origin, s.key,"
+			   " (SELECT count(*) FROM versions v"
+			   "  WHERE v.series_id = s.id),"
+			   " d.sink, d.version, d.nr_messages,"
+			   " (SELECT count(*) FROM delivery_messages m"
+			   "  WHERE m.delivery_id = d.id AND m.status = 1),"
+			   " (SELECT coalesce(sum(attempts), 0) FROM"
+			   "  delivery_messages m WHERE m.delivery_id = d.id),"
+			   " (SELECT last_error FROM delivery_messages m"
+			   "  WHERE m.delivery_id = d.id AND"
+			   "  last_error IS NOT NULL AND last_error != ''"
+			   "  ORDER BY updated DESC, idx DESC LIMIT 1)"
+			   " FROM series s LEFT JOIN deliveries d"
+			   " ON d.series_id = s.id"
+			   " ORDER BY s.id, d.version, d.sink")))
+		goto done;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct pr_store_row row = {
+			(const char *)sqlite3_column_text(s, 0),
+			(const char *)sqlite3_column_text(s, 1),
+			sqlite3_column_int(s, 2),
+			(const char *)sqlite3_column_text(s, 3),
+			sqlite3_column_int(s, 4),
+			sqlite3_column_int(s, 5),
+			sqlite3_column_int(s, 6),
+			sqlite3_column_int(s, 7),
+			(const char *)sqlite3_column_text(s, 8),
+		};
+
+		if ((err = fn(&row, payload)))
+			goto done;
+	}
+	if (rc != SQLITE_DONE)
+		err = db_error(st, "list deliveries");
+done:
+	sqlite3_finalize(s);
+	return err;
+}

@@ -128,4 +128,26 @@ int pr_store_delivery_attempts(struct pr_store *st, int64_t delivery,
 /* Messages of the delivery still pending. */
 int pr_store_delivery_pending(struct pr_store *st, int64_t delivery);
 
+/*
+ * For `patchrelay status`: one row per delivery, or one per series with no
+ * delivery yet (sink NULL), ordered by series then version then sink.  The
+ * strings live until fn returns.  A non-zero return of fn stops the walk
+ * and is returned.
+ */
+struct pr_store_row {
+	const char *origin;
+	const char *key;
+	int nr_versions; /* of the series */
+	const char *sink; /* NULL: no delivery */
+	int version; /* delivered version, 0 if none */
+	int nr_messages;
+	int sent;
+	int attempts; /* over all its messages */
+	const char *last_error; /* the latest recorded, NULL: none */
+};
+
+typedef int (*pr_store_row_fn)(const struct pr_store_row *row, void *payload);
+int pr_store_foreach_row(struct pr_store *st, pr_store_row_fn fn,
+			 void *payload);
+
 #endif

@@ -327,6 +327,47 @@ static void test_delivery_resume(void **state)
 	pr_store_free(st);
 }
 
+static int collect(const struct pr_store_row *r, void *payload)
+{
+	struct pr_buf *b = payload;
+
+	return pr_buf_addf(b, "%s:%s n=%d %s v%d %d/%d a=%d e=%s\n", r->origin,
+			   r->key, r->nr_versions, r->sink ? r->sink : "-",
+			   r->version, r->sent, r->nr_messages, r->attempts,
+			   r->last_error ? r->last_error : "-");
+}
+
+static void test_rows(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_store_version v;
+	struct pr_buf b = PR_BUF_INIT;
+	int64_t d;
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_foreach_row(st, collect, &b), 0);
+	assert_string_equal(b.ptr, "");
+	assert_int_equal(pr_store_record_version(&v, st, "git", "a", "f1", 2),
+			 0);
+	assert_int_equal(pr_store_record_version(&v, st, "git", "a", "f2", 2),
+			 0);
+	assert_int_equal(
+		pr_store_delivery_open(&d, st, v.series_id, 2, "box", 2), 0);
+	assert_int_equal(pr_store_delivery_attempt(st, d, 0, NULL), 0);
+	assert_int_equal(pr_store_delivery_mark_sent(st, d, 0), 0);
+	assert_int_equal(pr_store_delivery_attempt(st, d, 1, "disk full"), 0);
+	assert_int_equal(pr_store_delivery_attempt(st, d, 1, NULL), 0);
+	assert_int_equal(pr_store_delivery_note(st, d, 1, "still full"), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "gh", "pr/9", "f", 1),
+			 0);
+	assert_int_equal(pr_store_foreach_row(st, collect, &b), 0);
+	assert_string_equal(b.ptr, "git:a n=2 box v2 1/2 a=3 e=still full\n"
+				   "gh:pr/9 n=1 - v0 0/0 a=0 e=-\n");
+	pr_buf_release(&b);
+	pr_store_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +384,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delivery_resume, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_rows, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
