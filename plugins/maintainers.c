@@ -1,0 +1,1186 @@
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "pr.h"
+
+#include <pcre2.h>
+#include <sys/stat.h>
+
+#include "maintainers.h"
+
+/*
+ * A port of the parts of scripts/get_maintainer.pl (6.1) that run for
+ * `--no-git --no-git-fallback`.  Where Perl applies a regex, this applies
+ * the same regex through PCRE2 so that corner cases agree; the names of the
+ * helpers follow the Perl subs they mimic.
+ */
+
+#define MAINT_BYTES (64 * PR_MIB)
+#define OVEC 16
+
+/* One element of get_maintainer's @typevalue. */
+struct tv {
+	char type; /* 'A'..'Z', or 0 for a section header or other line */
+	char *value; /* the value (converted for F/X), or the whole line */
+	pcre2_code *re; /* F/X: ^value; N: value/x; K: value/x */
+	pcre2_code *re_patch; /* K only: ^[+-].*value/x */
+	char *prefix; /* F/X: literal bytes every match starts with */
+	size_t prefix_len;
+};
+
+struct mapent {
+	char *key;
+	char *val;
+};
+
+struct pr_maint {
+	struct tv *tv;
+	size_t ntv, alloc_tv;
+	size_t nsections;
+	struct mapent *names, *addrs; /* .mailmap; later entries win */
+	size_t nnames, alloc_names, naddrs, alloc_addrs;
+	pcre2_code *rx[16];
+};
+
+enum {
+	RX_TYPE, /* ^([A-Z]):\s*(.*) */
+	RX_PARSE1,
+	RX_PARSE2,
+	RX_PARSE3,
+	RX_QUOTE,
+	RX_MM1,
+	RX_MM2,
+	RX_MM3,
+	RX_MM4,
+	RX_MODE,
+	RX_RENAME,
+	RX_DIFFGIT,
+	RX_FIXES,
+	RX_PLUS,
+	RX_MINUS,
+	RX_HUNK,
+};
+
+static const char *const rx_src[] = {
+	[RX_TYPE] = "^([A-Z]):\\s*(.*)",
+	[RX_PARSE1] = "^([^<]+)<(.+\\@.*)>.*$",
+	[RX_PARSE2] = "^\\s*<(.+\\@\\S*)>.*$",
+	[RX_PARSE3] = "^(.+\\@\\S*).*$",
+	[RX_QUOTE] = "[^\\w \\-]",
+	[RX_MM1] = "^([^<]+)<([^>]+)>$",
+	[RX_MM2] = "^<([^>]+)>\\s*<([^>]+)>$",
+	[RX_MM3] = "^(.+)<([^>]+)>\\s*<([^>]+)>$",
+	[RX_MM4] = "^(.+)<([^>]+)>\\s*(.+)\\s*<([^>]+)>$",
+	[RX_MODE] = "^ mode change [0-7]+ => [0-7]+ (\\S+)\\s*$",
+	[RX_RENAME] = "^rename (?:from|to) (\\S+)\\s*$",
+	[RX_DIFFGIT] = "^diff --git a\\/(\\S+) b\\/(\\S+)\\s*$",
+	[RX_FIXES] = "^Fixes:\\s+([0-9a-fA-F]{6,40})",
+	[RX_PLUS] = "^\\+\\+\\+\\s+(\\S+)",
+	[RX_MINUS] = "^---\\s+(\\S+)",
+	[RX_HUNK] = "^\\@\\@ -(\\d+),(\\d+)",
+};
+
+static pcre2_code *rx_compile(const char *src, size_t len, uint32_t flags)
+{
+	int err;
+	PCRE2_SIZE off;
+	pcre2_code *re;
+
+	re = pcre2_compile((PCRE2_SPTR)src, len, flags, &err, &off, NULL);
+	if (re)
+		pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+	return re;
+}
+
+static bool rx_match(pcre2_code *re, const char *s, size_t len,
+		     pcre2_match_data *md)
+{
+	if (!re)
+		return false;
+	return pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, NULL) >= 0;
+}
+
+/* Group g of the last match as a new string ("" when unset). */
+static char *rx_group(pcre2_match_data *md, const char *s, int g)
+{
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+
+	if (ov[2 * g] == PCRE2_UNSET)
+		return pr_strdup("");
+	return pr_memdup(s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+}
+
+static bool perl_space(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+	       c == '\v';
+}
+
+/* s/^\s+|\s+$//g in place */
+static void trim(char *s)
+{
+	size_t a = 0, n = strlen(s);
+
+	while (a < n && perl_space((unsigned char)s[a]))
+		a++;
+	while (n > a && perl_space((unsigned char)s[n - 1]))
+		n--;
+	memmove(s, s + a, n - a);
+	s[n - a] = '\0';
+}
+
+/* s/^\"|\"$//g in place */
+static void strip_quotes(char *s)
+{
+	size_t n = strlen(s);
+
+	if (n && s[0] == '"') {
+		memmove(s, s + 1, n);
+		n--;
+	}
+	if (n && s[n - 1] == '"')
+		s[n - 1] = '\0';
+}
+
+/* The name part of parse_email and format_email: trim, strip, quote. */
+static char *clean_name(const struct pr_maint *m, pcre2_match_data *md,
+			char *name)
+{
+	struct pr_buf b = PR_BUF_INIT;
+	size_t i, n;
+
+	trim(name);
+	strip_quotes(name);
+	n = strlen(name);
+	if (!rx_match(m->rx[RX_QUOTE], name, n, md))
+		return name;
+	/* s/(?<!\\)"/\\"/g; then wrap in quotes */
+	pr_buf_addch(&b, '"');
+	for (i = 0; i < n; i++) {
+		if (name[i] == '"' && (i == 0 || name[i - 1] != '\\'))
+			pr_buf_addch(&b, '\\');
+		pr_buf_addch(&b, name[i]);
+	}
+	pr_buf_addch(&b, '"');
+	free(name);
+	return pr_buf_detach(&b, NULL);
+}
+
+static void parse_email(const struct pr_maint *m, pcre2_match_data *md,
+			const char *s, char **name, char **addr)
+{
+	size_t n = strlen(s);
+
+	if (rx_match(m->rx[RX_PARSE1], s, n, md)) {
+		*name = rx_group(md, s, 1);
+		*addr = rx_group(md, s, 2);
+	} else if (rx_match(m->rx[RX_PARSE2], s, n, md)) {
+		*name = pr_strdup("");
+		*addr = rx_group(md, s, 1);
+	} else if (rx_match(m->rx[RX_PARSE3], s, n, md)) {
+		*name = pr_strdup("");
+		*addr = rx_group(md, s, 1);
+	} else {
+		*name = pr_strdup("");
+		*addr = pr_strdup("");
+	}
+	*name = clean_name(m, md, *name);
+	trim(*addr);
+}
+
+/* format_email($name, $address, 1); name and address are not changed. */
+static char *format_email(const struct pr_maint *m, pcre2_match_data *md,
+			  const char *name, const char *addr)
+{
+	char *n = clean_name(m, md, pr_strdup(name));
+	char *a = pr_strdup(addr);
+	struct pr_buf b = PR_BUF_INIT;
+
+	trim(a);
+	if (!*n)
+		pr_buf_adds(&b, a);
+	else
+		pr_buf_addf(&b, "%s <%s>", n, a);
+	free(n);
+	free(a);
+	return pr_buf_detach(&b, NULL);
+}
+
+static void map_set(struct mapent **v, size_t *nr, size_t *alloc,
+		    const char *key, const char *val)
+{
+	PR_ALLOC_GROW(*v, *nr + 1, *alloc);
+	(*v)[*nr].key = pr_strdup(key);
+	(*v)[*nr].val = pr_strdup(val);
+	(*nr)++;
+}
+
+static const char *map_get(const struct mapent *v, size_t nr, const char *key)
+{
+	size_t i;
+
+	for (i = nr; i-- > 0;)
+		if (!strcmp(v[i].key, key))
+			return v[i].val;
+	return NULL;
+}
+
+static void mailmap_line(struct pr_maint *m, pcre2_match_data *md,
+			 const char *s)
+{
+	size_t n = strlen(s);
+	char *g[5] = { NULL };
+	char *rn = NULL, *ra = NULL, *wn = NULL, *wa = NULL, *t = NULL;
+	int i;
+
+	if (rx_match(m->rx[RX_MM1], s, n, md)) {
+		g[1] = rx_group(md, s, 1);
+		g[2] = rx_group(md, s, 2);
+		trim(g[1]);
+		{
+			struct pr_buf b = PR_BUF_INIT;
+
+			pr_buf_addf(&b, "%s <%s>", g[1], g[2]);
+			parse_email(m, md, b.ptr, &rn, &ra);
+			pr_buf_release(&b);
+		}
+		map_set(&m->names, &m->nnames, &m->alloc_names, ra, rn);
+	} else if (rx_match(m->rx[RX_MM2], s, n, md)) {
+		g[1] = rx_group(md, s, 1);
+		g[2] = rx_group(md, s, 2);
+		map_set(&m->addrs, &m->naddrs, &m->alloc_addrs, g[2], g[1]);
+	} else if (rx_match(m->rx[RX_MM3], s, n, md)) {
+		struct pr_buf b = PR_BUF_INIT;
+
+		for (i = 1; i <= 3; i++)
+			g[i] = rx_group(md, s, i);
+		/* Perl's s/\s+$// only trims trailing space here */
+		n = strlen(g[1]);
+		while (n && perl_space((unsigned char)g[1][n - 1]))
+			g[1][--n] = '\0';
+		pr_buf_addf(&b, "%s <%s>", g[1], g[2]);
+		parse_email(m, md, b.ptr, &rn, &ra);
+		pr_buf_release(&b);
+		map_set(&m->names, &m->nnames, &m->alloc_names, g[3], rn);
+		map_set(&m->addrs, &m->naddrs, &m->alloc_addrs, g[3], ra);
+	} else if (rx_match(m->rx[RX_MM4], s, n, md)) {
+		struct pr_buf b = PR_BUF_INIT;
+
+		for (i = 1; i <= 4; i++)
+			g[i] = rx_group(md, s, i);
+		n = strlen(g[1]);
+		while (n && perl_space((unsigned char)g[1][n - 1]))
+			g[1][--n] = '\0';
+		pr_buf_addf(&b, "%s <%s>", g[1], g[2]);
+		parse_email(m, md, b.ptr, &rn, &ra);
+		pr_buf_reset(&b);
+		n = strlen(g[3]);
+		while (n && perl_space((unsigned char)g[3][n - 1]))
+			g[3][--n] = '\0';
+		pr_buf_addf(&b, "%s <%s>", g[3], g[4]);
+		parse_email(m, md, b.ptr, &wn, &wa);
+		pr_buf_release(&b);
+		t = format_email(m, md, wn, wa);
+		map_set(&m->names, &m->nnames, &m->alloc_names, t, rn);
+		map_set(&m->addrs, &m->naddrs, &m->alloc_addrs, t, ra);
+		free(t);
+	}
+	for (i = 0; i < 5; i++)
+		free(g[i]);
+	free(rn);
+	free(ra);
+	free(wn);
+	free(wa);
+}
+
+static void read_mailmap(struct pr_maint *m, pcre2_match_data *md,
+			 const char *tree)
+{
+	struct pr_buf path = PR_BUF_INIT, text = PR_BUF_INIT;
+	char *p, *nl;
+
+	pr_buf_addf(&path, "%s/.mailmap", tree);
+	if (pr_buf_read_file(&text, path.ptr) < 0) {
+		pr_error_clear();
+		goto done;
+	}
+	for (p = text.ptr; *p; p = nl ? nl + 1 : p + strlen(p)) {
+		char *hash;
+
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		hash = strchr(p, '#');
+		if (hash)
+			*hash = '\0';
+		trim(p);
+		if (*p)
+			mailmap_line(m, md, p);
+		if (!nl)
+			break;
+	}
+done:
+	pr_buf_release(&path);
+	pr_buf_release(&text);
+}
+
+/* The literal bytes every match of a converted F:/X: pattern begins with. */
+static void pattern_prefix(struct tv *t)
+{
+	struct pr_buf b = PR_BUF_INIT;
+	const char *s = t->value;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] == '.') {
+			pr_buf_addch(&b, '.');
+			s += 2;
+			continue;
+		}
+		if (strchr("\\^$.|?*+()[]{}", *s)) {
+			/* a quantifier makes the byte before it optional */
+			if (strchr("?*+{", *s) && b.len)
+				pr_buf_setlen(&b, b.len - 1);
+			break;
+		}
+		pr_buf_addch(&b, *s);
+		s++;
+	}
+	t->prefix_len = b.len;
+	t->prefix = pr_buf_detach(&b, NULL);
+}
+
+static void convert_file_pattern(struct tv *t, const char *tree)
+{
+	struct pr_buf b = PR_BUF_INIT, path = PR_BUF_INIT;
+	struct stat st;
+	const char *s;
+
+	for (s = t->value; *s; s++) {
+		if (*s == '.')
+			pr_buf_adds(&b, "\\.");
+		else if (*s == '*')
+			pr_buf_adds(&b, ".*");
+		else if (*s == '?')
+			pr_buf_addch(&b, '.');
+		else
+			pr_buf_addch(&b, *s);
+	}
+	if (b.len && b.ptr[b.len - 1] != '/') {
+		pr_buf_addf(&path, "%s/%s", tree, b.ptr);
+		if (!stat(path.ptr, &st) && S_ISDIR(st.st_mode))
+			pr_buf_addch(&b, '/');
+	}
+	free(t->value);
+	t->value = pr_buf_detach(&b, NULL);
+	pr_buf_release(&path);
+}
+
+static void compile_tv(struct tv *t)
+{
+	struct pr_buf b = PR_BUF_INIT;
+
+	switch (t->type) {
+	case 'F':
+	case 'X':
+		pr_buf_addf(&b, "^%s", t->value);
+		t->re = rx_compile(b.ptr, b.len, 0);
+		pattern_prefix(t);
+		break;
+	case 'N':
+		t->re = rx_compile(t->value, strlen(t->value), PCRE2_EXTENDED);
+		break;
+	case 'K':
+		t->re = rx_compile(t->value, strlen(t->value), PCRE2_EXTENDED);
+		pr_buf_addf(&b, "^[+-].*%s", t->value);
+		t->re_patch = rx_compile(b.ptr, b.len, PCRE2_EXTENDED);
+		break;
+	default:
+		break;
+	}
+	pr_buf_release(&b);
+}
+
+static bool blank_or_comment(const char *s)
+{
+	while (perl_space((unsigned char)*s))
+		s++;
+	return !*s || *s == '#';
+}
+
+int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
+{
+	struct pr_maint *m = pr_calloc(1, sizeof(*m));
+	struct pr_buf text = PR_BUF_INIT;
+	pcre2_match_data *md = pcre2_match_data_create(OVEC, NULL);
+	char *p, *nl;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	if (!tree)
+		tree = ".";
+	for (i = 0; i < PR_ARRAY_SIZE(rx_src); i++) {
+		m->rx[i] = rx_compile(rx_src[i], PCRE2_ZERO_TERMINATED, 0);
+		if (!m->rx[i]) {
+			err = pr_error(PR_EINTERNAL,
+				       "regex %zu does not compile", i);
+			goto done;
+		}
+	}
+	pr_buf_init(&text, MAINT_BYTES);
+	err = pr_buf_read_file(&text, path);
+	if (err < 0) {
+		err = pr_error_wrap(err, "maintainers file '%s'", path);
+		goto done;
+	}
+	for (p = text.ptr; p < text.ptr + text.len; p = nl + 1) {
+		size_t len;
+		struct tv t = { 0 };
+
+		nl = memchr(p, '\n', text.ptr + text.len - p);
+		if (!nl)
+			nl = text.ptr + text.len;
+		*nl = '\0';
+		len = (size_t)(nl - p);
+		if (rx_match(m->rx[RX_TYPE], p, len, md)) {
+			t.type = p[0];
+			t.value = rx_group(md, p, 2);
+			if (t.type == 'F' || t.type == 'X')
+				convert_file_pattern(&t, tree);
+			compile_tv(&t);
+		} else if (!blank_or_comment(p)) {
+			t.value = pr_memdup(p, len);
+		} else {
+			continue;
+		}
+		PR_ALLOC_GROW(m->tv, m->ntv + 1, m->alloc_tv);
+		m->tv[m->ntv++] = t;
+	}
+	for (i = 0; i < m->ntv; i++)
+		if (m->tv[i].type && (i == 0 || !m->tv[i - 1].type))
+			m->nsections++;
+	read_mailmap(m, md, tree);
+	*out = m;
+	m = NULL;
+	err = 0;
+done:
+	pcre2_match_data_free(md);
+	pr_buf_release(&text);
+	pr_maint_free(m);
+	return err;
+}
+
+void pr_maint_free(struct pr_maint *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->ntv; i++) {
+		free(m->tv[i].value);
+		free(m->tv[i].prefix);
+		pcre2_code_free(m->tv[i].re);
+		pcre2_code_free(m->tv[i].re_patch);
+	}
+	free(m->tv);
+	for (i = 0; i < m->nnames; i++) {
+		free(m->names[i].key);
+		free(m->names[i].val);
+	}
+	for (i = 0; i < m->naddrs; i++) {
+		free(m->addrs[i].key);
+		free(m->addrs[i].val);
+	}
+	free(m->names);
+	free(m->addrs);
+	for (i = 0; i < PR_ARRAY_SIZE(m->rx); i++)
+		pcre2_code_free(m->rx[i]);
+	free(m);
+}
+
+size_t pr_maint_nsections(const struct pr_maint *m)
+{
+	return m->nsections;
+}
+
+void pr_maint_opts_init(struct pr_maint_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->maintainers = true;
+	o->reviewers = true;
+	o->lists = true;
+	o->rolestats = true;
+	o->keywords = true;
+}
+
+/* ---- routing ---- */
+
+struct strv {
+	char **v;
+	size_t nr, alloc;
+};
+
+static void strv_push(struct strv *s, char *str)
+{
+	PR_ALLOC_GROW(s->v, s->nr + 1, s->alloc);
+	s->v[s->nr++] = str;
+}
+
+static void strv_release(struct strv *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static bool strv_has(const struct strv *s, const char *str)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		if (!strcmp(s->v[i], str))
+			return true;
+	return false;
+}
+
+struct entry {
+	char *email;
+	char *role;
+};
+
+struct route {
+	const struct pr_maint *m;
+	const struct pr_maint_opts *o;
+	pcre2_match_data *md;
+	struct strv files;
+	size_t *ktvi;
+	size_t nktvi, alloc_ktvi;
+	struct entry *to, *lists;
+	size_t nto, alloc_to, nlists, alloc_lists;
+	struct strv hash_name, hash_addr, hash_list;
+	struct strv dd_name, dd_addr; /* keys; values in dd_val */
+	struct strv dd_vname, dd_vaddr;
+	struct strv subsystem, status;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Perl's sort_and_uniq on @files */
+static void sort_uniq_files(struct strv *f)
+{
+	size_t i, j = 0;
+
+	if (!f->nr)
+		return;
+	qsort(f->v, f->nr, sizeof(*f->v), cmp_str);
+	for (i = 1; i < f->nr; i++) {
+		if (!strcmp(f->v[i], f->v[j]))
+			free(f->v[i]);
+		else
+			f->v[++j] = f->v[i];
+	}
+	f->nr = j + 1;
+}
+
+/* @keyword_tvi is sorted as strings: "100" < "99". */
+static int cmp_tvi_str(const void *a, const void *b)
+{
+	char x[32], y[32];
+
+	snprintf(x, sizeof(x), "%zu", *(const size_t *)a);
+	snprintf(y, sizeof(y), "%zu", *(const size_t *)b);
+	return strcmp(x, y);
+}
+
+static void add_keyword_matches(struct route *r, const char *line, size_t len,
+				bool in_patch)
+{
+	const struct pr_maint *m = r->m;
+	size_t i;
+
+	for (i = 0; i < m->ntv; i++) {
+		const struct tv *t = &m->tv[i];
+
+		if (t->type != 'K')
+			continue;
+		if (rx_match(in_patch ? t->re_patch : t->re, line, len,
+			     r->md)) {
+			PR_ALLOC_GROW(r->ktvi, r->nktvi + 1, r->alloc_ktvi);
+			r->ktvi[r->nktvi++] = i;
+		}
+	}
+}
+
+static void read_patch(struct route *r, const struct pr_buf *patch)
+{
+	const struct pr_maint *m = r->m;
+	pcre2_match_data *md = r->md;
+	const char *p = patch->ptr, *end = patch->ptr + patch->len;
+	bool in_patch = false;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+
+		/* each line as Perl reads it: with its newline */
+		if (rx_match(m->rx[RX_MODE], p, len, md) ||
+		    rx_match(m->rx[RX_RENAME], p, len, md)) {
+			strv_push(&r->files, rx_group(md, p, 1));
+		} else if (rx_match(m->rx[RX_DIFFGIT], p, len, md)) {
+			strv_push(&r->files, rx_group(md, p, 1));
+			strv_push(&r->files, rx_group(md, p, 2));
+		} else if (rx_match(m->rx[RX_FIXES], p, len, md)) {
+			/* commit signers need git history: not used */
+		} else if (rx_match(m->rx[RX_PLUS], p, len, md) ||
+			   rx_match(m->rx[RX_MINUS], p, len, md)) {
+			char *f = rx_group(md, p, 1);
+			char *slash = strchr(f, '/');
+
+			/* s@^[^/]*\/@@ */
+			if (slash)
+				memmove(f, slash + 1, strlen(slash + 1) + 1);
+			strv_push(&r->files, f);
+			in_patch = true;
+		} else if (rx_match(m->rx[RX_HUNK], p, len, md)) {
+			/* ranges serve only git blame */
+		} else if (r->o->keywords) {
+			add_keyword_matches(r, p, len, in_patch);
+		}
+		p += len;
+	}
+	sort_uniq_files(&r->files);
+}
+
+static size_t count_slashes(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '/';
+	return n;
+}
+
+static bool file_match_pattern(struct route *r, const char *file,
+			       const struct tv *t)
+{
+	size_t flen = strlen(file), plen = strlen(t->value);
+
+	if (flen < t->prefix_len || memcmp(file, t->prefix, t->prefix_len))
+		return false;
+	if (!rx_match(t->re, file, flen, r->md))
+		return false;
+	if (plen && t->value[plen - 1] == '/')
+		return true;
+	return count_slashes(file) == count_slashes(t->value);
+}
+
+static size_t find_starting_index(const struct pr_maint *m, size_t i)
+{
+	while (i > 0) {
+		if (!m->tv[i].type)
+			break;
+		i--;
+	}
+	return i;
+}
+
+static size_t find_ending_index(const struct pr_maint *m, size_t i)
+{
+	while (i < m->ntv && m->tv[i].type)
+		i++;
+	return i;
+}
+
+/* The header, as "%.47s..." when longer than 50 bytes. */
+static char *subsystem_name(const struct pr_maint *m, size_t i)
+{
+	const char *s = m->tv[find_starting_index(m, i)].value;
+	size_t n = strlen(s);
+	char *out;
+
+	if (n <= 50)
+		return pr_strdup(s);
+	n = 47;
+	while (n && perl_space((unsigned char)s[n - 1]))
+		n--;
+	out = pr_malloc(n + 4);
+	memcpy(out, s, n);
+	memcpy(out + n, "...", 4);
+	return out;
+}
+
+static char *maintainer_role(const struct pr_maint *m, size_t i)
+{
+	size_t start = find_starting_index(m, i), end = find_ending_index(m, i);
+	const char *role = "unknown";
+	char *lc, *sub, *out;
+	struct pr_buf b = PR_BUF_INIT;
+	size_t j;
+
+	for (j = start + 1; j < end; j++)
+		if (m->tv[j].type == 'S')
+			role = m->tv[j].value;
+	lc = pr_strdup(role);
+	for (j = 0; lc[j]; j++)
+		if (lc[j] >= 'A' && lc[j] <= 'Z')
+			lc[j] = (char)(lc[j] - 'A' + 'a');
+	if (!strcmp(lc, "supported"))
+		role = "supporter";
+	else if (!strcmp(lc, "maintained"))
+		role = "maintainer";
+	else if (!strcmp(lc, "odd fixes"))
+		role = "odd fixer";
+	else if (!strcmp(lc, "orphan"))
+		role = "orphan minder";
+	else if (!strcmp(lc, "obsolete"))
+		role = "obsolete minder";
+	else if (!strcmp(lc, "buried alive in reporters"))
+		role = "chief penguin";
+	else
+		role = lc;
+	sub = subsystem_name(m, i);
+	pr_buf_addf(&b, "%s:%s", role, sub);
+	free(sub);
+	free(lc);
+	out = pr_buf_detach(&b, NULL);
+	return out;
+}
+
+static char *lower(const char *s)
+{
+	char *l = pr_strdup(s);
+	size_t i;
+
+	for (i = 0; l[i]; i++)
+		if (l[i] >= 'A' && l[i] <= 'Z')
+			l[i] = (char)(l[i] - 'A' + 'a');
+	return l;
+}
+
+static void push_email_address(struct route *r, const char *line,
+			       const char *role)
+{
+	char *name, *addr, *lname, *laddr;
+
+	parse_email(r->m, r->md, line, &name, &addr);
+	if (!*addr)
+		goto done;
+	lname = lower(name);
+	laddr = lower(addr);
+	/* email_inuse */
+	if ((*name && strv_has(&r->hash_name, lname)) ||
+	    strv_has(&r->hash_addr, laddr)) {
+		free(lname);
+		free(laddr);
+		goto done;
+	}
+	PR_ALLOC_GROW(r->to, r->nto + 1, r->alloc_to);
+	r->to[r->nto].email = format_email(r->m, r->md, name, addr);
+	r->to[r->nto].role = pr_strdup(role);
+	r->nto++;
+	if (*name)
+		strv_push(&r->hash_name, lname);
+	else
+		free(lname);
+	strv_push(&r->hash_addr, laddr);
+done:
+	free(name);
+	free(addr);
+}
+
+static void push_list(struct route *r, const char *addr, const char *kind,
+		      const char *role)
+{
+	struct pr_buf b = PR_BUF_INIT;
+
+	pr_buf_addf(&b, "%s list%s", kind, role);
+	PR_ALLOC_GROW(r->lists, r->nlists + 1, r->alloc_lists);
+	r->lists[r->nlists].email = pr_strdup(addr);
+	r->lists[r->nlists].role = pr_buf_detach(&b, NULL);
+	r->nlists++;
+	strv_push(&r->hash_list, lower(addr));
+}
+
+static void add_list(struct route *r, size_t i)
+{
+	const char *v = r->m->tv[i].value;
+	char *sub = subsystem_name(r->m, i);
+	char *addr, *extra, *laddr;
+	struct pr_buf role = PR_BUF_INIT;
+	const char *sp;
+
+	if (strcmp(sub, "THE REST"))
+		pr_buf_addf(&role, ":%s", sub);
+	/* m/([^\s]+)\s+(.*)$/: the first word, and what follows the space */
+	for (sp = v; *sp && !perl_space((unsigned char)*sp); sp++)
+		;
+	if (*sp && sp > v) {
+		const char *rest = sp;
+
+		while (*rest && perl_space((unsigned char)*rest))
+			rest++;
+		addr = pr_memdup(v, (size_t)(sp - v));
+		extra = pr_strdup(rest);
+	} else {
+		/* no match: the value stays whole, even a leading blank */
+		addr = pr_strdup(v);
+		extra = pr_strdup("");
+	}
+	laddr = lower(addr);
+	if (strstr(extra, "subscribers-only")) {
+		/* --no-s: subscriber lists are not mailed */
+	} else if (r->o->lists && !strv_has(&r->hash_list, laddr)) {
+		if (strstr(extra, "moderated"))
+			push_list(r, addr, "moderated", role.ptr);
+		else
+			push_list(r, addr, "open", role.ptr);
+	}
+	free(laddr);
+	free(addr);
+	free(extra);
+	free(sub);
+	pr_buf_release(&role);
+}
+
+static void add_categories(struct route *r, size_t idx)
+{
+	const struct pr_maint *m = r->m;
+	size_t start = find_starting_index(m, idx);
+	size_t end = find_ending_index(m, idx);
+	size_t i;
+
+	strv_push(&r->subsystem, pr_strdup(m->tv[start].value));
+	for (i = start + 1; i < end; i++) {
+		const struct tv *t = &m->tv[i];
+
+		if (t->type == 'L') {
+			add_list(r, i);
+		} else if (t->type == 'M' && r->o->maintainers) {
+			char *role = maintainer_role(m, i);
+
+			push_email_address(r, t->value, role);
+			free(role);
+		} else if (t->type == 'R' && r->o->reviewers) {
+			char *sub = subsystem_name(m, i);
+			struct pr_buf role = PR_BUF_INIT;
+
+			pr_buf_addf(&role, "reviewer:%s", sub);
+			push_email_address(r, t->value, role.ptr);
+			pr_buf_release(&role);
+			free(sub);
+		} else if (t->type == 'S') {
+			strv_push(&r->status, pr_strdup(t->value));
+		}
+	}
+}
+
+struct hit {
+	size_t tvi;
+	long depth;
+};
+
+static int cmp_hit(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? 1 : -1;
+	return x->tvi < y->tvi ? -1 : x->tvi > y->tvi;
+}
+
+static void match_file(struct route *r, const char *file, struct hit **hits,
+		       size_t *alloc)
+{
+	const struct pr_maint *m = r->m;
+	size_t nhits = 0, tvi, i;
+
+	for (tvi = 0; tvi < m->ntv && !m->tv[tvi].type; tvi++)
+		;
+	while (tvi < m->ntv) {
+		size_t start = find_starting_index(m, tvi);
+		size_t end = find_ending_index(m, tvi);
+		bool exclude = false, hit = false;
+		long depth = 0;
+
+		for (i = start; i < end && !exclude; i++)
+			if (m->tv[i].type == 'X' &&
+			    file_match_pattern(r, file, &m->tv[i]))
+				exclude = true;
+		for (i = start; i < end && !exclude; i++) {
+			const struct tv *t = &m->tv[i];
+
+			if (t->type == 'F' && file_match_pattern(r, file, t)) {
+				size_t vl = strlen(t->value);
+				long pd = (long)count_slashes(t->value);
+
+				if (!vl || t->value[vl - 1] != '/')
+					pd++;
+				if (!strncmp(t->value, ".*", 2))
+					pd = -1;
+				depth = pd;
+				hit = true;
+			} else if (t->type == 'N' &&
+				   rx_match(t->re, file, strlen(file), r->md)) {
+				depth = 0;
+				hit = true;
+			}
+		}
+		if (hit) {
+			PR_ALLOC_GROW(*hits, nhits + 1, *alloc);
+			(*hits)[nhits].tvi = tvi;
+			(*hits)[nhits].depth = depth;
+			nhits++;
+		}
+		tvi = end + 1;
+	}
+	/* deepest first; ties in MAINTAINERS order (Perl: hash order) */
+	qsort(*hits, nhits, sizeof(**hits), cmp_hit);
+	for (i = 0; i < nhits; i++)
+		add_categories(r, (*hits)[i].tvi);
+}
+
+/* Perl's deduplicate_email, with mailmap_email on both ends. */
+static char *mailmap_email(struct route *r, const char *line)
+{
+	const struct pr_maint *m = r->m;
+	char *name, *addr, *email, *out;
+	const char *rn, *ra, *v;
+
+	parse_email(m, r->md, line, &name, &addr);
+	email = format_email(m, r->md, name, addr);
+	rn = name;
+	ra = addr;
+	if (map_get(m->names, m->nnames, email) ||
+	    map_get(m->addrs, m->naddrs, email)) {
+		if ((v = map_get(m->names, m->nnames, email)))
+			rn = v;
+		if ((v = map_get(m->addrs, m->naddrs, email)))
+			ra = v;
+	} else {
+		if ((v = map_get(m->names, m->nnames, addr)))
+			rn = v;
+		if ((v = map_get(m->addrs, m->naddrs, addr)))
+			ra = v;
+	}
+	out = format_email(m, r->md, rn, ra);
+	free(name);
+	free(addr);
+	free(email);
+	return out;
+}
+
+static char *deduplicate_email(struct route *r, const char *in)
+{
+	char *name, *addr, *email, *lname, *laddr, *out;
+	size_t i;
+	bool matched = false;
+
+	parse_email(r->m, r->md, in, &name, &addr);
+	email = format_email(r->m, r->md, name, addr);
+	free(name);
+	free(addr);
+	out = mailmap_email(r, email);
+	free(email);
+	parse_email(r->m, r->md, out, &name, &addr);
+	free(out);
+	lname = lower(name);
+	laddr = lower(addr);
+	for (i = 0; *name && i < r->dd_name.nr; i++) {
+		if (!strcmp(r->dd_name.v[i], lname)) {
+			free(name);
+			free(addr);
+			name = pr_strdup(r->dd_vname.v[i]);
+			addr = pr_strdup(r->dd_vaddr.v[i]);
+			matched = true;
+			break;
+		}
+	}
+	for (i = 0; !matched && i < r->dd_addr.nr; i++) {
+		if (!strcmp(r->dd_addr.v[i], laddr)) {
+			free(name);
+			free(addr);
+			name = pr_strdup(r->dd_vname.v[i]);
+			addr = pr_strdup(r->dd_vaddr.v[i]);
+			matched = true;
+		}
+	}
+	if (!matched) {
+		/* both keys are set together, so index i pairs them */
+		strv_push(&r->dd_name, lname);
+		strv_push(&r->dd_addr, laddr);
+		strv_push(&r->dd_vname, pr_strdup(name));
+		strv_push(&r->dd_vaddr, pr_strdup(addr));
+	} else {
+		free(lname);
+		free(laddr);
+	}
+	email = format_email(r->m, r->md, name, addr);
+	out = mailmap_email(r, email);
+	free(email);
+	free(name);
+	free(addr);
+	return out;
+}
+
+static void output(struct pr_buf *out, const struct pr_maint_opts *o, char **v,
+		   size_t n)
+{
+	bool multi = !o->separator || !strcmp(o->separator, ", ");
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (multi) {
+			pr_buf_addf(out, "%s\n", v[i]);
+		} else {
+			if (i)
+				pr_buf_adds(out, o->separator);
+			pr_buf_adds(out, v[i]);
+		}
+	}
+	if (!multi)
+		pr_buf_addch(out, '\n');
+}
+
+/* uniq: first occurrences, in order; the strings stay owned by s */
+static void uniq(struct strv *s, struct strv *u)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		if (!strv_has(u, s->v[i]))
+			strv_push(u, s->v[i]);
+}
+
+static void entries_free(struct entry *e, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(e[i].email);
+		free(e[i].role);
+	}
+	free(e);
+}
+
+int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
+		   const struct pr_maint_opts *o, const struct pr_buf *patches,
+		   size_t n)
+{
+	struct route r = { 0 };
+	struct hit *hits = NULL;
+	size_t alloc_hits = 0, i;
+	struct strv lines = { 0 }, u = { 0 };
+	pcre2_code *chief = NULL;
+	const char *chief_src =
+		"Linus Torvalds <torvalds@linux-foundation.org>";
+	int err = 0;
+
+	r.m = m;
+	r.o = o;
+	r.md = pcre2_match_data_create(OVEC, NULL);
+	for (i = 0; i < n; i++)
+		read_patch(&r, &patches[i]);
+	for (i = 0; i < r.files.nr; i++)
+		match_file(&r, r.files.v[i], &hits, &alloc_hits);
+	if (o->keywords) {
+		size_t j = 0;
+
+		qsort(r.ktvi, r.nktvi, sizeof(*r.ktvi), cmp_tvi_str);
+		for (i = 0; i < r.nktvi; i++) {
+			if (i && r.ktvi[i] == r.ktvi[i - 1])
+				continue;
+			r.ktvi[j++] = r.ktvi[i];
+		}
+		for (i = 0; i < j; i++)
+			add_categories(&r, r.ktvi[i]);
+	}
+	for (i = 0; i < r.nto; i++) {
+		char *e = deduplicate_email(&r, r.to[i].email);
+
+		free(r.to[i].email);
+		r.to[i].email = e;
+	}
+	for (i = 0; i < r.nlists; i++) {
+		char *e = deduplicate_email(&r, r.lists[i].email);
+
+		free(r.lists[i].email);
+		r.lists[i].email = e;
+	}
+	/* the chief penguin is dropped unless asked for (a regex match) */
+	chief = rx_compile(chief_src, PCRE2_ZERO_TERMINATED, 0);
+	{
+		size_t j = 0;
+
+		for (i = 0; i < r.nto; i++) {
+			if (rx_match(chief, r.to[i].email,
+				     strlen(r.to[i].email), r.md)) {
+				free(r.to[i].email);
+				free(r.to[i].role);
+				continue;
+			}
+			r.to[j++] = r.to[i];
+		}
+		r.nto = j;
+	}
+	/* merge_email */
+	{
+		struct strv saw = { 0 };
+		struct entry *all[2] = { r.to, r.lists };
+		size_t cnt[2] = { r.nto, r.nlists };
+		size_t k;
+
+		for (k = 0; k < 2; k++) {
+			for (i = 0; i < cnt[k]; i++) {
+				struct pr_buf b = PR_BUF_INIT;
+
+				if (strv_has(&saw, all[k][i].email))
+					continue;
+				strv_push(&saw, pr_strdup(all[k][i].email));
+				if (o->rolestats)
+					pr_buf_addf(&b, "%s (%s)",
+						    all[k][i].email,
+						    all[k][i].role);
+				else
+					pr_buf_adds(&b, all[k][i].email);
+				strv_push(&lines, pr_buf_detach(&b, NULL));
+			}
+		}
+		strv_release(&saw);
+	}
+	if (lines.nr)
+		output(out, o, lines.v, lines.nr);
+	if (o->status) {
+		uniq(&r.status, &u);
+		output(out, o, u.v, u.nr);
+		free(u.v);
+		memset(&u, 0, sizeof(u));
+	}
+	if (o->subsystem) {
+		uniq(&r.subsystem, &u);
+		output(out, o, u.v, u.nr);
+		free(u.v);
+		memset(&u, 0, sizeof(u));
+	}
+	pcre2_code_free(chief);
+	pcre2_match_data_free(r.md);
+	free(hits);
+	free(r.ktvi);
+	strv_release(&lines);
+	strv_release(&r.files);
+	strv_release(&r.hash_name);
+	strv_release(&r.hash_addr);
+	strv_release(&r.hash_list);
+	strv_release(&r.dd_name);
+	strv_release(&r.dd_addr);
+	strv_release(&r.dd_vname);
+	strv_release(&r.dd_vaddr);
+	strv_release(&r.subsystem);
+	strv_release(&r.status);
+	entries_free(r.to, r.nto);
+	entries_free(r.lists, r.nlists);
+	return err;
+}

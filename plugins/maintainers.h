@@ -1,0 +1,60 @@
+#ifndef PR_MAINTAINERS_H
+#define PR_MAINTAINERS_H
+
+#include "pr.h"
+
+/*
+ * MAINTAINERS: the kernel's routing file, parsed once and matched against
+ * patches with the exact answers of scripts/get_maintainer.pl (6.1) run as
+ * `get_maintainer.pl --no-git --no-git-fallback` from the tree's top.
+ *
+ * Invariants:
+ * - A loaded struct pr_maint is read-only; pr_maint_route() may be called on
+ *   it from several threads at once (each call owns its match data).
+ * - Every F:/X:/N:/K: value is compiled with PCRE2 once, as get_maintainer.pl
+ *   converts it (F/X: '.' -> '\.', '*' -> '.*', '?' -> '.', a trailing '/'
+ *   for an existing directory; N/K: Perl regexes with /x).  A value that
+ *   does not compile never matches.
+ * - F: directories are tested against `tree` (get_maintainer.pl's cwd), and
+ *   .mailmap is read from `tree` when present.
+ * - Sections that match a file at the same depth are ordered as they stand
+ *   in MAINTAINERS (get_maintainer.pl uses Perl's random hash order there).
+ * - The output is the whole of get_maintainer.pl's standard output, newline
+ *   terminated lines, appended to `out`.
+ */
+
+struct pr_maint;
+
+struct pr_maint_opts {
+	bool maintainers; /* --m: M: entries (default on) */
+	bool reviewers; /* --r: R: entries (default on) */
+	bool lists; /* --l: L: entries (default on) */
+	bool rolestats; /* --rolestats: "(role:SECTION)" (default on) */
+	bool keywords; /* --keywords: K: on patch content (default on) */
+	bool subsystem; /* --subsystem: section names after the addresses */
+	bool status; /* --status: S: values after the addresses */
+	const char *separator; /* NULL or ", ": one address a line */
+};
+
+/* The defaults of get_maintainer.pl. */
+void pr_maint_opts_init(struct pr_maint_opts *o);
+
+/*
+ * Parse the MAINTAINERS file at `path`; `tree` (NULL means ".") is the
+ * kernel tree's top.  Errors name the file.
+ */
+int pr_maint_load(struct pr_maint **out, const char *path, const char *tree);
+void pr_maint_free(struct pr_maint *m);
+
+/* Number of sections (a header line and its entries). */
+size_t pr_maint_nsections(const struct pr_maint *m);
+
+/*
+ * Route `n` patches (the raw text of each, as get_maintainer.pl reads its
+ * PATCH arguments) and append get_maintainer.pl's output to `out`.
+ */
+int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
+		   const struct pr_maint_opts *o, const struct pr_buf *patches,
+		   size_t n);
+
+#endif
