@@ -21,6 +21,7 @@ struct check_step {
 	const char *type;
 	struct pr_size_limit_ctx size;
 	struct pr_mass_edit_opts mass;
+	struct pr_msg_lint_opts lint;
 	const char *allow[16];
 	size_t nr_allow;
 };
@@ -258,6 +259,21 @@ static int set_option(struct check_step *s, const char *key, const char *v)
 	size_t i;
 	int err;
 
+	if (!strcmp(s->type, "msg-lint")) {
+		if (!strcmp(key, "subject-max") || !strcmp(key, "body-max")) {
+			err = parse_u64(&n, key, v);
+			if (!err && n > 10000)
+				err = pr_error(PR_EINVAL,
+					       "option '%s': '%s' is too large",
+					       key, v);
+			if (!err && key[0] == 's')
+				s->lint.subject_max = (unsigned)n;
+			else if (!err)
+				s->lint.body_max = (unsigned)n;
+			return err;
+		}
+		return pr_msg_lint_set(&s->lint, key, v);
+	}
 	if (!strcmp(s->type, "size-limit")) {
 		for (i = 0; i < PR_ARRAY_SIZE(sizes); i++)
 			if (!strcmp(key, sizes[i].key)) {
@@ -327,9 +343,12 @@ static int parse_step(struct check_step *s, char *spec)
 		pr_size_limit_defaults(&s->size);
 	else if (!strcmp(spec, "mass-edit"))
 		pr_mass_edit_defaults(&s->mass);
+	else if (!strcmp(spec, "msg-lint"))
+		pr_msg_lint_defaults(&s->lint);
 	else
 		return pr_error(PR_EINVAL,
-				"step '%s': not one of size-limit, mass-edit",
+				"step '%s': not one of size-limit, mass-edit, "
+				"msg-lint",
 				spec);
 	for (kv = opts; !err && kv && *kv;) {
 		char *comma = strchr(kv, ','), *eq;
@@ -428,6 +447,9 @@ int cmd_check(int argc, char **argv)
 		if (!strcmp(steps[i].type, "size-limit"))
 			err = pr_size_limit_check(&report, steps[i].type,
 						  &steps[i].size, v);
+		else if (!strcmp(steps[i].type, "msg-lint"))
+			err = pr_msg_lint_check(&report, steps[i].type,
+						&steps[i].lint, v);
 		else
 			err = pr_mass_edit_check(&report, steps[i].type,
 						 &steps[i].mass, v);

@@ -58,4 +58,51 @@ int pr_mass_edit_substitution(char **s, char **t, const char *old,
 /* "46,294": n with thousands separators, appended to b. */
 int pr_buf_add_count(struct pr_buf *b, uint64_t n);
 
+/*
+ * msg-lint: commit-message rules.  Each rule has an id, a default severity
+ * (a route may change it, or turn it off with PR_VERDICT_SKIP) and a
+ * one-line explanation that says how to fix it.  Findings are per patch.
+ */
+enum pr_msg_lint_rule_id {
+	PR_ML_SIGNOFF_MISSING = 0,
+	PR_ML_SIGNOFF_AUTHOR_MISMATCH,
+	PR_ML_SUBJECT_PREFIX,
+	PR_ML_SUBJECT_LENGTH,
+	PR_ML_SUBJECT_TRAILING_PERIOD,
+	PR_ML_BODY_EMPTY,
+	PR_ML_BODY_LINE_LENGTH,
+	PR_ML_FIXES_FORMAT,
+	PR_ML_LINK_LKML_ORG,
+	PR_ML_REPORTED_BY_WITHOUT_CLOSES,
+	PR_ML_TRAILER_UNKNOWN,
+	PR_ML_CO_DEVELOPED_BY_WITHOUT_SIGNOFF,
+	PR_ML_FIXUP_COMMIT,
+	PR_ML_MERGE_COMMIT,
+	PR_ML_NOREPLY_AUTHOR,
+	PR_ML_NR
+};
+
+struct pr_msg_lint_rule {
+	const char *id; /* "signoff-missing" */
+	enum pr_verdict severity; /* default */
+	const char *explain; /* one line, with the fix */
+};
+
+/* The rule table, indexed by enum pr_msg_lint_rule_id. */
+const struct pr_msg_lint_rule *pr_msg_lint_rules(void);
+
+struct pr_msg_lint_opts {
+	enum pr_verdict severity[PR_ML_NR]; /* SKIP: rule off */
+	unsigned subject_max; /* 75 */
+	unsigned body_max; /* 75 */
+};
+
+void pr_msg_lint_defaults(struct pr_msg_lint_opts *o);
+/* Set a rule's severity by id ("off", "warn", "fail"). */
+int pr_msg_lint_set(struct pr_msg_lint_opts *o, const char *id,
+		    const char *severity);
+int pr_msg_lint_check(struct pr_report *r, const char *step,
+		      const struct pr_msg_lint_opts *o,
+		      const struct pr_version *v);
+
 #endif
