@@ -54,6 +54,27 @@ grep -q "^pass size-limit: $1 files, +$2 -$3 lines, 1 patches" "$T/ok.out" ||
 grep -q "^pass mass-edit: no mechanical mass edit found" "$T/ok.out" ||
 	fail "normal patch: mass-edit did not pass"
 
+# A clean series of two well-formed commits passes every step.
+printf 'int e;\n' >>"$G/a.c"
+git -C "$G" commit -q -a -s -m "foo: add e
+
+The test needs a third commit, so add one more variable to the file." || fail "commit 2b"
+git -C "$G" format-patch -q -2 -o "$T/series" || fail "format-patch series"
+"$PATCHRELAY" check --step size-limit --step mass-edit --step msg-lint "$T"/series/*.patch >"$T/series.out"
+rc=$?
+cat "$T/series.out"
+[ $rc -eq 0 ] || fail "clean series: exit $rc, want 0"
+grep -q "^pass msg-lint: 2 patch(es), every message rule passes" "$T/series.out" ||
+	fail "clean series: msg-lint did not pass"
+if [ -f "$SEED" ]; then
+	"$PATCHRELAY" check --step msg-lint --format markdown "$SEED" >"$T/seed.md" 2>/dev/null
+	[ $? -eq 1 ] || fail "seed msg-lint: want exit 1"
+	grep -q '^- \*\*fail\*\* `msg-lint/signoff-missing` patch 1' "$T/seed.md" ||
+		fail "seed msg-lint markdown: no signoff-missing"
+	"$PATCHRELAY" check --step msg-lint:signoff-missing=off,subject-prefix=off,body-empty=off "$SEED" >/dev/null
+	[ $? -eq 0 ] || fail "rules turned off: want exit 0"
+fi
+
 # A synthetic mass rename over 30 files.
 i=0
 while [ $i -lt 30 ]; do
