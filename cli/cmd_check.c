@@ -132,7 +132,7 @@ not_trailers:
 
 static int read_patch(struct pr_patch **out, const char *path)
 {
-	struct pr_buf raw = PR_BUF_INIT, body = PR_BUF_INIT;
+	struct pr_buf raw = PR_BUF_INIT, body = PR_BUF_INIT, hdr = PR_BUF_INIT;
 	struct pr_patch *p = pr_patch_new();
 	const char *l, *diff, *stat = NULL;
 	bool in_headers = true;
@@ -162,6 +162,17 @@ static int read_patch(struct pr_patch **out, const char *path)
 				l = next;
 				continue;
 			}
+			/* Unfold: continuation lines start with a blank. */
+			pr_buf_reset(&hdr);
+			pr_buf_add(&hdr, l, n);
+			while (*next == ' ' || *next == '\t') {
+				size_t cn = strcspn(next, "\n");
+
+				pr_buf_add(&hdr, next, cn);
+				next = next[cn] ? next + cn + 1 : next + cn;
+			}
+			l = hdr.ptr;
+			n = hdr.len;
 			colon = memchr(l, ':', n);
 			colon = colon ? colon + 1 : l + n;
 			v = trimmed(colon, (size_t)(l + n - colon));
@@ -215,6 +226,7 @@ done:
 	pr_patch_free(p);
 	pr_buf_release(&raw);
 	pr_buf_release(&body);
+	pr_buf_release(&hdr);
 	return err;
 }
 

@@ -118,4 +118,17 @@ grep -q "allowed by allow-submitters" "$T/allow.out" || fail "allow: no message"
 [ $? -eq 2 ] || fail "missing file: want exit 2"
 "$PATCHRELAY" check --step size-limit:max-files=1 "$P" >/dev/null
 [ $? -eq 1 ] || fail "max-files=1 on 2 files: want exit 1"
+# A folded long subject is read whole: its length is git mailinfo's.
+printf 'int f;\n' >>"$G/a.c"
+git -C "$G" commit -q -a -s -m "foo: a subject line that is long enough that git format-patch will fold it in two
+
+Body text for the long subject." || fail "commit 5"
+git -C "$G" format-patch -q -1 -o "$T/long" || fail "format-patch 3"
+L=$(ls "$T"/long/*.patch)
+git mailinfo "$T/msg" "$T/patch" <"$L" >"$T/info" || fail "git mailinfo"
+want=$(sed -n 's/^Subject: //p' "$T/info" | tr -d '\n' | wc -c)
+"$PATCHRELAY" check --step msg-lint "$L" >"$T/long.out"
+cat "$T/long.out"
+grep -q "subject-length patch 1: subject has $want characters, over 75" "$T/long.out" ||
+	fail "long subject: length differs from git mailinfo's ($want)"
 echo "check_seed: ok"
