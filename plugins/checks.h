@@ -105,4 +105,23 @@ int pr_msg_lint_check(struct pr_report *r, const char *step,
 		      const struct pr_msg_lint_opts *o,
 		      const struct pr_version *v);
 
+/* run() of the size-limit definition (plugins/size_limit.c). */
+int pr_size_limit_run(struct pr_instance *inst, struct pr_series *s,
+		      struct pr_version *v, struct pr_report *report);
+
+/* Config contexts of the mass-edit and msg-lint definitions. */
+struct pr_mass_edit_ctx {
+	int64_t min_lines, min_files, min_share; /* share in percent */
+	char *severity; /* "warn" or "fail" */
+	struct pr_strlist allow_submitters;
+};
+
+struct pr_msg_lint_ctx {
+	int64_t subject_max, body_max;
+	char *severity[PR_ML_NR]; /* "off", "warn", "fail"; NULL: default */
+};
+
+extern const struct pr_plugin_type pr_plugin_mass_edit;
+extern const struct pr_plugin_type pr_plugin_msg_lint;
+
 #endif

@@ -375,3 +375,62 @@ int pr_mass_edit_check(struct pr_report *r, const char *step,
 	pr_buf_release(&m);
 	return 0;
 }
+
+static const char *const me_severities[] = { "warn", "fail", NULL };
+
+static const struct pr_option mass_edit_options[] = {
+	{ "min-lines", PR_OPT_INT, "50",
+	  "changed line pairs needed before a finding",
+	  offsetof(struct pr_mass_edit_ctx, min_lines), false, NULL },
+	{ "min-files", PR_OPT_INT, "20",
+	  "files (diff or diffstat) needed before a finding",
+	  offsetof(struct pr_mass_edit_ctx, min_files), false, NULL },
+	{ "min-share", PR_OPT_INT, "50",
+	  "percent of changed lines a few substitutions must explain",
+	  offsetof(struct pr_mass_edit_ctx, min_share), false, NULL },
+	{ "severity", PR_OPT_ENUM, "fail", "verdict of a finding",
+	  offsetof(struct pr_mass_edit_ctx, severity), false, me_severities },
+	{ "allow-submitters", PR_OPT_LIST, NULL,
+	  "author addresses allowed to send tree-wide edits",
+	  offsetof(struct pr_mass_edit_ctx, allow_submitters), false, NULL },
+	PR_OPTIONS_END,
+};
+
+static int mass_edit_run(struct pr_instance *inst, struct pr_series *s,
+			 struct pr_version *v, struct pr_report *report)
+{
+	const struct pr_mass_edit_ctx *c = inst->ctx;
+	struct pr_mass_edit_opts o;
+	const char **allow = NULL;
+	size_t i;
+	int err;
+
+	PR_UNUSED(s);
+	pr_mass_edit_defaults(&o);
+	/* The loader fills defaults; 0 still means "not set" here. */
+	if (c->min_lines > 0)
+		o.min_lines = (uint64_t)c->min_lines;
+	if (c->min_files > 0)
+		o.min_files = (uint64_t)c->min_files;
+	if (c->min_share > 0)
+		o.min_share = (double)c->min_share / 100.0;
+	if (c->severity && !strcmp(c->severity, "warn"))
+		o.severity = PR_VERDICT_WARN;
+	allow = pr_calloc(c->allow_submitters.nr + 1, sizeof(*allow));
+	for (i = 0; i < c->allow_submitters.nr; i++)
+		allow[i] = c->allow_submitters.items[i];
+	o.allow_submitters = allow;
+	err = pr_mass_edit_check(report, inst->name, &o, v);
+	free(allow);
+	return err;
+}
+
+const struct pr_plugin_type pr_plugin_mass_edit = {
+	.abi = PR_ABI_VERSION,
+	.name = "mass-edit",
+	.summary = "fail on mechanical mass edits and whitespace churn",
+	.kind = PR_PLUGIN_CHECK,
+	.options = mass_edit_options,
+	.ctx_size = sizeof(struct pr_mass_edit_ctx),
+	.run = mass_edit_run,
+};

@@ -337,3 +337,72 @@ int pr_msg_lint_check(struct pr_report *r, const char *step,
 			      v->nr);
 	return 0;
 }
+
+static const char *const ml_severities[] = { "off", "warn", "fail", NULL };
+
+/* One option per rule, its key the rule id (kept equal to rules[].id). */
+#define ML_SEV(rule, id)                                             \
+	{                                                            \
+		id, PR_OPT_ENUM, NULL,                               \
+			"severity of this rule: off, warn or fail",  \
+			offsetof(struct pr_msg_lint_ctx, severity) + \
+				(rule) * sizeof(char *),             \
+			false, ml_severities                         \
+	}
+
+static const struct pr_option msg_lint_options[] = {
+	{ "subject-max", PR_OPT_INT, "75", "longest subject",
+	  offsetof(struct pr_msg_lint_ctx, subject_max), false, NULL },
+	{ "body-max", PR_OPT_INT, "75", "longest body line",
+	  offsetof(struct pr_msg_lint_ctx, body_max), false, NULL },
+	ML_SEV(PR_ML_SIGNOFF_MISSING, "signoff-missing"),
+	ML_SEV(PR_ML_SIGNOFF_AUTHOR_MISMATCH, "signoff-author-mismatch"),
+	ML_SEV(PR_ML_SUBJECT_PREFIX, "subject-prefix"),
+	ML_SEV(PR_ML_SUBJECT_LENGTH, "subject-length"),
+	ML_SEV(PR_ML_SUBJECT_TRAILING_PERIOD, "subject-trailing-period"),
+	ML_SEV(PR_ML_BODY_EMPTY, "body-empty"),
+	ML_SEV(PR_ML_BODY_LINE_LENGTH, "body-line-length"),
+	ML_SEV(PR_ML_FIXES_FORMAT, "fixes-format"),
+	ML_SEV(PR_ML_LINK_LKML_ORG, "link-lkml-org"),
+	ML_SEV(PR_ML_REPORTED_BY_WITHOUT_CLOSES, "reported-by-without-closes"),
+	ML_SEV(PR_ML_TRAILER_UNKNOWN, "trailer-unknown"),
+	ML_SEV(PR_ML_CO_DEVELOPED_BY_WITHOUT_SIGNOFF,
+	       "co-developed-by-without-signoff"),
+	ML_SEV(PR_ML_FIXUP_COMMIT, "fixup-commit"),
+	ML_SEV(PR_ML_MERGE_COMMIT, "merge-commit"),
+	ML_SEV(PR_ML_NOREPLY_AUTHOR, "noreply-author"),
+	PR_OPTIONS_END,
+};
+
+static int msg_lint_run(struct pr_instance *inst, struct pr_series *s,
+			struct pr_version *v, struct pr_report *report)
+{
+	const struct pr_msg_lint_ctx *c = inst->ctx;
+	struct pr_msg_lint_opts o;
+	size_t i;
+	int err;
+
+	PR_UNUSED(s);
+	pr_msg_lint_defaults(&o);
+	if (c->subject_max > 0)
+		o.subject_max = (unsigned)c->subject_max;
+	if (c->body_max > 0)
+		o.body_max = (unsigned)c->body_max;
+	for (i = 0; i < PR_ML_NR; i++)
+		if (c->severity[i]) {
+			err = pr_msg_lint_set(&o, rules[i].id, c->severity[i]);
+			if (err)
+				return err;
+		}
+	return pr_msg_lint_check(report, inst->name, &o, v);
+}
+
+const struct pr_plugin_type pr_plugin_msg_lint = {
+	.abi = PR_ABI_VERSION,
+	.name = "msg-lint",
+	.summary = "check commit messages against the kernel's rules",
+	.kind = PR_PLUGIN_CHECK,
+	.options = msg_lint_options,
+	.ctx_size = sizeof(struct pr_msg_lint_ctx),
+	.run = msg_lint_run,
+};

@@ -180,3 +180,10 @@ int pr_size_limit_check(struct pr_report *r, const char *step,
 			      (unsigned long long)f.patches);
 	return 0;
 }
+
+int pr_size_limit_run(struct pr_instance *inst, struct pr_series *s,
+		      struct pr_version *v, struct pr_report *report)
+{
+	PR_UNUSED(s);
+	return pr_size_limit_check(report, inst->name, inst->ctx, v);
+}

@@ -192,6 +192,41 @@ static void test_count_format(void **state)
 	pr_buf_release(&b);
 }
 
+static void test_plugin_runs(void **state)
+{
+	struct pr_mass_edit_ctx mctx = { 0 };
+	struct pr_size_limit_ctx sctx = { 0 };
+	struct pr_instance inst = { 0 };
+	struct pr_report r = PR_REPORT_INIT;
+	char *d = rename_diff(25, 4, false);
+	struct pr_version *v = version_of("a@example.org", d);
+	char *allow[] = { (char *)"a@example.org" };
+
+	inst.name = "me";
+	inst.ctx = &mctx;
+	mctx.severity = (char *)"warn";
+	assert_int_equal(pr_plugin_mass_edit.run(&inst, NULL, v, &r), 0);
+	assert_int_equal(r.items[0].verdict, PR_VERDICT_WARN);
+	pr_report_release(&r);
+	mctx.allow_submitters.items = allow;
+	mctx.allow_submitters.nr = 1;
+	assert_int_equal(pr_plugin_mass_edit.run(&inst, NULL, v, &r), 0);
+	assert_string_equal(r.items[0].rule, "allowed");
+	pr_report_release(&r);
+
+	inst.name = "size";
+	inst.ctx = &sctx;
+	sctx.max_files = 10;
+	assert_non_null(pr_plugin_size_limit.run);
+	assert_int_equal(pr_plugin_size_limit.run(&inst, NULL, v, &r), 0);
+	assert_int_equal(r.items[0].verdict, PR_VERDICT_FAIL);
+	assert_string_equal(r.items[0].step, "size");
+	assert_non_null(strstr(r.items[0].message, "25 files changed"));
+	pr_report_release(&r);
+	pr_version_free(v);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_check_small_passes),
 		cmocka_unit_test(test_size_figures_diffstat),
 		cmocka_unit_test(test_count_format),
+		cmocka_unit_test(test_plugin_runs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -243,6 +243,43 @@ static void test_severity_per_route(void **state)
 	pr_version_free(v);
 }
 
+static void test_plugin_definition(void **state)
+{
+	const struct pr_plugin_type *t = &pr_plugin_msg_lint;
+	const struct pr_msg_lint_rule *rules = pr_msg_lint_rules();
+	struct pr_msg_lint_ctx ctx = { 0 };
+	struct pr_instance inst = { 0 };
+	struct pr_version *v = pr_version_new(1);
+	struct pr_report r = PR_REPORT_INIT;
+	const struct pr_option *opt;
+	size_t i;
+
+	/* Every rule is an option whose key is its id, at its own slot. */
+	for (i = 0; i < PR_ML_NR; i++) {
+		for (opt = t->options; opt->key; opt++)
+			if (!strcmp(opt->key, rules[i].id))
+				break;
+		assert_non_null(opt->key);
+		assert_int_equal(opt->offset,
+				 offsetof(struct pr_msg_lint_ctx, severity) +
+					 i * sizeof(char *));
+	}
+	ctx.severity[PR_ML_SUBJECT_PREFIX] = (char *)"fail";
+	inst.name = "lint";
+	inst.ctx = &ctx;
+	pr_version_add_patch(v, make_patch(NULL, "no prefix", NULL, NULL));
+	assert_int_equal(t->run(&inst, NULL, v, &r), 0);
+	assert_int_equal(r.nr, 1);
+	assert_string_equal(r.items[0].rule, "subject-prefix");
+	assert_int_equal(r.items[0].verdict, PR_VERDICT_FAIL);
+	pr_report_release(&r);
+	ctx.severity[PR_ML_SUBJECT_PREFIX] = (char *)"off";
+	assert_int_equal(t->run(&inst, NULL, v, &r), 0);
+	assert_int_equal(r.items[0].verdict, PR_VERDICT_PASS);
+	pr_report_release(&r);
+	pr_version_free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_every_rule_has_a_case),
 		cmocka_unit_test(test_clean_passes),
 		cmocka_unit_test(test_severity_per_route),
+		cmocka_unit_test(test_plugin_definition),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
