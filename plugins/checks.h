@@ -124,4 +124,26 @@ struct pr_msg_lint_ctx {
 extern const struct pr_plugin_type pr_plugin_mass_edit;
 extern const struct pr_plugin_type pr_plugin_msg_lint;
 
+/*
+ * exec: run an external command (argv[0] looked up in PATH, no shell) per
+ * patch or per series, the mbox on standard input, PR_PATCH_INDEX (1-based,
+ * 0 for the series), PR_PATCH_TOTAL and PR_SUBJECT in the environment.
+ * Exit 0 passes, a status in warn_status warns, anything else fails; a
+ * timeout kills the command's process group and fails.  Output past
+ * output_cap is dropped and counted in the detail.
+ */
+struct pr_exec_opts {
+	const char *const *argv; /* NULL-terminated */
+	const char *cwd; /* NULL: the current directory */
+	int64_t timeout_ms;
+	size_t output_cap;
+	bool per_patch;
+	int warn_status[8];
+	size_t nr_warn_status;
+};
+
+void pr_exec_defaults(struct pr_exec_opts *o);
+int pr_exec_check(struct pr_report *r, const char *step,
+		  const struct pr_exec_opts *o, const struct pr_version *v);
+
 #endif
