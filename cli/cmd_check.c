@@ -22,6 +22,8 @@ struct check_step {
 	struct pr_size_limit_ctx size;
 	struct pr_mass_edit_opts mass;
 	struct pr_msg_lint_opts lint;
+	struct pr_exec_opts exec;
+	char *argv[32]; /* exec's cmd= split at spaces (no shell) */
 	const char *allow[16];
 	size_t nr_allow;
 };
@@ -271,6 +273,80 @@ static int set_option(struct check_step *s, const char *key, const char *v)
 	size_t i;
 	int err;
 
+	if (!strcmp(s->type, "exec")) {
+		if (!strcmp(key, "cmd")) {
+			/* Words at spaces, in place; never through a shell. */
+			char *w = (char *)v;
+			size_t nr = 0;
+
+			while (*w) {
+				while (*w == ' ')
+					*w++ = '\0';
+				if (!*w)
+					break;
+				if (nr + 1 >= PR_ARRAY_SIZE(s->argv))
+					return pr_error(PR_ETOOBIG,
+							"option 'cmd': too "
+							"many words");
+				s->argv[nr++] = w;
+				while (*w && *w != ' ')
+					w++;
+			}
+			s->argv[nr] = NULL;
+			s->exec.argv = (const char *const *)s->argv;
+			return nr ? 0
+				  : pr_error(PR_EINVAL, "option 'cmd': empty");
+		}
+		if (!strcmp(key, "timeout")) {
+			size_t len = strlen(v);
+			bool secs = len && v[len - 1] == 's';
+			char num[32];
+
+			if (len >= sizeof(num))
+				return pr_error(PR_EINVAL,
+						"option 'timeout': '%s' is too "
+						"long",
+						v);
+			memcpy(num, v, len + 1);
+			if (secs)
+				num[len - 1] = '\0';
+			err = parse_u64(&n, key, num);
+			if (!err)
+				s->exec.timeout_ms =
+					(int64_t)(secs ? n * 1000 : n);
+			return err;
+		}
+		if (!strcmp(key, "output-cap")) {
+			err = parse_u64(&n, key, v);
+			if (!err)
+				s->exec.output_cap = (size_t)n;
+			return err;
+		}
+		if (!strcmp(key, "per-patch")) {
+			s->exec.per_patch = !strcmp(v, "yes") ||
+					    !strcmp(v, "1");
+			return 0;
+		}
+		if (!strcmp(key, "cwd")) {
+			s->exec.cwd = v;
+			return 0;
+		}
+		if (!strcmp(key, "warn-status")) {
+			err = parse_u64(&n, key, v);
+			if (!err &&
+			    (n > 255 ||
+			     s->exec.nr_warn_status ==
+				     PR_ARRAY_SIZE(s->exec.warn_status)))
+				err = pr_error(PR_EINVAL,
+					       "option 'warn-status': '%s' "
+					       "is over 255 or one too many",
+					       v);
+			if (!err)
+				s->exec.warn_status[s->exec.nr_warn_status++] =
+					(int)n;
+			return err;
+		}
+	}
 	if (!strcmp(s->type, "msg-lint")) {
 		if (!strcmp(key, "subject-max") || !strcmp(key, "body-max")) {
 			err = parse_u64(&n, key, v);
@@ -357,10 +433,12 @@ static int parse_step(struct check_step *s, char *spec)
 		pr_mass_edit_defaults(&s->mass);
 	else if (!strcmp(spec, "msg-lint"))
 		pr_msg_lint_defaults(&s->lint);
+	else if (!strcmp(spec, "exec"))
+		pr_exec_defaults(&s->exec);
 	else
 		return pr_error(PR_EINVAL,
 				"step '%s': not one of size-limit, mass-edit, "
-				"msg-lint",
+				"msg-lint, exec",
 				spec);
 	for (kv = opts; !err && kv && *kv;) {
 		char *comma = strchr(kv, ','), *eq;
@@ -376,6 +454,8 @@ static int parse_step(struct check_step *s, char *spec)
 		err = set_option(s, kv, eq + 1);
 		kv = comma ? comma + 1 : NULL;
 	}
+	if (!err && !strcmp(spec, "exec") && !s->exec.argv)
+		err = pr_error(PR_EINVAL, "step 'exec': no cmd= option");
 	return err;
 }
 
@@ -459,6 +539,9 @@ int cmd_check(int argc, char **argv)
 		if (!strcmp(steps[i].type, "size-limit"))
 			err = pr_size_limit_check(&report, steps[i].type,
 						  &steps[i].size, v);
+		else if (!strcmp(steps[i].type, "exec"))
+			err = pr_exec_check(&report, steps[i].type,
+					    &steps[i].exec, v);
 		else if (!strcmp(steps[i].type, "msg-lint"))
 			err = pr_msg_lint_check(&report, steps[i].type,
 						&steps[i].lint, v);
