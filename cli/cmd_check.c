@@ -360,6 +360,10 @@ static int set_option(struct check_step *s, const char *key, const char *v)
 				s->lint.body_max = (unsigned)n;
 			return err;
 		}
+		if (!strcmp(key, "repo")) {
+			s->lint.repo = v;
+			return 0;
+		}
 		return pr_msg_lint_set(&s->lint, key, v);
 	}
 	if (!strcmp(s->type, "size-limit")) {
@@ -550,7 +554,10 @@ int cmd_check(int argc, char **argv)
 						 &steps[i].mass, v);
 		if (err) {
 			pr_cli_error("check");
-			ret = PR_EXIT_RUNTIME;
+			/* A bad option value is the user's input, not a crash. */
+			ret = err == PR_EINVAL || err == PR_ECONFIG
+				      ? PR_EXIT_USAGE
+				      : PR_EXIT_RUNTIME;
 			goto done;
 		}
 	}

@@ -79,6 +79,7 @@ enum pr_msg_lint_rule_id {
 	PR_ML_FIXUP_COMMIT,
 	PR_ML_MERGE_COMMIT,
 	PR_ML_NOREPLY_AUTHOR,
+	PR_ML_FIXES_UNKNOWN_COMMIT, /* only with a reference repository */
 	PR_ML_NR
 };
 
@@ -95,6 +96,7 @@ struct pr_msg_lint_opts {
 	enum pr_verdict severity[PR_ML_NR]; /* SKIP: rule off */
 	unsigned subject_max; /* 75 */
 	unsigned body_max; /* 75 */
+	const char *repo; /* reference git repository for Fixes:, or NULL */
 };
 
 void pr_msg_lint_defaults(struct pr_msg_lint_opts *o);
@@ -119,6 +121,7 @@ struct pr_mass_edit_ctx {
 struct pr_msg_lint_ctx {
 	int64_t subject_max, body_max;
 	char *severity[PR_ML_NR]; /* "off", "warn", "fail"; NULL: default */
+	char *repo; /* reference repository, NULL: none */
 };
 
 extern const struct pr_plugin_type pr_plugin_mass_edit;

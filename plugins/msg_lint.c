@@ -2,6 +2,7 @@
 #include "checks.h"
 
 #include <ctype.h>
+#include <git2.h>
 
 /*
  * msg-lint: commit-message rules of the kernel's submitting-patches.rst.
@@ -66,6 +67,10 @@ static const struct pr_msg_lint_rule rules[PR_ML_NR] = {
 				   "set a real one with 'git config "
 				   "user.email' and 'git commit --amend "
 				   "--reset-author'" },
+	[PR_ML_FIXES_UNKNOWN_COMMIT] = { "fixes-unknown-commit",
+					 PR_VERDICT_FAIL,
+					 "a Fixes: that names no commit of the reference repository, "
+					 "or the wrong subject: copy both from 'git log'" },
 };
 
 /* Trailer keys a kernel maintainer expects (case-insensitive). */
@@ -91,6 +96,7 @@ void pr_msg_lint_defaults(struct pr_msg_lint_opts *o)
 {
 	size_t i;
 
+	memset(o, 0, sizeof(*o));
 	for (i = 0; i < PR_ML_NR; i++)
 		o->severity[i] = rules[i].severity;
 	o->subject_max = 75;
@@ -208,9 +214,46 @@ static void finding(struct pr_report *r, const char *step,
 		      rules[rule].explain);
 }
 
+/*
+ * Look a well-formed Fixes value up in repo: the commit must exist and its
+ * summary must be the quoted subject.  Writes why not into what.
+ */
+static bool fixes_known(git_repository *repo, const char *value,
+			struct pr_buf *what)
+{
+	size_t n = strcspn(value, " ");
+	char hex[41];
+	const char *quoted = value + n + 3; /* after ' ("' */
+	size_t qlen = strlen(quoted) - 2; /* before '")' */
+	git_object *obj = NULL;
+	const char *summary;
+	bool ok = false;
+
+	memcpy(hex, value, n);
+	hex[n] = '\0';
+	if (git_revparse_single(&obj, repo, hex) ||
+	    git_object_type(obj) != GIT_OBJECT_COMMIT) {
+		pr_buf_addf(what,
+			    "commit %s is not in the reference repository",
+			    hex);
+		goto done;
+	}
+	summary = git_commit_summary((git_commit *)obj);
+	if (!summary || strlen(summary) != qlen ||
+	    strncmp(summary, quoted, qlen)) {
+		pr_buf_addf(what, "commit %s is \"%s\", not \"%.*s\"", hex,
+			    summary ? summary : "", (int)qlen, quoted);
+		goto done;
+	}
+	ok = true;
+done:
+	git_object_free(obj);
+	return ok;
+}
+
 static void lint_patch(struct pr_report *r, const char *step,
 		       const struct pr_msg_lint_opts *o, int idx,
-		       const struct pr_patch *p)
+		       const struct pr_patch *p, git_repository *repo)
 {
 	const char *subject = p->subject ? p->subject : "";
 	const char *body = p->body ? p->body : "";
@@ -303,6 +346,10 @@ static void lint_patch(struct pr_report *r, const char *step,
 			   !fixes_ok(t->value)) {
 			pr_buf_addf(&what, "'Fixes: %s'", t->value);
 			finding(r, step, o, PR_ML_FIXES_FORMAT, idx, what.ptr);
+		} else if (!strcasecmp(t->key, "Fixes") && repo &&
+			   !fixes_known(repo, t->value, &what)) {
+			finding(r, step, o, PR_ML_FIXES_UNKNOWN_COMMIT, idx,
+				what.ptr);
 		} else if (!strcasecmp(t->key, "Co-developed-by") &&
 			   !pr_trailer_list_has(tl, "Signed-off-by",
 						t->value)) {
@@ -327,15 +374,34 @@ int pr_msg_lint_check(struct pr_report *r, const char *step,
 		      const struct pr_msg_lint_opts *o,
 		      const struct pr_version *v)
 {
+	git_repository *repo = NULL;
 	size_t before = r->nr, i;
+	int err = 0;
 
+	if (o->repo && o->severity[PR_ML_FIXES_UNKNOWN_COMMIT]) {
+		git_libgit2_init();
+		if (git_repository_open(&repo, o->repo)) {
+			const git_error *e = git_error_last();
+
+			err = pr_error(PR_ECONFIG,
+				       "msg-lint reference repository '%s': %s",
+				       o->repo,
+				       e ? e->message : "not a repository");
+			goto done;
+		}
+	}
 	for (i = 0; i < v->nr; i++)
-		lint_patch(r, step, o, (int)i, v->patches[i]);
+		lint_patch(r, step, o, (int)i, v->patches[i], repo);
 	if (r->nr == before)
 		pr_report_add(r, step, "", PR_VERDICT_PASS, -1, NULL,
 			      "%zu patch(es), every message rule passes",
 			      v->nr);
-	return 0;
+done:
+	if (o->repo && o->severity[PR_ML_FIXES_UNKNOWN_COMMIT]) {
+		git_repository_free(repo);
+		git_libgit2_shutdown();
+	}
+	return err;
 }
 
 static const char *const ml_severities[] = { "off", "warn", "fail", NULL };
@@ -371,6 +437,10 @@ static const struct pr_option msg_lint_options[] = {
 	ML_SEV(PR_ML_FIXUP_COMMIT, "fixup-commit"),
 	ML_SEV(PR_ML_MERGE_COMMIT, "merge-commit"),
 	ML_SEV(PR_ML_NOREPLY_AUTHOR, "noreply-author"),
+	ML_SEV(PR_ML_FIXES_UNKNOWN_COMMIT, "fixes-unknown-commit"),
+	{ "repo", PR_OPT_PATH, NULL,
+	  "reference git repository that Fixes: commits must be in",
+	  offsetof(struct pr_msg_lint_ctx, repo), false, NULL },
 	PR_OPTIONS_END,
 };
 
@@ -388,6 +458,7 @@ static int msg_lint_run(struct pr_instance *inst, struct pr_series *s,
 		o.subject_max = (unsigned)c->subject_max;
 	if (c->body_max > 0)
 		o.body_max = (unsigned)c->body_max;
+	o.repo = c->repo;
 	for (i = 0; i < PR_ML_NR; i++)
 		if (c->severity[i]) {
 			err = pr_msg_lint_set(&o, rules[i].id, c->severity[i]);

@@ -202,6 +202,8 @@ static void test_every_rule_has_a_case(void **state)
 		assert_non_null(rules[i].explain);
 		for (k = 0; k < PR_ARRAY_SIZE(cases); k++)
 			found |= !strcmp(cases[k].rule, rules[i].id);
+		/* Needs a repository: test_fixes_unknown_commit. */
+		found |= i == PR_ML_FIXES_UNKNOWN_COMMIT;
 		assert_true(found);
 	}
 }
@@ -241,6 +243,66 @@ static void test_severity_per_route(void **state)
 	assert_int_equal(r.items[0].patch, 0);
 	pr_report_release(&r);
 	pr_version_free(v);
+}
+
+static int fixes_findings(const char *repo, const char *fixes)
+{
+	struct pr_version *v = pr_version_new(1);
+	struct pr_report r = PR_REPORT_INIT;
+	struct pr_msg_lint_opts o;
+	struct pr_buf t = PR_BUF_INIT;
+	size_t i;
+	int n = 0;
+
+	pr_buf_addf(&t, "Fixes: %s\n" SOB, fixes);
+	pr_version_add_patch(v, make_patch(NULL, NULL, NULL, t.ptr));
+	pr_msg_lint_defaults(&o);
+	o.repo = repo;
+	assert_int_equal(pr_msg_lint_check(&r, "lint", &o, v), 0);
+	for (i = 0; i < r.nr; i++)
+		if (!strcmp(r.items[i].rule, "fixes-unknown-commit")) {
+			print_message("  %s\n", r.items[i].message);
+			n++;
+		}
+	pr_report_release(&r);
+	pr_version_free(v);
+	pr_buf_release(&t);
+	return n;
+}
+
+static void test_fixes_unknown_commit(void **state)
+{
+	char dir[] = "/tmp/pr_msg_lint_XXXXXX";
+	char hash[13] = "", cmd[512];
+	struct pr_buf f = PR_BUF_INIT;
+	FILE *p;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && git init -q && git -c user.name=A -c "
+		 "user.email=a@example.org commit -q --allow-empty -m "
+		 "'net: old bug' && git rev-parse --short=12 HEAD",
+		 dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(hash, sizeof(hash), p));
+	pclose(p);
+	assert_int_equal(strlen(hash), 12);
+
+	/* Right commit and subject: quiet. */
+	pr_buf_addf(&f, "%s (\"net: old bug\")", hash);
+	assert_int_equal(fixes_findings(dir, f.ptr), 0);
+	/* Without a repository the rule cannot run: quiet. */
+	pr_buf_reset(&f);
+	pr_buf_addf(&f, "%s (\"net: other\")", hash);
+	assert_int_equal(fixes_findings(NULL, f.ptr), 0);
+	/* Wrong subject, unknown commit: fires. */
+	assert_int_equal(fixes_findings(dir, f.ptr), 1);
+	assert_int_equal(fixes_findings(dir, "0123456789ab (\"net: old bug\")"),
+			 1);
+	pr_buf_release(&f);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void test_plugin_definition(void **state)
@@ -289,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_clean_passes),
 		cmocka_unit_test(test_severity_per_route),
 		cmocka_unit_test(test_plugin_definition),
+		cmocka_unit_test(test_fixes_unknown_commit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
