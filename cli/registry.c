@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "connectors.h"
 #include "plugins.h"
+#include "checks.h"
 
 /*
  * The built-in connector and plugin types.  Each type's definition lives in
@@ -16,6 +17,8 @@ static const struct pr_connector_type *const connectors[] = {
 };
 
 static const struct pr_plugin_type *const plugins[] = {
+	&pr_plugin_mass_edit,
+	&pr_plugin_msg_lint,
 	&pr_plugin_size_limit,
 	NULL,
 };

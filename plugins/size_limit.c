@@ -1,5 +1,6 @@
 #include "pr.h"
 #include "plugins.h"
+#include "checks.h"
 
 /*
  * The size-limit check: fails (max-) or warns (warn-) when a version
@@ -37,4 +38,5 @@ const struct pr_plugin_type pr_plugin_size_limit = {
 	.kind = PR_PLUGIN_CHECK,
 	.options = size_limit_options,
 	.ctx_size = sizeof(struct pr_size_limit_ctx),
+	.run = pr_size_limit_run,
 };
