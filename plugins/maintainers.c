@@ -133,7 +133,9 @@ static void strip_quotes(char *s)
 	size_t n = strlen(s);
 
 	if (n && s[0] == '"') {
-		memmove(s, s + 1, n);
+		/* A loop, not memmove: gcc's -Warray-bounds misfires here. */
+		for (size_t i = 0; i < n; i++)
+			s[i] = s[i + 1];
 		n--;
 	}
 	if (n && s[n - 1] == '"')
