@@ -202,6 +202,7 @@ int cmd_format(int argc, char **argv)
 		      path = PR_BUF_INIT;
 	struct pr_buf base_info = PR_BUF_INIT;
 	char parent[41];
+	bool empty, shown = false;
 	int ret = PR_EXIT_RUNTIME;
 	size_t i;
 
@@ -265,16 +266,19 @@ int cmd_format(int argc, char **argv)
 		opts.base_info =
 			!fa.cover && !i && base_info.len ? base_info.ptr : NULL;
 		pr_buf_reset(&mail);
+		empty = !v->patches[i]->diff || !*v->patches[i]->diff;
 		/* git's log separator between commits of one --stdout walk */
-		if (fa.to_stdout && i)
+		if (fa.to_stdout && shown && !empty)
 			pr_buf_addch(&mail, '\n');
-		if (pr_format_patch(&mail, v->patches[i], &opts) ||
+		/* git shows nothing for a commit without changes: empty file */
+		if ((!empty && pr_format_patch(&mail, v->patches[i], &opts)) ||
 		    emit(&fa, &path, &mail, opts.nr,
 			 v->patches[i]->subject_raw ? v->patches[i]->subject_raw
 						    : v->patches[i]->subject)) {
 			pr_cli_error("format");
 			goto done;
 		}
+		shown = shown || !empty;
 	}
 	ret = PR_EXIT_OK;
 done:
