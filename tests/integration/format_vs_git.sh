@@ -174,6 +174,27 @@ else
 fi
 cd "$R"
 
+# a merge inside the range (left out; the order is git's date walk,
+# all commits having the same date here)
+M="$T/merge"
+git init -q -b main "$M"
+cd "$M"
+echo a >a
+commit "root"
+git tag mbase
+git checkout -q -b side
+echo s >s
+commit "on the side"
+git checkout -q main
+echo m >m
+commit "on main"
+git merge -q --no-edit side
+echo z >>a
+commit "after the merge"
+check "merge in range" mbase
+check "merge in range, cover letter" --cover-letter mbase..HEAD
+cd "$R"
+
 # -C DIR, and no -o: files land in DIR, names printed bare
 cfail=$fail
 fail=0
