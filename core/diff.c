@@ -336,17 +336,311 @@ static bool parse_size_line(const struct line *l, bool *literal, size_t *size)
 	return parse_num(&p, end, size) && (p == end || *p == '\r');
 }
 
+/*
+ * Sizes of a delta hunk: a delta starts with two varints, the source and
+ * the result size, but is zlib-compressed and base85-encoded.  This decodes
+ * just enough of it: base85 lines, then a small inflate (RFC 1951) that
+ * stops after the first bytes of output.
+ */
+static int de85(unsigned char ch)
+{
+	static const char a85[] =
+		"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		"abcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+	const char *p = ch ? strchr(a85, ch) : NULL;
+
+	return p ? (int)(p - a85) : -1;
+}
+
+/* One "Xbase85..." line: X gives the byte count (A-Z 1-26, a-z 27-52). */
+static bool decode_85_line(struct pr_buf *out, const struct line *l)
+{
+	size_t n, i = 1, k;
+	unsigned char ch = l->len ? l->p[0] : 0;
+
+	if (ch >= 'A' && ch <= 'Z')
+		n = ch - 'A' + 1;
+	else if (ch >= 'a' && ch <= 'z')
+		n = ch - 'a' + 27;
+	else
+		return false;
+	if (l->len < 1 + (n + 3) / 4 * 5)
+		return false;
+	while (n) {
+		uint64_t acc = 0;
+		unsigned char b[4];
+
+		for (k = 0; k < 5; k++) {
+			int v = de85(l->p[i++]);
+
+			if (v < 0)
+				return false;
+			acc = acc * 85 + (uint64_t)v;
+		}
+		if (acc > 0xffffffffu)
+			return false;
+		for (k = 0; k < 4; k++)
+			b[k] = (unsigned char)(acc >> (24 - 8 * k));
+		k = n < 4 ? n : 4;
+		pr_buf_add(out, b, k);
+		n -= k;
+	}
+	return true;
+}
+
+struct inflater {
+	const unsigned char *in;
+	size_t len, pos; /* pos counts bits */
+	unsigned char out[32];
+	size_t nout;
+};
+
+struct huff {
+	short count[16];
+	short symbol[320];
+};
+
+static int getbits(struct inflater *z, int n)
+{
+	int v = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (z->pos / 8 >= z->len)
+			return -1;
+		v |= ((z->in[z->pos / 8] >> (z->pos % 8)) & 1) << i;
+		z->pos++;
+	}
+	return v;
+}
+
+static bool huff_build(struct huff *h, const unsigned char *lengths, int n)
+{
+	short offs[16];
+	int i;
+
+	memset(h->count, 0, sizeof(h->count));
+	for (i = 0; i < n; i++)
+		h->count[lengths[i]]++;
+	h->count[0] = 0;
+	offs[1] = 0;
+	for (i = 1; i < 15; i++)
+		offs[i + 1] = offs[i] + h->count[i];
+	for (i = 0; i < n; i++)
+		if (lengths[i])
+			h->symbol[offs[lengths[i]]++] = (short)i;
+	return true;
+}
+
+static int huff_decode(struct inflater *z, const struct huff *h)
+{
+	int code = 0, first = 0, index = 0, len, bit;
+
+	for (len = 1; len <= 15; len++) {
+		bit = getbits(z, 1);
+		if (bit < 0)
+			return -1;
+		code |= bit;
+		if (code - h->count[len] < first)
+			return h->symbol[index + (code - first)];
+		index += h->count[len];
+		first += h->count[len];
+		first <<= 1;
+		code <<= 1;
+	}
+	return -1;
+}
+
+static void put_byte(struct inflater *z, unsigned char ch)
+{
+	if (z->nout < sizeof(z->out))
+		z->out[z->nout++] = ch;
+}
+
+static bool inflate_codes(struct inflater *z, const struct huff *lit,
+			  const struct huff *dist)
+{
+	static const short lbase[29] = { 3,   4,   5,	6,   7,	 8,  9,	 10,
+					 11,  13,  15,	17,  19, 23, 27, 31,
+					 35,  43,  51,	59,  67, 83, 99, 115,
+					 131, 163, 195, 227, 258 };
+	static const short lext[29] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1,
+					1, 1, 2, 2, 2, 2, 3, 3, 3, 3,
+					4, 4, 4, 4, 5, 5, 5, 5, 0 };
+	static const short dbase[30] = {
+		1,    2,    3,	  4,	5,    7,    9,	  13,	 17,	25,
+		33,   49,   65,	  97,	129,  193,  257,  385,	 513,	769,
+		1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577
+	};
+	static const short dext[30] = { 0, 0, 0,  0,  1,  1,  2,  2,  3,  3,
+					4, 4, 5,  5,  6,  6,  7,  7,  8,  8,
+					9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
+
+	while (z->nout < sizeof(z->out)) {
+		int sym = huff_decode(z, lit), len, d, e;
+
+		if (sym < 0)
+			return false;
+		if (sym < 256) {
+			put_byte(z, (unsigned char)sym);
+			continue;
+		}
+		if (sym == 256)
+			return true;
+		sym -= 257;
+		if (sym >= 29 || (e = getbits(z, lext[sym])) < 0)
+			return false;
+		len = lbase[sym] + e;
+		sym = huff_decode(z, dist);
+		if (sym < 0 || sym >= 30 || (e = getbits(z, dext[sym])) < 0)
+			return false;
+		d = dbase[sym] + e;
+		if ((size_t)d > z->nout)
+			return false;
+		while (len-- && z->nout < sizeof(z->out))
+			put_byte(z, z->out[z->nout - d]);
+	}
+	return true;
+}
+
+/* Inflate a zlib stream into z->out until it is full or the stream ends. */
+static bool inflate_start(struct inflater *z)
+{
+	static const unsigned char order[19] = { 16, 17, 18, 0,	 8, 7,	9,
+						 6,  10, 5,  11, 4, 12, 3,
+						 13, 2,	 14, 1,	 15 };
+	struct huff lit, dist;
+	unsigned char lengths[320];
+	int last, type, i;
+
+	z->pos = 16; /* the zlib header */
+	do {
+		last = getbits(z, 1);
+		type = getbits(z, 2);
+		if (last < 0 || type < 0)
+			return false;
+		if (type == 0) {
+			size_t n;
+
+			z->pos = (z->pos + 7) / 8 * 8;
+			if (z->pos / 8 + 4 > z->len)
+				return false;
+			n = z->in[z->pos / 8] | z->in[z->pos / 8 + 1] << 8;
+			z->pos += 32;
+			for (; n && z->pos / 8 < z->len; n--, z->pos += 8)
+				put_byte(z, z->in[z->pos / 8]);
+		} else if (type == 1) {
+			for (i = 0; i < 288; i++)
+				lengths[i] = i < 144   ? 8
+					     : i < 256 ? 9
+					     : i < 280 ? 7
+						       : 8;
+			huff_build(&lit, lengths, 288);
+			for (i = 0; i < 30; i++)
+				lengths[i] = 5;
+			huff_build(&dist, lengths, 30);
+			if (!inflate_codes(z, &lit, &dist))
+				return false;
+		} else if (type == 2) {
+			int nlen = getbits(z, 5) + 257,
+			    ndist = getbits(z, 5) + 1;
+			int ncode = getbits(z, 4) + 4, idx = 0;
+			struct huff code;
+
+			if (nlen < 257 || ndist < 1 || ncode < 4 ||
+			    nlen > 286 || ndist > 30)
+				return false;
+			memset(lengths, 0, 19);
+			for (i = 0; i < ncode; i++) {
+				int v = getbits(z, 3);
+
+				if (v < 0)
+					return false;
+				lengths[order[i]] = (unsigned char)v;
+			}
+			huff_build(&code, lengths, 19);
+			while (idx < nlen + ndist) {
+				int sym = huff_decode(z, &code), rep, v = 0;
+
+				if (sym < 0)
+					return false;
+				if (sym < 16) {
+					lengths[idx++] = (unsigned char)sym;
+					continue;
+				}
+				if (sym == 16) {
+					if (!idx)
+						return false;
+					v = lengths[idx - 1];
+					rep = 3 + getbits(z, 2);
+				} else if (sym == 17) {
+					rep = 3 + getbits(z, 3);
+				} else {
+					rep = 11 + getbits(z, 7);
+				}
+				if (rep < 3 || idx + rep > nlen + ndist)
+					return false;
+				while (rep--)
+					lengths[idx++] = (unsigned char)v;
+			}
+			huff_build(&lit, lengths, nlen);
+			huff_build(&dist, lengths + nlen, ndist);
+			if (!inflate_codes(z, &lit, &dist))
+				return false;
+		} else {
+			return false;
+		}
+	} while (!last && z->nout < sizeof(z->out));
+	return true;
+}
+
+static bool get_varint(const unsigned char **p, const unsigned char *end,
+		       size_t *out)
+{
+	size_t v = 0;
+	int shift = 0;
+	unsigned char c;
+
+	do {
+		if (*p >= end || shift > 56)
+			return false;
+		c = *(*p)++;
+		v |= (size_t)(c & 0x7f) << shift;
+		shift += 7;
+	} while (c & 0x80);
+	*out = v;
+	return true;
+}
+
+/* The source and result sizes at the start of a delta hunk's data. */
+static bool delta_sizes(const struct pr_buf *data, size_t *src, size_t *dst)
+{
+	struct inflater z;
+	const unsigned char *p;
+
+	memset(&z, 0, sizeof(z));
+	z.in = (const unsigned char *)data->ptr;
+	z.len = data->len;
+	if (z.len < 2 || !inflate_start(&z))
+		return false;
+	p = z.out;
+	return get_varint(&p, z.out + z.nout, src) &&
+	       get_varint(&p, z.out + z.nout, dst);
+}
+
 /* The hunks of "GIT binary patch": forward then (optional) reverse. */
 static void skip_binary_patch(struct pr_diff_file *f, struct cursor *c,
 			      size_t *end)
 {
 	struct line l;
-	bool literal[2] = { false, false };
-	size_t size[2] = { 0, 0 };
+	bool literal[2] = { false, false }, ok[2] = { false, false };
+	size_t size[2] = { 0, 0 }, src[2] = { 0, 0 }, dst[2] = { 0, 0 };
 	int n = 0;
 
 	while (n < 2 && peek_line(c, &l) &&
 	       parse_size_line(&l, &literal[n], &size[n])) {
+		struct pr_buf data = PR_BUF_INIT;
+		bool good = true;
+
 		next_line(c, &l);
 		*end = l.end;
 		/* base85 lines up to an empty line */
@@ -354,14 +648,30 @@ static void skip_binary_patch(struct pr_diff_file *f, struct cursor *c,
 			*end = l.end;
 			if (!l.len || (l.len == 1 && l.p[0] == '\r'))
 				break;
+			/* only a delta's first bytes are needed */
+			if (!literal[n] && good && data.len < 64 * PR_KIB)
+				good = decode_85_line(&data, &l);
 		}
+		ok[n] = literal[n] ||
+			(good && delta_sizes(&data, &src[n], &dst[n]));
+		pr_buf_release(&data);
 		n++;
 	}
-	if (n == 2 && literal[0] && literal[1]) {
-		f->binary_sizes = true;
+	if (n < 1 || !ok[0])
+		return;
+	if (literal[0])
 		f->new_size = size[0];
-		f->old_size = size[1];
+	else
+		f->new_size = dst[0];
+	if (!literal[0]) {
+		f->old_size = src[0];
+	} else if (n == 2 && ok[1]) {
+		/* the reverse hunk turns the new blob into the old one */
+		f->old_size = literal[1] ? size[1] : dst[1];
+	} else {
+		return;
 	}
+	f->binary_sizes = true;
 }
 
 enum state {
@@ -736,7 +1046,7 @@ static size_t utf8_width(const char *s)
 	return w;
 }
 
-int pr_diffstat_format(struct pr_buf *out, const struct pr_diff *d)
+static int diffstat(struct pr_buf *out, const struct pr_diff *d)
 {
 	struct pr_buf *names = NULL;
 	size_t i, max_len = 0, max_change = 0, adds = 0, dels = 0;
@@ -887,7 +1197,7 @@ static void mode_change(struct pr_buf *out, const struct pr_diff_file *f,
 	pr_buf_addch(out, '\n');
 }
 
-int pr_diff_summary_format(struct pr_buf *out, const struct pr_diff *d)
+static int summary(struct pr_buf *out, const struct pr_diff *d)
 {
 	size_t i;
 
@@ -929,6 +1239,61 @@ int pr_diff_summary_format(struct pr_buf *out, const struct pr_diff *d)
 	}
 	/* pr_buf_add* report a cap by return value; check once at the end */
 	return pr_buf_grow(out, 0);
+}
+
+/*
+ * git diff prints a type change (a symlink that became a file) as a
+ * deletion and a creation of the same path, but its diffstat and summary
+ * show one modified file with a mode change.  This view merges such pairs;
+ * its files are shallow copies, free only view->files.
+ */
+static void stat_view(struct pr_diff *view, const struct pr_diff *d)
+{
+	size_t i;
+
+	view->files = pr_calloc(d->nr ? d->nr : 1, sizeof(*view->files));
+	view->nr = view->alloc = 0;
+	for (i = 0; i < d->nr; i++) {
+		const struct pr_diff_file *a = &d->files[i], *b = a + 1;
+		struct pr_diff_file *f = &view->files[view->nr++];
+
+		*f = *a;
+		if (i + 1 >= d->nr || a->status != PR_DIFF_DELETED ||
+		    b->status != PR_DIFF_ADDED ||
+		    strcmp(a->old_path, b->new_path) ||
+		    (a->old_mode & 0170000) == (b->new_mode & 0170000))
+			continue;
+		f->status = PR_DIFF_MODIFIED;
+		f->new_mode = b->new_mode;
+		f->added += b->added;
+		f->deleted += b->deleted;
+		f->binary = a->binary || b->binary;
+		f->binary_sizes = a->binary_sizes && b->binary_sizes;
+		f->new_size = b->new_size;
+		i++;
+	}
+}
+
+int pr_diffstat_format(struct pr_buf *out, const struct pr_diff *d)
+{
+	struct pr_diff view;
+	int err;
+
+	stat_view(&view, d);
+	err = diffstat(out, &view);
+	free(view.files);
+	return err;
+}
+
+int pr_diff_summary_format(struct pr_buf *out, const struct pr_diff *d)
+{
+	struct pr_diff view;
+	int err;
+
+	stat_view(&view, d);
+	err = summary(out, &view);
+	free(view.files);
+	return err;
 }
 
 /* ---- SHA-1 (FIPS 180-4), for patch-id ---- */
@@ -1112,6 +1477,16 @@ int pr_patch_id(char out[41], const char *text, size_t len, bool stable)
 
 	sha1_init(&ctx);
 	while (next_line(&c, &l)) {
+		/* git leaves "\ No newline at end of file" out of the id */
+		if (l.len && l.p[0] == '\\')
+			continue;
+		/* like git, a "From <commit>" line starts the next patch */
+		if (starts(&l, "From ") && l.len >= 45 &&
+		    strspn(l.p + 5, "0123456789abcdef") >= 40) {
+			if (patchlen)
+				break;
+			continue;
+		}
 		if (!patchlen && !starts(&l, "diff "))
 			continue;
 		if (before == -1) {
@@ -1174,9 +1549,6 @@ int pr_patch_id(char out[41], const char *text, size_t len, bool stable)
 				flush_one_hunk(result, &ctx);
 			before = after = -1;
 		}
-		/* git leaves "\ No newline at end of file" out of the id */
-		if (l.len && l.p[0] == '\\')
-			continue;
 		if (l.len && (l.p[0] == '-' || l.p[0] == ' '))
 			before--;
 		if (l.len && (l.p[0] == '+' || l.p[0] == ' '))

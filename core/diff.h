@@ -77,22 +77,38 @@ struct pr_diff {
  * ("GIT binary patch" and "Binary files ... differ"), "\ No newline at end
  * of file".  Text before the first diff and after the last (a "-- "
  * signature) is ignored.  Bad input gives PR_EPARSE naming the line number.
- * `out` is released first; on error it is left empty.
+ * `out` is released first; on error it is left empty.  Each "diff --git"
+ * section is one file, so a type change written as delete + create gives
+ * two files; PR_DIFF_TYPECHANGE is for one section whose modes differ in
+ * type.
  */
 int pr_diff_parse(struct pr_diff *out, const char *text, size_t len);
 void pr_diff_release(struct pr_diff *d);
 
 /*
- * The diffstat as `git format-patch` prints it (width 80): one line per
- * file, then " N files changed, N insertions(+), N deletions(-)".  Binary
- * files print as "Bin" with no byte sizes, since a text diff does not carry
- * them ("Bin 0 -> 123 bytes" needs the blobs): see diff.c.
+ * The diffstat as `git format-patch` prints it (stat width 72, git's
+ * MAIL_DEFAULT_WRAP, name truncation with "...", graph scaling): one line
+ * per file, then " N files changed, N insertions(+), N deletions(-)".
+ * A binary file shows "Bin X -> Y bytes" when its "GIT binary patch" has
+ * two literal hunks (which carry the blob sizes); a delta hunk or a
+ * "Binary files ... differ" line carries no sizes and the line is a bare
+ * "Bin", where git would print the sizes.  A type change, which git writes
+ * as a deletion and a creation of the same path, counts as one modified
+ * file with a mode change, as git prints it.
  */
 int pr_diffstat_format(struct pr_buf *out, const struct pr_diff *d);
-/* The --summary lines format-patch prints after the diffstat. */
+/*
+ * The --summary lines format-patch prints after the diffstat: " create
+ * mode 100644 x", " delete mode ...", " rename a => b (90%)", " copy ...",
+ * " mode change 100644 => 100755 x".
+ */
 int pr_diff_summary_format(struct pr_buf *out, const struct pr_diff *d);
 
-/* git patch-id (default, or --stable) of a diff text: 40 hex chars + NUL. */
+/*
+ * git patch-id (default, or --stable) of the first patch in text: 40 hex
+ * chars + NUL, as `git patch-id` 2.39 prints.  A "From <commit>" line after
+ * the diff ends the patch.  PR_ENOENT when the text has no diff.
+ */
 int pr_patch_id(char out[41], const char *text, size_t len, bool stable);
 
 #endif

@@ -86,6 +86,30 @@ cp copy-src.txt copied.txt
 sed -i 's/^3$/three/' copied.txt
 commit 'copy with an edit'
 
+ln -s edit.txt link
+commit 'add a symlink'
+
+rm link
+printf 'now a file\n' >link
+commit 'symlink becomes a file (type change)'
+
+git mv 'with space.txt' 'renamed space.txt'
+chmod +x 'renamed space.txt'
+commit 'rename with spaces and a mode change'
+
+git mv "$(printf 'caf\303\251.txt')" "$(printf 'd\303\251j\303\240.txt')"
+commit 'rename of a non-ascii name'
+
+mkdir -p a/b/c
+seq 1 20 >a/b/c/deep.txt
+commit 'deep file'
+git mv a/b/c/deep.txt a/x/c/deep.txt 2>/dev/null || { mkdir -p a/x/c; git mv a/b/c/deep.txt a/x/c/deep.txt; }
+commit 'rename a middle directory'
+
+{ cat blob.bin; printf 'appended\000bytes'; } >blob.tmp
+mv blob.tmp blob.bin
+commit 'small change to a big binary (delta hunks)'
+
 fail=0
 check() { # mail file, git format-patch options
 	mail=$1
@@ -114,6 +138,7 @@ for opts in '' '-C -C' '--no-renames'; do
 	git format-patch -q $opts -o out --root HEAD
 	for m in out/*.patch; do
 		check "$m" $opts
+		cat expect.stat >>all.stat
 		n=$((n + 1))
 	done
 done
@@ -127,6 +152,13 @@ check_id() {
 }
 check_id plain.diff
 
+# the shapes must really be there, or the comparison proves little
+for want in ' copy ' ' rename ' 'dir/{sub/moved.c => other.c}' ' mode change ' \
+	' delete mode ' 'Bin 0 -> ' ' bytes' '"caf\303\251.txt"' '.../' \
+	'30 files changed'; do
+	grep -q -F -- "$want" all.stat || { echo "no '$want' in any diffstat"; fail=1; }
+done
+grep -q '^delta ' out/*.patch || { echo "no delta binary hunk made"; fail=1; }
 echo "checked $n mails"
 [ $n -gt 40 ] || { echo "too few mails"; exit 1; }
 exit $fail
