@@ -106,8 +106,9 @@ static int write_file(const char *path, const struct pr_buf *b);
  */
 static int series_bounds(struct pr_buf *info, char parent[41],
 			 const struct format_args *fa,
-			 const struct pr_version *v)
+			 const struct pr_version *v, bool *nostat_out)
 {
+	bool nostat = false;
 	struct pr_version *pre = NULL;
 	struct pr_buf rev = PR_BUF_INIT;
 	char base[41], id[41];
@@ -123,6 +124,8 @@ static int series_bounds(struct pr_buf *info, char parent[41],
 		parent[0] = '\0';
 		pr_error_clear();
 	}
+	if (fa->cover && !fa->base && pr_gitrepo_has_merge(".", fa->range))
+		nostat = true;
 	if (!fa->base)
 		goto done;
 	err = pr_gitrepo_resolve(base, ".", fa->base);
@@ -150,6 +153,7 @@ static int series_bounds(struct pr_buf *info, char parent[41],
 					  id);
 	}
 done:
+	*nostat_out = nostat;
 	pr_version_free(pre);
 	pr_buf_release(&rev);
 	return err < 0 ? err : 0;
@@ -202,6 +206,7 @@ int cmd_format(int argc, char **argv)
 		      path = PR_BUF_INIT;
 	struct pr_buf base_info = PR_BUF_INIT;
 	char parent[41];
+	bool empty, shown = false, nostat = false;
 	int ret = PR_EXIT_RUNTIME;
 	size_t i;
 
@@ -232,7 +237,7 @@ int cmd_format(int argc, char **argv)
 			fa.outdir, strerror(errno));
 		goto done;
 	}
-	if (series_bounds(&base_info, parent, &fa, v)) {
+	if (series_bounds(&base_info, parent, &fa, v, &nostat)) {
 		pr_cli_error("format");
 		goto done;
 	}
@@ -243,6 +248,8 @@ int cmd_format(int argc, char **argv)
 		int tz = 0, err;
 
 		err = pr_gitrepo_committer(&me, &t, &tz, ".");
+		if (nostat)
+			parent[0] = '\0';
 		if (!err && parent[0])
 			err = pr_gitrepo_stat(&stat, ".", parent,
 					      v->patches[v->nr - 1]->commit_id);
@@ -265,16 +272,19 @@ int cmd_format(int argc, char **argv)
 		opts.base_info =
 			!fa.cover && !i && base_info.len ? base_info.ptr : NULL;
 		pr_buf_reset(&mail);
+		empty = !v->patches[i]->diff || !*v->patches[i]->diff;
 		/* git's log separator between commits of one --stdout walk */
-		if (fa.to_stdout && i)
+		if (fa.to_stdout && shown && !empty)
 			pr_buf_addch(&mail, '\n');
-		if (pr_format_patch(&mail, v->patches[i], &opts) ||
+		/* git shows nothing for a commit without changes: empty file */
+		if ((!empty && pr_format_patch(&mail, v->patches[i], &opts)) ||
 		    emit(&fa, &path, &mail, opts.nr,
 			 v->patches[i]->subject_raw ? v->patches[i]->subject_raw
 						    : v->patches[i]->subject)) {
 			pr_cli_error("format");
 			goto done;
 		}
+		shown = shown || !empty;
 	}
 	ret = PR_EXIT_OK;
 done:

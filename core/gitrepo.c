@@ -327,7 +327,7 @@ done:
 
 /* Push the range onto walk as format-patch reads it. */
 static int setup_walk(git_revwalk *walk, git_repository *repo,
-		      const char *range)
+		      const char *range, git_oid *tip)
 {
 	git_revspec spec;
 	char *end = NULL;
@@ -351,17 +351,97 @@ static int setup_walk(git_revwalk *walk, git_repository *repo,
 			       "revision range '%s': '...' not supported",
 			       range);
 	} else if (spec.flags & GIT_REVSPEC_RANGE) {
-		if (git_revwalk_push(walk, git_object_id(spec.to)) < 0 ||
+		git_oid_cpy(tip, git_object_id(spec.to));
+		if (git_revwalk_push(walk, tip) < 0 ||
 		    git_revwalk_hide(walk, git_object_id(spec.from)) < 0)
 			err = git_fail("revision range", range);
 	} else {
 		/* a single revision means "since": rev..HEAD */
-		if (git_revwalk_push_head(walk) < 0 ||
+		if (git_reference_name_to_id(tip, repo, "HEAD") < 0 ||
+		    git_revwalk_push(walk, tip) < 0 ||
 		    git_revwalk_hide(walk, git_object_id(spec.from)) < 0)
 			err = git_fail("revision range", range);
 	}
 	git_object_free(spec.from);
 	git_object_free(spec.to);
+	return err;
+}
+
+static int oid_cmp(const void *a, const void *b)
+{
+	return git_oid_cmp(a, b);
+}
+
+struct queued {
+	git_oid id;
+	int64_t date;
+};
+
+/*
+ * Order the commits of a range as git's revision walk does (format-patch
+ * sets no topo order): a queue by committer date where a commit goes after
+ * those of the same date, each commit queued once, when first reached.
+ * libgit2's sorts break ties otherwise.  set holds every commit of the
+ * range, merges included; out gets the non-merges, newest first.
+ */
+static int git_order(git_oid *out, size_t *nr_out, git_repository *repo,
+		     const git_oid *tip, git_oid *set, size_t nset)
+{
+	bool *seen = pr_calloc(nset ? nset : 1, sizeof(*seen));
+	struct queued *q = pr_reallocarray(NULL, nset + 1, sizeof(*q));
+	size_t head = 0, tail = 0, nr = 0, k;
+	git_commit *c = NULL;
+	git_oid *hit;
+	int err = 0;
+
+	qsort(set, nset, sizeof(*set), oid_cmp);
+	hit = bsearch(tip, set, nset, sizeof(*set), oid_cmp);
+	if (hit) {
+		seen[hit - set] = true;
+		q[tail++].id = *tip;
+	}
+	while (head < tail) {
+		git_oid id = q[head++].id;
+		unsigned i, np;
+
+		if (git_commit_lookup(&c, repo, &id) < 0) {
+			err = git_fail("commit", "walk");
+			goto done;
+		}
+		np = git_commit_parentcount(c);
+		if (np <= 1)
+			out[nr++] = id;
+		for (i = 0; i < np; i++) {
+			const git_oid *pid = git_commit_parent_id(c, i);
+			git_commit *pc = NULL;
+			int64_t date;
+
+			hit = bsearch(pid, set, nset, sizeof(*set), oid_cmp);
+			if (!hit || seen[hit - set])
+				continue;
+			seen[hit - set] = true;
+			if (git_commit_lookup(&pc, repo, pid) < 0) {
+				err = git_fail("commit", "walk");
+				goto done;
+			}
+			date = git_commit_time(pc);
+			git_commit_free(pc);
+			/* after every queued commit not older than this one */
+			for (k = head; k < tail && q[k].date >= date; k++)
+				;
+			memmove(q + k + 1, q + k, (tail - k) * sizeof(*q));
+			q[k].id = *pid;
+			q[k].date = date;
+			tail++;
+		}
+		git_commit_free(c);
+		c = NULL;
+	}
+done:
+	git_commit_free(c);
+	free(seen);
+	free(q);
+	*nr_out = nr;
 	return err;
 }
 
@@ -372,7 +452,7 @@ int pr_gitrepo_load(struct pr_version **out, const char *dir, const char *range)
 	git_revwalk *walk = NULL;
 	git_oid *ids = NULL;
 	size_t nr = 0, alloc = 0, i, first = 0;
-	git_oid id;
+	git_oid id, tip;
 	int err, count;
 
 	git_libgit2_init();
@@ -385,7 +465,7 @@ int pr_gitrepo_load(struct pr_version **out, const char *dir, const char *range)
 		goto done;
 	}
 	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL);
-	count = setup_walk(walk, repo, range);
+	count = setup_walk(walk, repo, range, &tip);
 	if (count < 0) {
 		err = count;
 		goto done;
@@ -403,7 +483,8 @@ int pr_gitrepo_load(struct pr_version **out, const char *dir, const char *range)
 		}
 		merge = git_commit_parentcount(c) > 1;
 		git_commit_free(c);
-		if (merge)
+		/* a range keeps its merges for git_order's walk */
+		if (merge && count)
 			continue;
 		if (nr >= PR_LIMIT_SERIES_PATCHES) {
 			err = pr_error(
@@ -414,6 +495,15 @@ int pr_gitrepo_load(struct pr_version **out, const char *dir, const char *range)
 		}
 		PR_ALLOC_GROW(ids, nr + 1, alloc);
 		ids[nr++] = id;
+	}
+	if (!count && nr) {
+		git_oid *all = ids;
+
+		ids = pr_reallocarray(NULL, nr, sizeof(*ids));
+		err = git_order(ids, &nr, repo, &tip, all, nr);
+		free(all);
+		if (err)
+			goto done;
 	}
 	for (i = nr; i > first; i--) {
 		struct pr_patch *p = NULL;
@@ -866,4 +956,43 @@ done:
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return err;
+}
+
+int pr_gitrepo_has_merge(const char *dir, const char *range)
+{
+	git_repository *repo = NULL;
+	git_revwalk *walk = NULL;
+	git_oid id, tip;
+	int ret = 0, count;
+	long seen = 0;
+
+	git_libgit2_init();
+	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0 ||
+	    git_revwalk_new(&walk, repo) < 0) {
+		ret = git_fail("repository", dir);
+		goto done;
+	}
+	count = setup_walk(walk, repo, range, &tip);
+	if (count < 0) {
+		ret = count;
+		goto done;
+	}
+	while (!ret && !git_revwalk_next(&id, walk)) {
+		git_commit *c = NULL;
+
+		if (count && seen++ >= count)
+			break;
+		if (git_commit_lookup(&c, repo, &id) < 0) {
+			ret = git_fail("repository", dir);
+			goto done;
+		}
+		if (git_commit_parentcount(c) > 1)
+			ret = 1;
+		git_commit_free(c);
+	}
+done:
+	git_revwalk_free(walk);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return ret;
 }

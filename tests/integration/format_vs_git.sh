@@ -143,6 +143,58 @@ else
 	echo "ok stdout"
 fi
 
+# a second history: an empty commit (git writes an empty file), a
+# symlink, text turned binary, a binary deleted, many files (stat scaling)
+E="$T/edge"
+git init -q -b main "$E"
+cd "$E"
+echo a >a
+commit "root"
+git commit -q --allow-empty -m "empty commit"
+ln -s a link
+commit "symlink"
+printf '\001\002' >a
+commit "text to binary"
+git rm -q a
+commit "delete the binary"
+for i in $(seq 1 30); do
+	echo "$i" >"file_with_a_rather_long_name_number_$i.txt"
+done
+seq 1 300 >big.txt
+commit "many files"
+check "edge history" HEAD~5
+check "edge history, cover letter" --cover-letter HEAD~5
+git format-patch --stdout HEAD~5 >"$T/git.mbox"
+"$PATCHRELAY" format --stdout HEAD~5 >"$T/pr.mbox"
+if ! cmp -s "$T/git.mbox" "$T/pr.mbox"; then
+	echo "FAIL edge history --stdout"
+	fail=1
+else
+	echo "ok edge history --stdout"
+fi
+cd "$R"
+
+# a merge inside the range (left out; the order is git's date walk,
+# all commits having the same date here)
+M="$T/merge"
+git init -q -b main "$M"
+cd "$M"
+echo a >a
+commit "root"
+git tag mbase
+git checkout -q -b side
+echo s >s
+commit "on the side"
+git checkout -q main
+echo m >m
+commit "on main"
+git merge -q --no-edit side
+echo z >>a
+commit "after the merge"
+check "merge in range" mbase
+check "merge in range, cover letter" --cover-letter mbase..HEAD
+cd "$R"
+
 # -C DIR, and no -o: files land in DIR, names printed bare
 cfail=$fail
 fail=0
