@@ -1,10 +1,55 @@
 #include "pr.h"
 #include "commands.h"
+#include "cfg.h"
+#include "graph.h"
 
-/* Placeholder until its issue lands: says so and fails. */
+static void usage(void)
+{
+	fprintf(stderr, "usage: patchrelay graph -c FILE [--dot]\n");
+}
+
+/*
+ * patchrelay graph -c FILE [--dot]: load and validate the config, print
+ * every problem (exit 2) or the graph as text or Graphviz DOT.
+ */
 int cmd_graph(int argc, char **argv)
 {
-	PR_UNUSED(argc);
-	fprintf(stderr, "patchrelay: '%s' is not implemented yet\n", argv[0]);
-	return PR_EXIT_RUNTIME;
+	struct pr_strlist problems = { 0 };
+	struct pr_buf out = PR_BUF_INIT;
+	struct pr_graph *g = NULL;
+	const char *file = NULL;
+	bool dot = false;
+	int i, ret = PR_EXIT_OK;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--dot")) {
+			dot = true;
+		} else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
+			file = argv[++i];
+		} else if (!strncmp(argv[i], "--config=", 9)) {
+			file = argv[i] + 9;
+		} else {
+			usage();
+			return PR_EXIT_USAGE;
+		}
+	}
+	if (!file) {
+		usage();
+		return PR_EXIT_USAGE;
+	}
+	if (pr_graph_load(&g, file, pr_builtin_registry(), &problems) < 0) {
+		for (i = 0; (size_t)i < problems.nr; i++)
+			fprintf(stderr, "patchrelay: error: %s\n",
+				problems.items[i]);
+		pr_cli_error(NULL);
+		ret = PR_EXIT_USAGE;
+		goto done;
+	}
+	pr_graph_print(&out, g, dot);
+	fwrite(out.ptr, 1, out.len, stdout);
+done:
+	pr_buf_release(&out);
+	pr_strlist_release(&problems);
+	pr_graph_free(g);
+	return ret;
 }
