@@ -3,16 +3,17 @@
 #include "checks.h"
 #include "model.h"
 #include "report_render.h"
+#include "mailinfo.h"
 
 #include <ctype.h>
 
 /*
  * patchrelay check [--step TYPE[:key=value,...]]... [--format F] FILE...
  *
- * Each FILE is one patch (git format-patch output, or a "commit ..." file
- * like the seeds); together they are one version.  The mail and diff
- * parsers are other modules' work still in progress, so a small reader
- * here splits a file into headers, message, diffstat and diff.
+ * Each FILE is one patch; together they are one version.  A mail (git
+ * format-patch output) is read by pr_mailinfo_parse; a file that is not a
+ * mail (a "commit ..." file like the seeds) by the small reader below,
+ * which splits it into headers, message, diffstat and diff.
  */
 
 #define CHECK_MAX_STEPS 32
@@ -132,6 +133,60 @@ not_trailers:
 	pr_trailer_list_release(&p->trailers);
 }
 
+/* Patch text after "---": the diffstat, then the diff from "diff --git". */
+static void set_diff(struct pr_patch *p, const char *text)
+{
+	const char *diff = strstr(text, "\ndiff --git "), *sig;
+
+	if (!strncmp(text, "diff --git ", 11))
+		diff = text;
+	else if (diff)
+		diff++;
+	if (!diff) {
+		p->diffstat = pr_strdup(text);
+		return;
+	}
+	p->diffstat = pr_strndup(text, (size_t)(diff - text));
+	/* The mail signature "-- " (format-patch's version line) ends it. */
+	sig = strstr(diff, "\n-- \n");
+	p->diff = sig ? pr_strndup(diff, (size_t)(sig - diff + 1))
+		      : pr_strdup(diff);
+}
+
+static bool looks_like_mail(const char *raw)
+{
+	return !strncmp(raw, "From ", 5) || !strncasecmp(raw, "From:", 5) ||
+	       !strncasecmp(raw, "Subject:", 8) ||
+	       !strncasecmp(raw, "Date:", 5) ||
+	       !strncasecmp(raw, "Message-ID:", 11);
+}
+
+static int read_mail(struct pr_patch *p, const struct pr_buf *raw,
+		     const char *path)
+{
+	struct pr_mailinfo mi;
+	size_t i;
+	int err;
+
+	pr_mailinfo_init(&mi);
+	err = pr_mailinfo_parse(&mi, raw->ptr, raw->len);
+	if (err) {
+		err = pr_error_wrap(err, "patch '%s'", path);
+		goto done;
+	}
+	pr_ident_set(&p->author, mi.name, mi.email);
+	p->date = pr_strdup(mi.date);
+	p->subject = pr_strdup(mi.subject);
+	p->body = pr_strdup(mi.msg.ptr);
+	for (i = 0; i < mi.trailers.nr; i++)
+		pr_trailer_list_add(&p->trailers, mi.trailers.items[i].key,
+				    mi.trailers.items[i].value);
+	set_diff(p, mi.patch.ptr);
+done:
+	pr_mailinfo_release(&mi);
+	return err;
+}
+
 static int read_patch(struct pr_patch **out, const char *path)
 {
 	struct pr_buf raw = PR_BUF_INIT, body = PR_BUF_INIT, hdr = PR_BUF_INIT;
@@ -145,6 +200,14 @@ static int read_patch(struct pr_patch **out, const char *path)
 	err = pr_buf_read_file(&raw, path);
 	if (err)
 		goto done;
+	if (looks_like_mail(raw.ptr)) {
+		err = read_mail(p, &raw, path);
+		if (!err) {
+			*out = p;
+			p = NULL;
+		}
+		goto done;
+	}
 	diff = strstr(raw.ptr, "\ndiff --git ");
 	if (!strncmp(raw.ptr, "diff --git ", 11))
 		diff = raw.ptr;

@@ -17,6 +17,7 @@ static const struct pr_connector_type *const connectors[] = {
 };
 
 static const struct pr_plugin_type *const plugins[] = {
+	&pr_plugin_exec,
 	&pr_plugin_mass_edit,
 	&pr_plugin_msg_lint,
 	&pr_plugin_size_limit,

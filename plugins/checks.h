@@ -149,4 +149,16 @@ void pr_exec_defaults(struct pr_exec_opts *o);
 int pr_exec_check(struct pr_report *r, const char *step,
 		  const struct pr_exec_opts *o, const struct pr_version *v);
 
+/* Config context of the exec definition. */
+struct pr_exec_ctx {
+	struct pr_strlist command; /* argv, one word per repeated key */
+	char *cwd;
+	int64_t timeout; /* ms; 0: the default */
+	uint64_t output_cap; /* 0: PR_LIMIT_EXEC_OUTPUT */
+	bool per_patch;
+	struct pr_strlist warn_status; /* exit statuses that only warn */
+};
+
+extern const struct pr_plugin_type pr_plugin_exec;
+
 #endif

@@ -294,3 +294,70 @@ int pr_exec_check(struct pr_report *r, const char *step,
 		err = run_and_report(r, step, o, v, (int)i);
 	return err;
 }
+
+static const struct pr_option exec_options[] = {
+	{ "command", PR_OPT_LIST, NULL,
+	  "the command, one word per key (no shell): command = perl",
+	  offsetof(struct pr_exec_ctx, command), true, NULL },
+	{ "cwd", PR_OPT_PATH, NULL, "working directory of the command",
+	  offsetof(struct pr_exec_ctx, cwd), false, NULL },
+	{ "timeout", PR_OPT_DURATION, "60s", "kill the command after this",
+	  offsetof(struct pr_exec_ctx, timeout), false, NULL },
+	{ "output-cap", PR_OPT_SIZE, "1M", "most output kept",
+	  offsetof(struct pr_exec_ctx, output_cap), false, NULL },
+	{ "per-patch", PR_OPT_BOOL, "false",
+	  "run once per patch instead of once for the series",
+	  offsetof(struct pr_exec_ctx, per_patch), false, NULL },
+	{ "warn-status", PR_OPT_LIST, NULL,
+	  "an exit status that warns instead of failing (repeatable)",
+	  offsetof(struct pr_exec_ctx, warn_status), false, NULL },
+	PR_OPTIONS_END,
+};
+
+static int exec_run(struct pr_instance *inst, struct pr_series *s,
+		    struct pr_version *v, struct pr_report *report)
+{
+	const struct pr_exec_ctx *c = inst->ctx;
+	struct pr_exec_opts o;
+	const char **argv = NULL;
+	size_t i;
+	int err = 0;
+
+	PR_UNUSED(s);
+	pr_exec_defaults(&o);
+	if (c->timeout > 0)
+		o.timeout_ms = c->timeout;
+	if (c->output_cap > 0)
+		o.output_cap = (size_t)c->output_cap;
+	o.per_patch = c->per_patch;
+	o.cwd = c->cwd;
+	for (i = 0; i < c->warn_status.nr; i++) {
+		char *end;
+		long st = strtol(c->warn_status.items[i], &end, 10);
+
+		if (*end || st < 0 || st > 255 ||
+		    o.nr_warn_status == PR_ARRAY_SIZE(o.warn_status))
+			return pr_error(PR_ECONFIG,
+					"exec '%s': warn-status '%s' is not "
+					"0..255 or one too many",
+					inst->name, c->warn_status.items[i]);
+		o.warn_status[o.nr_warn_status++] = (int)st;
+	}
+	argv = pr_calloc(c->command.nr + 1, sizeof(*argv));
+	for (i = 0; i < c->command.nr; i++)
+		argv[i] = c->command.items[i];
+	o.argv = argv;
+	err = pr_exec_check(report, inst->name, &o, v);
+	free(argv);
+	return err;
+}
+
+const struct pr_plugin_type pr_plugin_exec = {
+	.abi = PR_ABI_VERSION,
+	.name = "exec",
+	.summary = "run an external check (checkpatch.pl, a build) per patch",
+	.kind = PR_PLUGIN_CHECK,
+	.options = exec_options,
+	.ctx_size = sizeof(struct pr_exec_ctx),
+	.run = exec_run,
+};

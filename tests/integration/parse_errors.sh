@@ -49,6 +49,18 @@ assert [x['subject'] for x in m] == ['good one', 'good two'], m
 assert m[0]['from'] == {'name': 'Good One', 'email': 'g1@example.com'}
 PY
 
+# a maildir: cur/ and new/ in name order
+mkdir -p "$tmp/md/cur" "$tmp/md/new" "$tmp/md/tmp"
+printf 'From: B <b@example.com>\nSubject: second\n\nb\n' > "$tmp/md/new/2"
+printf 'From: A <a@example.com>\nSubject: first\n\na\n' > "$tmp/md/cur/1"
+"$PATCHRELAY" parse --json "$tmp/md" > "$tmp/out" 2> "$tmp/err" ||
+	fail "maildir: $(cat "$tmp/err")"
+/usr/bin/python3 - "$tmp/out" <<'PY' || fail "maildir: wrong messages"
+import json, sys
+m = json.load(open(sys.argv[1]))['messages']
+assert [x['subject'] for x in m] == ['first', 'second'], m
+PY
+
 "$PATCHRELAY" parse --bogus-option x > /dev/null 2>&1
 [ $? -eq 2 ] || fail "bad option: want exit 2"
 echo ok

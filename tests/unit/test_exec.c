@@ -134,6 +134,33 @@ static void test_no_command(void **state)
 	pr_version_free(v);
 }
 
+static void test_plugin_definition(void **state)
+{
+	char *cmd[] = { (char *)"sh", (char *)"-c", (char *)"exit 4" };
+	char *warn[] = { (char *)"4" };
+	struct pr_exec_ctx ctx = { 0 };
+	struct pr_instance inst = { 0 };
+	struct pr_version *v = two_patches();
+	struct pr_report r = PR_REPORT_INIT;
+
+	ctx.command.items = cmd;
+	ctx.command.nr = 3;
+	inst.name = "cp";
+	inst.ctx = &ctx;
+	assert_int_equal(pr_plugin_exec.run(&inst, NULL, v, &r), 0);
+	assert_int_equal(r.items[0].verdict, PR_VERDICT_FAIL);
+	pr_report_release(&r);
+	ctx.warn_status.items = warn;
+	ctx.warn_status.nr = 1;
+	ctx.per_patch = true;
+	assert_int_equal(pr_plugin_exec.run(&inst, NULL, v, &r), 0);
+	assert_int_equal(r.nr, 2);
+	assert_int_equal(r.items[1].verdict, PR_VERDICT_WARN);
+	assert_string_equal(r.items[1].step, "cp");
+	pr_report_release(&r);
+	pr_version_free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_timeout_kills),
 		cmocka_unit_test(test_output_capped),
 		cmocka_unit_test(test_no_command),
+		cmocka_unit_test(test_plugin_definition),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
