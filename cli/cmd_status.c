@@ -1,10 +1,160 @@
 #include "pr.h"
-#include "commands.h"
 
-/* Placeholder until its issue lands: says so and fails. */
+#include <jansson.h>
+#include <sys/stat.h>
+
+#include "commands.h"
+#include "cfg.h"
+#include "graph.h"
+#include "store.h"
+
+/* Where the state lives when neither -c nor --state says (the demo's). */
+#define DEFAULT_STATE "patchrelay-demo/state.db"
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: patchrelay status [-c FILE | --state PATH] [--json]\n");
+}
+
+static int print_row(const struct pr_store_row *r, void *payload)
+{
+	struct pr_buf series = PR_BUF_INIT, sent = PR_BUF_INIT;
+	int err;
+
+	PR_UNUSED(payload);
+	if ((err = pr_buf_addf(&series, "%s:%s", r->origin, r->key)))
+		goto done;
+	if (r->sink &&
+	    (err = pr_buf_addf(&sent, "%d/%d", r->sent, r->nr_messages)))
+		goto done;
+	if (r->sink)
+		printf("%-32s %8d  %-16s v%-6d %-9s %8d  %s\n", series.ptr,
+		       r->nr_versions, r->sink, r->version, sent.ptr,
+		       r->attempts, r->last_error ? r->last_error : "-");
+	else
+		printf("%-32s %8d  %-16s %-7s %-9s %8s  %s\n", series.ptr,
+		       r->nr_versions, "-", "-", "-", "-", "-");
+done:
+	pr_buf_release(&series);
+	pr_buf_release(&sent);
+	return err;
+}
+
+static int json_row(const struct pr_store_row *r, void *payload)
+{
+	json_t *rows = payload;
+	json_t *o = json_pack("{s:s, s:s, s:i}", "origin", r->origin, "key",
+			      r->key, "versions", r->nr_versions);
+
+	if (!o)
+		return pr_error(PR_EINTERNAL, "status: cannot build json");
+	if (r->sink) {
+		json_object_set_new(o, "sink", json_string(r->sink));
+		json_object_set_new(o, "version", json_integer(r->version));
+		json_object_set_new(o, "messages",
+				    json_integer(r->nr_messages));
+		json_object_set_new(o, "sent", json_integer(r->sent));
+		json_object_set_new(o, "attempts", json_integer(r->attempts));
+		json_object_set_new(o, "last_error",
+				    r->last_error ? json_string(r->last_error)
+						  : json_null());
+	} else {
+		json_object_set_new(o, "sink", json_null());
+	}
+	json_array_append_new(rows, o);
+	return 0;
+}
+
+/*
+ * patchrelay status [-c FILE | --state PATH] [--json]: series, versions and
+ * deliveries of the state store, as a table or as JSON.
+ */
 int cmd_status(int argc, char **argv)
 {
-	PR_UNUSED(argc);
-	fprintf(stderr, "patchrelay: '%s' is not implemented yet\n", argv[0]);
-	return PR_EXIT_RUNTIME;
+	struct pr_strlist problems = { 0 };
+	struct pr_graph *g = NULL;
+	struct pr_store *st = NULL;
+	const char *file = NULL, *state = NULL;
+	json_t *rows = NULL, *top = NULL;
+	struct stat sb;
+	bool json = false;
+	char *text = NULL;
+	int i, ret = PR_EXIT_OK;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
+			file = argv[++i];
+		} else if (!strcmp(argv[i], "--state") && i + 1 < argc) {
+			state = argv[++i];
+		} else {
+			usage();
+			return PR_EXIT_USAGE;
+		}
+	}
+	if (file && state) {
+		usage();
+		return PR_EXIT_USAGE;
+	}
+	if (file) {
+		if (pr_graph_load(&g, file, pr_builtin_registry(), &problems) <
+		    0) {
+			for (i = 0; (size_t)i < problems.nr; i++)
+				fprintf(stderr, "patchrelay: error: %s\n",
+					problems.items[i]);
+			pr_cli_error(NULL);
+			ret = PR_EXIT_USAGE;
+			goto done;
+		}
+		state = g->state;
+	}
+	if (!state)
+		state = DEFAULT_STATE;
+	/* looking must not create a state file where there was none */
+	if (stat(state, &sb) < 0) {
+		fprintf(stderr, "patchrelay: error: no state file '%s'\n",
+			state);
+		ret = PR_EXIT_RUNTIME;
+		goto done;
+	}
+	if (pr_store_open(&st, state) < 0) {
+		pr_cli_error(NULL);
+		ret = PR_EXIT_RUNTIME;
+		goto done;
+	}
+	if (json) {
+		rows = json_array();
+		if (pr_store_foreach_row(st, json_row, rows) < 0) {
+			pr_cli_error(NULL);
+			ret = PR_EXIT_RUNTIME;
+			goto done;
+		}
+		top = json_pack("{s:s, s:O}", "state", state, "deliveries",
+				rows);
+		text = top ? json_dumps(top, JSON_INDENT(2)) : NULL;
+		if (!text) {
+			fprintf(stderr,
+				"patchrelay: error: cannot print json\n");
+			ret = PR_EXIT_RUNTIME;
+			goto done;
+		}
+		printf("%s\n", text);
+		goto done;
+	}
+	printf("%-32s %8s  %-16s %-7s %-9s %8s  %s\n", "SERIES", "VERSIONS",
+	       "SINK", "VERSION", "SENT", "ATTEMPTS", "LAST ERROR");
+	if (pr_store_foreach_row(st, print_row, NULL) < 0) {
+		pr_cli_error(NULL);
+		ret = PR_EXIT_RUNTIME;
+	}
+done:
+	free(text);
+	json_decref(top);
+	json_decref(rows);
+	pr_store_free(st);
+	pr_graph_free(g);
+	pr_strlist_release(&problems);
+	return ret;
 }

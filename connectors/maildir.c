@@ -1,11 +1,217 @@
 #include "pr.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "connectors.h"
+#include "delivery.h"
 
 /*
- * The maildir sink: writes each mail as the core renders it into
- * PATH/new.  Only the definition lives here so far; deliver is filled in
- * with the engine.
+ * The maildir sink: writes each mail, exactly as the core rendered it, into
+ * PATH/new, creating PATH and its tmp/, new/ and cur/ when missing.
+ *
+ * Each message is written exactly once, also across crashes: its file name
+ * is derived from the delivery key and the message index, not from the
+ * time and pid as maildir(5) suggests, so a retry can see that the message
+ * is already in new/ (or in cur/, where a reader moved it, with ":2,..."
+ * flags appended) and write nothing.  The write goes to tmp/ first, is
+ * fsync'ed and renamed into new/, so a reader never sees a partial mail
+ * and a crash leaves at most a stale tmp/ file that the retry overwrites.
  */
+
+static int make_dir(const char *path)
+{
+	if (mkdir(path, 0700) == 0 || errno == EEXIST)
+		return 0;
+	return pr_error(PR_EIO, "maildir '%s': cannot create: %s", path,
+			strerror(errno));
+}
+
+/* Create PATH (and its parents) and the three maildir folders. */
+static int make_maildir(const char *path)
+{
+	struct pr_buf b = PR_BUF_INIT;
+	static const char *const subs[] = { "tmp", "new", "cur" };
+	size_t i;
+	int err = 0;
+
+	if ((err = pr_buf_adds(&b, path)))
+		goto done;
+	for (i = 1; i < b.len; i++) {
+		if (b.ptr[i] != '/')
+			continue;
+		b.ptr[i] = '\0';
+		err = make_dir(b.ptr);
+		b.ptr[i] = '/';
+		if (err)
+			goto done;
+	}
+	if ((err = make_dir(path)))
+		goto done;
+	for (i = 0; i < PR_ARRAY_SIZE(subs); i++) {
+		pr_buf_reset(&b);
+		if ((err = pr_buf_addf(&b, "%s/%s", path, subs[i])) ||
+		    (err = make_dir(b.ptr)))
+			goto done;
+	}
+done:
+	pr_buf_release(&b);
+	return err;
+}
+
+/*
+ * The file name of a message: "patchrelay.<key>.<index>", the key with
+ * every byte outside [A-Za-z0-9_-] written as %XX, so that distinct keys
+ * give distinct names and no name holds '/', ':' or '.'.
+ */
+static int message_name(struct pr_buf *out, const struct pr_delivery *d)
+{
+	const unsigned char *k = (const unsigned char *)d->key;
+	int err;
+
+	if ((err = pr_buf_adds(out, "patchrelay.")))
+		return err;
+	for (; *k; k++) {
+		if ((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') ||
+		    (*k >= '0' && *k <= '9') || *k == '-' || *k == '_')
+			err = pr_buf_addch(out, *k);
+		else
+			err = pr_buf_addf(out, "%%%02X", *k);
+		if (err)
+			return err;
+	}
+	return pr_buf_addf(out, ".%zu", d->index);
+}
+
+/* 1 when new/NAME or cur/NAME[:flags] exists, 0 when not, or an error. */
+static int already_there(const char *path, const char *name)
+{
+	struct pr_buf b = PR_BUF_INIT;
+	struct dirent *de;
+	struct stat sb;
+	size_t n = strlen(name);
+	DIR *dir = NULL;
+	int ret = 0;
+
+	if ((ret = pr_buf_addf(&b, "%s/new/%s", path, name)))
+		goto done;
+	if (stat(b.ptr, &sb) == 0) {
+		ret = 1;
+		goto done;
+	}
+	pr_buf_reset(&b);
+	if ((ret = pr_buf_addf(&b, "%s/cur", path)))
+		goto done;
+	dir = opendir(b.ptr);
+	if (!dir) {
+		ret = pr_error(PR_EIO, "maildir '%s': cannot read: %s", b.ptr,
+			       strerror(errno));
+		goto done;
+	}
+	while ((de = readdir(dir))) {
+		if (!strncmp(de->d_name, name, n) &&
+		    (de->d_name[n] == '\0' || de->d_name[n] == ':')) {
+			ret = 1;
+			break;
+		}
+	}
+done:
+	if (dir)
+		closedir(dir);
+	pr_buf_release(&b);
+	return ret;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int sync_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY);
+	int ret = 0;
+
+	if (fd < 0 || fsync(fd) < 0)
+		ret = pr_error(PR_EIO, "maildir '%s': cannot sync: %s", path,
+			       strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+static int maildir_deliver(struct pr_instance *inst,
+			   const struct pr_delivery *d,
+			   struct pr_deliver_result *out)
+{
+	const struct pr_maildir_ctx *ctx = inst->ctx;
+	struct pr_buf name = PR_BUF_INIT, tmp = PR_BUF_INIT, dst = PR_BUF_INIT;
+	int fd = -1, err;
+
+	out->status = PR_DELIVER_RETRY;
+	out->retry_after_ms = 0;
+	if ((err = make_maildir(ctx->path)) || (err = message_name(&name, d)))
+		goto done;
+	err = already_there(ctx->path, name.ptr);
+	if (err < 0)
+		goto done;
+	if (err == 1) {
+		err = 0;
+		out->status = PR_DELIVER_OK;
+		goto done;
+	}
+	if ((err = pr_buf_addf(&tmp, "%s/tmp/%s", ctx->path, name.ptr)) ||
+	    (err = pr_buf_addf(&dst, "%s/new/%s", ctx->path, name.ptr)))
+		goto done;
+	/* a stale tmp/ file from a crashed attempt is overwritten */
+	fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write_all(fd, d->mail, d->len) < 0 || fsync(fd) < 0) {
+		err = pr_error(PR_EIO, "maildir '%s': cannot write: %s",
+			       tmp.ptr, strerror(errno));
+		goto done;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		err = pr_error(PR_EIO, "maildir '%s': cannot write: %s",
+			       tmp.ptr, strerror(errno));
+		goto done;
+	}
+	fd = -1;
+	if (rename(tmp.ptr, dst.ptr) < 0) {
+		err = pr_error(PR_EIO,
+			       "maildir '%s': cannot rename into new/: %s",
+			       tmp.ptr, strerror(errno));
+		goto done;
+	}
+	/* make the rename durable before the engine records it as sent */
+	pr_buf_reset(&tmp);
+	if ((err = pr_buf_addf(&tmp, "%s/new", ctx->path)) ||
+	    (err = sync_dir(tmp.ptr)))
+		goto done;
+	out->status = PR_DELIVER_OK;
+done:
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		err = pr_error_wrap(err, "sink '%s'", inst->name);
+	pr_buf_release(&name);
+	pr_buf_release(&tmp);
+	pr_buf_release(&dst);
+	return err;
+}
 
 static const struct pr_option maildir_options[] = {
 	{ "path", PR_OPT_PATH, NULL,
@@ -21,4 +227,5 @@ const struct pr_connector_type pr_connector_maildir = {
 	.caps = PR_CAP_SINK,
 	.options = maildir_options,
 	.ctx_size = sizeof(struct pr_maildir_ctx),
+	.deliver = maildir_deliver,
 };

@@ -1061,7 +1061,9 @@ static void hash_nospace(struct sha1 *ctx, const struct line *l, size_t *n)
 	size_t i, start = 0;
 
 	for (i = 0; i <= l->len; i++) {
-		if (i == l->len || isspace((unsigned char)l->p[i])) {
+		/* git's isspace(): no '\v' or '\f' */
+		if (i == l->len || l->p[i] == ' ' || l->p[i] == '\t' ||
+		    l->p[i] == '\n' || l->p[i] == '\r') {
 			sha1_update(ctx, l->p + start, i - start);
 			*n += i - start;
 			start = i + 1;

@@ -28,8 +28,8 @@ seq 1 100 >copy-src.txt
 seq 1 30 >del.txt
 mkdir -p dir/sub
 seq 1 40 >dir/sub/moved.c
-head -c 2000 /dev/urandom >blob.bin
-head -c 500 /dev/urandom >gone.bin
+{ printf 'bin\000'; head -c 2000 /dev/urandom; } >blob.bin
+{ printf 'bin\000'; head -c 500 /dev/urandom; } >gone.bin
 commit base
 
 sed -i 's/^7$/seven/' edit.txt
@@ -77,8 +77,8 @@ commit 'many files'
 seq 1000 1300 >big.txt
 commit 'rewrite a big file (graph scaling)'
 
-head -c 3000 /dev/urandom >blob.bin
-head -c 100 /dev/urandom >newblob.bin
+{ printf 'bin\000'; head -c 3000 /dev/urandom; } >blob.bin
+{ printf 'bin\000'; head -c 100 /dev/urandom; } >newblob.bin
 git rm -q gone.bin
 commit 'binary files'
 

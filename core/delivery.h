@@ -1,0 +1,29 @@
+#ifndef PR_DELIVERY_H
+#define PR_DELIVERY_H
+
+#include <stddef.h>
+
+/*
+ * struct pr_delivery: one message of a delivery, handed by the engine to a
+ * sink's deliver().
+ *
+ * Invariants:
+ * - `key` names the delivery (series, version, sink) and is the same on
+ *   every retry, including after a crash and restart; (key, index) names
+ *   the message.  A sink that can see what it already wrote (a maildir, an
+ *   mbox journal) uses the pair so that a retry never writes a second copy.
+ * - `mail` is the message exactly as the core rendered it (LF line ends,
+ *   no mbox "From " quoting), `len` bytes, not NUL-terminated necessarily.
+ * - The engine delivers the messages of a delivery in index order and
+ *   records each one as sent only after deliver() returned PR_DELIVER_OK.
+ */
+
+struct pr_delivery {
+	const char *key;
+	size_t index; /* 0-based */
+	size_t nr; /* messages in the delivery */
+	const char *mail;
+	size_t len;
+};
+
+#endif

@@ -1,0 +1,63 @@
+#ifndef PR_ENGINE_H
+#define PR_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "registry.h"
+#include "store.h"
+
+struct pr_buf;
+
+/*
+ * The engine's delivery step: hand the rendered mails of one version to
+ * one sink, message by message, with each message's status in the store.
+ * (The poll and route parts of a pass are not written yet.)
+ *
+ * Invariants:
+ * - The delivery key depends only on what is delivered (origin, series
+ *   key, version number and fingerprint, sink name), never on row ids of
+ *   the store, so a sink that deduplicates by key stays right even when
+ *   the state file is lost and rebuilt.
+ * - A message is recorded as sent only after the sink returned
+ *   PR_DELIVER_OK, and messages go in index order; the first one that
+ *   fails stops the delivery, so a later pass resumes where it stopped.
+ *   With a sink that writes each (key, index) at most once (maildir, mbox)
+ *   this gives exactly-once delivery across crashes.
+ * - An attempt is counted in the store before the sink is called, so a
+ *   message whose delivery crashes the process still shows its attempts.
+ */
+
+struct pr_engine_version {
+	const char *origin; /* source connector instance */
+	const char *key; /* series key at the origin */
+	int64_t series_id; /* from pr_store_record_version */
+	int number;
+	const char *fingerprint;
+};
+
+struct pr_engine_stats {
+	size_t sent; /* delivered by this call */
+	size_t skipped; /* already sent before */
+	size_t pending; /* still pending after this call */
+	enum pr_deliver_status status; /* of the last message tried */
+};
+
+/* Append the delivery key: 20 hex digits, "-v", the version number. */
+int pr_engine_delivery_key(struct pr_buf *out,
+			   const struct pr_engine_version *v, const char *sink);
+
+/*
+ * Deliver mails[0..nr) (lens[i] bytes each) of version `v` to the sink
+ * instance `inst` of connector `type`.  Returns 0 when the sink was
+ * reached (even if it asked to retry or rejected: see stats->status) or a
+ * negative PR_E* when the store or the sink failed; a sink error is also
+ * recorded as the message's last error.
+ */
+int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
+		      const struct pr_engine_version *v,
+		      struct pr_instance *inst,
+		      const struct pr_connector_type *type,
+		      const char *const *mails, const size_t *lens, size_t nr);
+
+#endif

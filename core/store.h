@@ -1,0 +1,153 @@
+#ifndef PR_STORE_H
+#define PR_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct pr_buf;
+struct pr_version;
+
+/*
+ * The state store: one SQLite database in WAL mode that remembers what
+ * patchrelay saw and what it sent, so that a restart (or a crash) never
+ * loses an event and never sends a mail twice.
+ *
+ * Invariants:
+ * - The schema version lives in table `schema_version` (one row).  Opening
+ *   a store applies every forward migration above it, each in its own
+ *   transaction, so a database is always at a whole version.  A database
+ *   newer than this binary is refused (PR_ESTATE).
+ * - A series is (origin connector, key) and is stored once.  Its versions
+ *   are numbered 1..N; a version is new only when its fingerprint differs
+ *   from the latest stored one, so an unchanged re-poll records nothing.
+ * - A delivery is (series, version, sink) and holds one row per message,
+ *   pending or sent, with an attempt count and the last error.  Creating a
+ *   delivery that exists returns the existing one unchanged, which is how a
+ *   restarted run resumes: it skips messages already marked sent.
+ * - Every write is one transaction; a failure leaves the store unchanged.
+ * - Functions return 0 (or a count, or a bool as 0/1 where said) or a
+ *   negative PR_E* code with a message naming the store path.
+ *
+ * A store is used by one thread at a time.
+ */
+
+struct pr_store;
+
+/* The schema version this binary writes. */
+#define PR_STORE_SCHEMA_LATEST 2
+
+/* Open (creating if needed) and migrate to the latest schema. */
+int pr_store_open(struct pr_store **out, const char *path);
+/*
+ * Open and migrate only up to `max_version` (>= 1).  For tests of the
+ * migrations: it builds a database as an older binary would have.
+ */
+int pr_store_open_version(struct pr_store **out, const char *path,
+			  int max_version);
+/* Safe with NULL. */
+void pr_store_free(struct pr_store *st);
+/* The schema version of the open database. */
+int pr_store_schema_version(struct pr_store *st);
+
+/*
+ * Source cursors: an opaque position and an HTTP ETag per source name.
+ * _get appends to cursor and etag (either may be NULL) and returns
+ * PR_ENOENT without a message when the source has no cursor yet.
+ */
+int pr_store_cursor_get(struct pr_store *st, const char *source,
+			struct pr_buf *cursor, struct pr_buf *etag);
+int pr_store_cursor_set(struct pr_store *st, const char *source,
+			const char *cursor, const char *etag);
+
+/*
+ * The fingerprint of a version: 40 hex digits (SHA-1) over its patches'
+ * patch-ids in order, or over a patch's diff when its patch-id is not
+ * computed.  Commit ids, dates and Message-IDs do not enter it, so a
+ * rebase that changes nothing else is the same version.
+ */
+int pr_store_fingerprint(char out[41], const struct pr_version *v);
+
+struct pr_store_version {
+	int64_t series_id;
+	int number; /* 1..N */
+	bool is_new; /* false when it matched the latest stored version */
+};
+
+/*
+ * Record a version of series (origin, key) with `fingerprint` and
+ * `nr_patches`.  When the latest stored version has the same fingerprint,
+ * nothing is written and out->is_new is false.
+ */
+int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
+			    const char *origin, const char *key,
+			    const char *fingerprint, size_t nr_patches);
+/* The series id of (origin, key); PR_ENOENT (no message) when unknown. */
+int pr_store_series_find(int64_t *out, struct pr_store *st, const char *origin,
+			 const char *key);
+/* Number of stored versions of a series (0 if none). */
+int pr_store_version_count(struct pr_store *st, int64_t series_id);
+
+/*
+ * The identity map: a (kind, value) pair names one series.  Kinds are
+ * "message-id" or "<connector>" for an external id (a GitHub PR number, a
+ * Gerrit change id).  Adding a pair that exists for the same series is a
+ * no-op; for another series it is PR_EEXIST.
+ */
+int pr_store_identity_add(struct pr_store *st, int64_t series_id,
+			  const char *kind, const char *value);
+/* PR_ENOENT (no message) when the pair is unknown. */
+int pr_store_identity_find(int64_t *series_id, struct pr_store *st,
+			   const char *kind, const char *value);
+
+enum pr_store_msg_status {
+	PR_STORE_PENDING = 0,
+	PR_STORE_SENT = 1,
+};
+
+/*
+ * Create (or find) the delivery of (series, version, sink) with
+ * `nr_messages` pending messages.  An existing delivery keeps its rows;
+ * asking for it with another message count is PR_ESTATE.
+ */
+int pr_store_delivery_open(int64_t *out, struct pr_store *st, int64_t series_id,
+			   int version, const char *sink, size_t nr_messages);
+/* Status of message `index` (0-based): PR_STORE_PENDING or PR_STORE_SENT. */
+int pr_store_delivery_status(struct pr_store *st, int64_t delivery,
+			     size_t index);
+/* Count one attempt of message `index`, recording `error` (NULL: none). */
+int pr_store_delivery_attempt(struct pr_store *st, int64_t delivery,
+			      size_t index, const char *error);
+/* Record `error` as the last error of message `index`, counting nothing. */
+int pr_store_delivery_note(struct pr_store *st, int64_t delivery, size_t index,
+			   const char *error);
+int pr_store_delivery_mark_sent(struct pr_store *st, int64_t delivery,
+				size_t index);
+/* Attempts made for message `index`. */
+int pr_store_delivery_attempts(struct pr_store *st, int64_t delivery,
+			       size_t index);
+/* Messages of the delivery still pending. */
+int pr_store_delivery_pending(struct pr_store *st, int64_t delivery);
+
+/*
+ * For `patchrelay status`: one row per delivery, or one per series with no
+ * delivery yet (sink NULL), ordered by series then version then sink.  The
+ * strings live until fn returns.  A non-zero return of fn stops the walk
+ * and is returned.
+ */
+struct pr_store_row {
+	const char *origin;
+	const char *key;
+	int nr_versions; /* of the series */
+	const char *sink; /* NULL: no delivery */
+	int version; /* delivered version, 0 if none */
+	int nr_messages;
+	int sent;
+	int attempts; /* over all its messages */
+	const char *last_error; /* the latest recorded, NULL: none */
+};
+
+typedef int (*pr_store_row_fn)(const struct pr_store_row *row, void *payload);
+int pr_store_foreach_row(struct pr_store *st, pr_store_row_fn fn,
+			 void *payload);
+
+#endif

@@ -1,0 +1,384 @@
+#include "pr.h"
+
+#include <setjmp.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "connectors.h"
+#include "delivery.h"
+#include "engine.h"
+#include "store.h"
+
+#define NR_MAILS 30
+
+struct fixture {
+	char dir[64];
+	char db[128];
+	char box[128];
+	char mbox[128];
+	struct pr_maildir_ctx mctx;
+	struct pr_mbox_ctx bctx;
+	struct pr_instance maildir, mboxsink;
+	char *mails[NR_MAILS];
+	size_t lens[NR_MAILS];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = pr_calloc(1, sizeof(*f));
+	struct pr_buf b = PR_BUF_INIT;
+	size_t i;
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/pr-engine-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->db, sizeof(f->db), "%s/state.db", f->dir);
+	snprintf(f->box, sizeof(f->box), "%s/Maildir", f->dir);
+	snprintf(f->mbox, sizeof(f->mbox), "%s/out.mbox", f->dir);
+	f->mctx.path = f->box;
+	f->maildir.name = "box";
+	f->maildir.kind = "sink";
+	f->maildir.ctx = &f->mctx;
+	f->bctx.path = f->mbox;
+	f->mboxsink.name = "archive";
+	f->mboxsink.kind = "sink";
+	f->mboxsink.ctx = &f->bctx;
+	for (i = 0; i < NR_MAILS; i++) {
+		pr_buf_reset(&b);
+		pr_buf_addf(&b,
+			    "From %040zu Mon Sep 17 00:00:00 2001\n"
+			    "From: A <a@example.org>\n"
+			    "Subject: [PATCH %zu/%d] change %zu\n\n"
+			    "From a line that needs quoting\nbody %zu\n"
+			    "-- \n2.39.5\n\n",
+			    i + 1, i + 1, NR_MAILS, i + 1, i);
+		f->lens[i] = b.len;
+		f->mails[i] = pr_buf_detach(&b, NULL);
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[160];
+	size_t i;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	if (system(cmd) != 0)
+		return -1;
+	for (i = 0; i < NR_MAILS; i++)
+		free(f->mails[i]);
+	free(f);
+	return 0;
+}
+
+static const struct pr_engine_version version1 = { "git", "topic", 0, 1,
+						   "0123456789abcdef" };
+
+static size_t count_files(const char *path, const char *sub)
+{
+	char dir[256];
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/%s", path, sub);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Record version 1 and deliver its first `nr` mails to `inst`. */
+static int pass(struct pr_engine_stats *stats, struct fixture *f,
+		struct pr_instance *inst, const struct pr_connector_type *type,
+		size_t nr)
+{
+	struct pr_engine_version v = version1;
+	struct pr_store_version sv;
+	struct pr_store *st = NULL;
+	int err;
+
+	if ((err = pr_store_open(&st, f->db)))
+		return err;
+	err = pr_store_record_version(&sv, st, v.origin, v.key, v.fingerprint,
+				      nr);
+	if (!err) {
+		v.series_id = sv.series_id;
+		v.number = sv.number;
+		err = pr_engine_deliver(stats, st, &v, inst, type,
+					(const char *const *)f->mails, f->lens,
+					nr);
+	}
+	pr_store_free(st);
+	return err;
+}
+
+static void test_key(void **state)
+{
+	struct pr_buf a = PR_BUF_INIT, b = PR_BUF_INIT;
+	struct pr_engine_version v = version1;
+	size_t i;
+
+	assert_int_equal(pr_engine_delivery_key(&a, &v, "box"), 0);
+	assert_int_equal(a.len, 23);
+	for (i = 0; i < 20; i++)
+		assert_non_null(strchr("0123456789abcdef", a.ptr[i]));
+	assert_string_equal(a.ptr + 20, "-v1");
+	/* the store's row id does not enter the key */
+	v.series_id = 42;
+	assert_int_equal(pr_engine_delivery_key(&b, &v, "box"), 0);
+	assert_string_equal(a.ptr, b.ptr);
+	pr_buf_reset(&b);
+	assert_int_equal(pr_engine_delivery_key(&b, &v, "box2"), 0);
+	assert_string_not_equal(a.ptr, b.ptr);
+	pr_buf_reset(&b);
+	v.fingerprint = "other";
+	assert_int_equal(pr_engine_delivery_key(&b, &v, "box"), 0);
+	assert_string_not_equal(a.ptr, b.ptr);
+	pr_buf_release(&a);
+	pr_buf_release(&b);
+}
+
+static void test_second_pass_delivers_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_engine_stats s;
+
+	assert_int_equal(pass(&s, f, &f->maildir, &pr_connector_maildir, 3), 0);
+	assert_int_equal(s.sent, 3);
+	assert_int_equal(s.skipped, 0);
+	assert_int_equal(s.pending, 0);
+	assert_int_equal(count_files(f->box, "new"), 3);
+	assert_int_equal(pass(&s, f, &f->maildir, &pr_connector_maildir, 3), 0);
+	assert_int_equal(s.sent, 0);
+	assert_int_equal(s.skipped, 3);
+	assert_int_equal(s.pending, 0);
+	assert_int_equal(count_files(f->box, "new"), 3);
+}
+
+/* A sink that asks to retry message 1 while `fail` is set. */
+struct flaky_ctx {
+	bool fail;
+	bool error;
+	size_t calls;
+};
+
+static int flaky_deliver(struct pr_instance *inst, const struct pr_delivery *d,
+			 struct pr_deliver_result *out)
+{
+	struct flaky_ctx *c = inst->ctx;
+
+	c->calls++;
+	if (c->fail && d->index == 1) {
+		if (c->error)
+			return pr_error(PR_EIO, "flaky: disk on fire");
+		out->status = PR_DELIVER_RETRY;
+		out->reason = pr_strdup("421 try later");
+		return 0;
+	}
+	out->status = PR_DELIVER_OK;
+	return 0;
+}
+
+static const struct pr_connector_type flaky = {
+	.abi = PR_ABI_VERSION,
+	.name = "flaky",
+	.caps = PR_CAP_SINK,
+	.deliver = flaky_deliver,
+};
+
+static void last_error(char *out, size_t n, const char *db, size_t idx)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *s = NULL;
+
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h,
+					    "SELECT last_error FROM"
+					    " delivery_messages WHERE idx = ?",
+					    -1, &s, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)idx);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	snprintf(out, n, "%s",
+		 sqlite3_column_text(s, 0)
+			 ? (const char *)sqlite3_column_text(s, 0)
+			 : "(null)");
+	sqlite3_finalize(s);
+	sqlite3_close(h);
+}
+
+static void test_resume_after_retry_and_error(void **state)
+{
+	struct fixture *f = *state;
+	struct flaky_ctx c = { true, false, 0 };
+	struct pr_instance inst = { "flaky", "sink", NULL, &c, NULL, "" };
+	struct pr_engine_stats s;
+	char msg[256];
+
+	assert_int_equal(pass(&s, f, &inst, &flaky, 3), 0);
+	assert_int_equal(s.status, PR_DELIVER_RETRY);
+	assert_int_equal(s.sent, 1);
+	assert_int_equal(s.pending, 2);
+	assert_int_equal(c.calls, 2); /* stopped at the failing one */
+	last_error(msg, sizeof(msg), f->db, 1);
+	assert_string_equal(msg, "421 try later");
+
+	c.error = true;
+	assert_int_equal(pass(&s, f, &inst, &flaky, 3), PR_EIO);
+	assert_non_null(strstr(pr_error_message(), "disk on fire"));
+	last_error(msg, sizeof(msg), f->db, 1);
+	assert_string_equal(msg, "flaky: disk on fire");
+
+	c.fail = false;
+	c.calls = 0;
+	assert_int_equal(pass(&s, f, &inst, &flaky, 3), 0);
+	assert_int_equal(s.status, PR_DELIVER_OK);
+	assert_int_equal(s.sent, 2);
+	assert_int_equal(s.skipped, 1);
+	assert_int_equal(s.pending, 0);
+	assert_int_equal(c.calls, 2);
+	last_error(msg, sizeof(msg), f->db, 1);
+	assert_string_equal(msg, "(null)");
+}
+
+/* Messages still pending in the delivery to `inst`; NR_MAILS before any. */
+static int pending(struct fixture *f, struct pr_instance *inst)
+{
+	struct pr_store *st = NULL;
+	int64_t series, d;
+	int n = NR_MAILS;
+
+	assert_int_equal(pr_store_open(&st, f->db), 0);
+	if (pr_store_series_find(&series, st, "git", "topic") == 0) {
+		assert_int_equal(pr_store_delivery_open(&d, st, series, 1,
+							inst->name, NR_MAILS),
+				 0);
+		n = pr_store_delivery_pending(st, d);
+	}
+	pr_store_free(st);
+	return n;
+}
+
+/*
+ * Kill -9 a child delivering NR_MAILS mails at a random point, 20 times,
+ * then let one run finish: every mail is there exactly once.  The kill
+ * window adapts so that most kills land in the middle of the delivery.
+ */
+static void crash_loop(struct fixture *f, struct pr_instance *inst,
+		       const struct pr_connector_type *type)
+{
+	struct pr_engine_stats s;
+	unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
+	int round, status, mid = 0, before, after;
+	useconds_t window = 2000;
+
+	print_message("crash seed %u\n", seed);
+	srand(seed);
+	for (round = 0; round < 20; round++) {
+		pid_t pid;
+
+		before = pending(f, inst);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			int err = pass(&s, f, inst, type, NR_MAILS);
+
+			_exit(err ? 1 : 0);
+		}
+		usleep((useconds_t)rand() % window);
+		kill(pid, SIGKILL);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status) ||
+			    (WIFEXITED(status) && WEXITSTATUS(status) == 0));
+		after = pending(f, inst);
+		if (WIFSIGNALED(status) && after > 0)
+			mid++;
+		/* aim at one or two messages per round */
+		if (before == after)
+			window *= 2;
+		else if (before - after > 2 && window > 1000)
+			window /= 2;
+	}
+	assert_int_equal(pass(&s, f, inst, type, NR_MAILS), 0);
+	assert_int_equal(s.pending, 0);
+	assert_int_equal(s.sent + s.skipped, NR_MAILS);
+	print_message("%d kills mid-delivery; the last run sent %zu\n", mid,
+		      s.sent);
+	assert_true(mid >= 5);
+}
+
+static void test_crash_maildir(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_buf b = PR_BUF_INIT, key = PR_BUF_INIT;
+	char file[512];
+	size_t i;
+
+	crash_loop(f, &f->maildir, &pr_connector_maildir);
+	assert_int_equal(count_files(f->box, "new"), NR_MAILS);
+	assert_int_equal(count_files(f->box, "tmp"), 0);
+	assert_int_equal(pr_engine_delivery_key(&key, &version1, "box"), 0);
+	for (i = 0; i < NR_MAILS; i++) {
+		snprintf(file, sizeof(file), "%s/new/patchrelay.%s.%zu", f->box,
+			 key.ptr, i);
+		pr_buf_reset(&b);
+		assert_int_equal(pr_buf_read_file(&b, file), 0);
+		assert_string_equal(b.ptr, f->mails[i]);
+	}
+	pr_buf_release(&b);
+	pr_buf_release(&key);
+}
+
+static void test_crash_mbox(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_buf b = PR_BUF_INIT;
+	char cmd[512], file[256];
+	size_t i;
+
+	crash_loop(f, &f->mboxsink, &pr_connector_mbox);
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && mkdir split && git mailsplit --mboxrd -osplit "
+		 "out.mbox > count",
+		 f->dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(file, sizeof(file), "%s/count", f->dir);
+	assert_int_equal(pr_buf_read_file(&b, file), 0);
+	assert_int_equal(strtol(b.ptr, NULL, 10), NR_MAILS);
+	for (i = 0; i < NR_MAILS; i++) {
+		snprintf(file, sizeof(file), "%s/split/%04zu", f->dir, i + 1);
+		pr_buf_reset(&b);
+		assert_int_equal(pr_buf_read_file(&b, file), 0);
+		assert_string_equal(b.ptr, f->mails[i]);
+	}
+	pr_buf_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_key),
+		cmocka_unit_test_setup_teardown(
+			test_second_pass_delivers_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_resume_after_retry_and_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crash_maildir, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_crash_mbox, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,391 @@
+#include "pr.h"
+
+#include <setjmp.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "store.h"
+
+struct fixture {
+	char dir[64];
+	char path[128];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = pr_calloc(1, sizeof(*f));
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/pr-store-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/state.db", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	if (system(cmd) != 0)
+		return -1;
+	free(f);
+	return 0;
+}
+
+static void raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static void test_open_is_wal_and_latest(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_schema_version(st), PR_STORE_SCHEMA_LATEST);
+	pr_store_free(st);
+	/* reopening an up-to-date store changes nothing */
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_schema_version(st), PR_STORE_SCHEMA_LATEST);
+	pr_store_free(st);
+
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s,
+					    NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(s, 0), "wal");
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	pr_store_free(NULL);
+}
+
+static void test_migrate_from_first_schema(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_store_version v;
+	int64_t d;
+
+	assert_int_equal(pr_store_open_version(&st, f->path, 1), 0);
+	assert_int_equal(pr_store_schema_version(st), 1);
+	pr_store_free(st);
+	/* data as the first schema held it */
+	raw_exec(
+		f->path,
+		"INSERT INTO series (id, origin, key) VALUES (7, 'gh', 'pr/1');"
+		"INSERT INTO versions VALUES (7, 1, 'abc', 2);"
+		"INSERT INTO deliveries VALUES (3, 7, 1, 'list', 2);"
+		"INSERT INTO delivery_messages VALUES (3, 0, 1, 1);"
+		"INSERT INTO delivery_messages VALUES (3, 1, 0, 2);");
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_schema_version(st), PR_STORE_SCHEMA_LATEST);
+	/* the old rows survived and the new columns work */
+	assert_int_equal(
+		pr_store_record_version(&v, st, "gh", "pr/1", "abc", 2), 0);
+	assert_int_equal(v.series_id, 7);
+	assert_int_equal(v.number, 1);
+	assert_false(v.is_new);
+	assert_int_equal(pr_store_delivery_open(&d, st, 7, 1, "list", 2), 0);
+	assert_int_equal(d, 3);
+	assert_int_equal(pr_store_delivery_status(st, d, 0), PR_STORE_SENT);
+	assert_int_equal(pr_store_delivery_pending(st, d), 1);
+	assert_int_equal(pr_store_delivery_attempt(st, d, 1, "smtp 451"), 0);
+	assert_int_equal(pr_store_delivery_attempts(st, d, 1), 3);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "gh", "pr/1", "def", 2), 0);
+	assert_int_equal(v.number, 2);
+	assert_true(v.is_new);
+	pr_store_free(st);
+}
+
+static void test_newer_schema_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	pr_store_free(st);
+	raw_exec(f->path, "UPDATE schema_version SET version = 99");
+	assert_int_equal(pr_store_open(&st, f->path), PR_ESTATE);
+	assert_null(st);
+	assert_non_null(strstr(pr_error_message(), "schema version 99"));
+	assert_int_equal(pr_store_open_version(&st, f->path, 0), PR_EINVAL);
+}
+
+static void test_record_version_idempotent(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_store_version v, w;
+	int64_t id;
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_series_find(&id, st, "git", "topic"),
+			 PR_ENOENT);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "git", "topic", "f1", 3), 0);
+	assert_true(v.is_new);
+	assert_int_equal(v.number, 1);
+	/* an unchanged re-poll, even after reopening, is not a new version */
+	pr_store_free(st);
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(
+		pr_store_record_version(&w, st, "git", "topic", "f1", 3), 0);
+	assert_false(w.is_new);
+	assert_int_equal(w.number, 1);
+	assert_int_equal(w.series_id, v.series_id);
+	assert_int_equal(pr_store_version_count(st, v.series_id), 1);
+	/* a changed series is version 2; the same key elsewhere is another */
+	assert_int_equal(
+		pr_store_record_version(&w, st, "git", "topic", "f2", 3), 0);
+	assert_true(w.is_new);
+	assert_int_equal(w.number, 2);
+	assert_int_equal(
+		pr_store_record_version(&w, st, "gh", "topic", "f2", 3), 0);
+	assert_true(w.is_new);
+	assert_int_equal(w.number, 1);
+	assert_true(w.series_id != v.series_id);
+	assert_int_equal(pr_store_version_count(st, v.series_id), 2);
+	assert_int_equal(pr_store_series_find(&id, st, "git", "topic"), 0);
+	assert_int_equal(id, v.series_id);
+	pr_store_free(st);
+}
+
+static void git_blob_sha1(char out[41], const char *content)
+{
+	char cmd[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "printf '%s' | git hash-object --stdin",
+		 content);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(out, 41, p));
+	pclose(p);
+}
+
+static struct pr_patch *patch(const char *id, const char *commit,
+			      const char *diff)
+{
+	struct pr_patch *p = pr_patch_new();
+
+	snprintf(p->patch_id, sizeof(p->patch_id), "%s", id);
+	snprintf(p->commit_id, sizeof(p->commit_id), "%s", commit);
+	p->diff = diff ? pr_strdup(diff) : NULL;
+	return p;
+}
+
+static void test_fingerprint(void **state)
+{
+	struct pr_version *a = pr_version_new(1), *b = pr_version_new(1);
+	char fa[41], fb[41], ref[41];
+	const char *id1 = "1111111111111111111111111111111111111111";
+	const char *id2 = "2222222222222222222222222222222222222222";
+
+	pr_version_add_patch(a, patch(id1, "aaaa", "x"));
+	pr_version_add_patch(a, patch(id2, "bbbb", "y"));
+	/* rebased: other commits and diffs context, same patch-ids */
+	pr_version_add_patch(b, patch(id1, "cccc", "x2"));
+	pr_version_add_patch(b, patch(id2, "dddd", "y2"));
+	assert_int_equal(pr_store_fingerprint(fa, a), 0);
+	assert_int_equal(pr_store_fingerprint(fb, b), 0);
+	assert_int_equal(strlen(fa), 40);
+	assert_string_equal(fa, fb);
+	/* the same hash git computes for the fingerprinted text */
+	git_blob_sha1(ref, "id 1111111111111111111111111111111111111111\\n"
+			   "id 2222222222222222222222222222222222222222\\n");
+	assert_string_equal(fa, ref);
+
+	/* order matters */
+	pr_version_free(b);
+	b = pr_version_new(1);
+	pr_version_add_patch(b, patch(id2, "", NULL));
+	pr_version_add_patch(b, patch(id1, "", NULL));
+	assert_int_equal(pr_store_fingerprint(fb, b), 0);
+	assert_string_not_equal(fa, fb);
+
+	/* without a patch-id the diff counts */
+	pr_version_free(b);
+	b = pr_version_new(1);
+	pr_version_add_patch(b, patch("", "", "ab"));
+	assert_int_equal(pr_store_fingerprint(fb, b), 0);
+	git_blob_sha1(ref, "diff 2\\nab\\n");
+	assert_string_equal(fb, ref);
+	pr_version_free(a);
+	pr_version_free(b);
+}
+
+static void test_cursor(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_buf c = PR_BUF_INIT, e = PR_BUF_INIT;
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_cursor_get(st, "gh", &c, &e), PR_ENOENT);
+	assert_int_equal(pr_store_cursor_set(st, "gh", "page=3", "W/\"x\""), 0);
+	assert_int_equal(pr_store_cursor_get(st, "gh", &c, &e), 0);
+	assert_string_equal(c.ptr, "page=3");
+	assert_string_equal(e.ptr, "W/\"x\"");
+	assert_int_equal(pr_store_cursor_set(st, "gh", "page=4", NULL), 0);
+	pr_buf_reset(&c);
+	pr_buf_reset(&e);
+	assert_int_equal(pr_store_cursor_get(st, "gh", &c, &e), 0);
+	assert_string_equal(c.ptr, "page=4");
+	assert_string_equal(e.ptr, "");
+	assert_int_equal(pr_store_cursor_get(st, "other", NULL, NULL),
+			 PR_ENOENT);
+	pr_buf_release(&c);
+	pr_buf_release(&e);
+	pr_store_free(st);
+}
+
+static void test_identity(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_store_version a, b;
+	int64_t id;
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_record_version(&a, st, "gh", "pr/1", "f", 1),
+			 0);
+	assert_int_equal(pr_store_record_version(&b, st, "gh", "pr/2", "f", 1),
+			 0);
+	assert_int_equal(pr_store_identity_add(st, a.series_id, "message-id",
+					       "cover.1@example.org"),
+			 0);
+	assert_int_equal(
+		pr_store_identity_add(st, a.series_id, "gerrit", "I1234"), 0);
+	assert_int_equal(pr_store_identity_add(st, a.series_id, "message-id",
+					       "cover.1@example.org"),
+			 0);
+	assert_int_equal(pr_store_identity_add(st, b.series_id, "message-id",
+					       "cover.1@example.org"),
+			 PR_EEXIST);
+	assert_int_equal(pr_store_identity_find(&id, st, "gerrit", "I1234"), 0);
+	assert_int_equal(id, a.series_id);
+	assert_int_equal(pr_store_identity_find(&id, st, "gerrit", "I9"),
+			 PR_ENOENT);
+	pr_store_free(st);
+}
+
+static void test_delivery_resume(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_store_version v;
+	int64_t d, d2;
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "git", "t", "f", 3),
+			 0);
+	assert_int_equal(pr_store_delivery_open(&d, st, v.series_id, 1,
+						"maildir", 3),
+			 0);
+	assert_int_equal(pr_store_delivery_pending(st, d), 3);
+	assert_int_equal(pr_store_delivery_attempt(st, d, 0, NULL), 0);
+	assert_int_equal(pr_store_delivery_mark_sent(st, d, 0), 0);
+	assert_int_equal(pr_store_delivery_attempt(st, d, 1, "disk full"), 0);
+	assert_int_equal(pr_store_delivery_status(st, d, 3), PR_ENOENT);
+	assert_int_equal(pr_store_delivery_mark_sent(st, d, 5), PR_ENOENT);
+	pr_store_free(st);
+
+	/* a restarted run finds the same delivery where it stopped */
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_delivery_open(&d2, st, v.series_id, 1,
+						"maildir", 3),
+			 0);
+	assert_int_equal(d2, d);
+	assert_int_equal(pr_store_delivery_status(st, d, 0), PR_STORE_SENT);
+	assert_int_equal(pr_store_delivery_status(st, d, 1), PR_STORE_PENDING);
+	assert_int_equal(pr_store_delivery_attempts(st, d, 1), 1);
+	assert_int_equal(pr_store_delivery_attempts(st, d, 2), 0);
+	assert_int_equal(pr_store_delivery_pending(st, d), 2);
+	assert_int_equal(pr_store_delivery_open(&d2, st, v.series_id, 1,
+						"maildir", 4),
+			 PR_ESTATE);
+	/* another sink is another delivery */
+	assert_int_equal(
+		pr_store_delivery_open(&d2, st, v.series_id, 1, "mbox", 3), 0);
+	assert_true(d2 != d);
+	assert_int_equal(pr_store_delivery_pending(st, d2), 3);
+	pr_store_free(st);
+}
+
+static int collect(const struct pr_store_row *r, void *payload)
+{
+	struct pr_buf *b = payload;
+
+	return pr_buf_addf(b, "%s:%s n=%d %s v%d %d/%d a=%d e=%s\n", r->origin,
+			   r->key, r->nr_versions, r->sink ? r->sink : "-",
+			   r->version, r->sent, r->nr_messages, r->attempts,
+			   r->last_error ? r->last_error : "-");
+}
+
+static void test_rows(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_store_version v;
+	struct pr_buf b = PR_BUF_INIT;
+	int64_t d;
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_foreach_row(st, collect, &b), 0);
+	assert_string_equal(b.ptr, "");
+	assert_int_equal(pr_store_record_version(&v, st, "git", "a", "f1", 2),
+			 0);
+	assert_int_equal(pr_store_record_version(&v, st, "git", "a", "f2", 2),
+			 0);
+	assert_int_equal(
+		pr_store_delivery_open(&d, st, v.series_id, 2, "box", 2), 0);
+	assert_int_equal(pr_store_delivery_attempt(st, d, 0, NULL), 0);
+	assert_int_equal(pr_store_delivery_mark_sent(st, d, 0), 0);
+	assert_int_equal(pr_store_delivery_attempt(st, d, 1, "disk full"), 0);
+	assert_int_equal(pr_store_delivery_attempt(st, d, 1, NULL), 0);
+	assert_int_equal(pr_store_delivery_note(st, d, 1, "still full"), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "gh", "pr/9", "f", 1),
+			 0);
+	assert_int_equal(pr_store_foreach_row(st, collect, &b), 0);
+	assert_string_equal(b.ptr, "git:a n=2 box v2 1/2 a=3 e=still full\n"
+				   "gh:pr/9 n=1 - v0 0/0 a=0 e=-\n");
+	pr_buf_release(&b);
+	pr_store_free(st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_open_is_wal_and_latest,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_from_first_schema,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_schema_refused,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record_version_idempotent,
+						setup, teardown),
+		cmocka_unit_test(test_fingerprint),
+		cmocka_unit_test_setup_teardown(test_cursor, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delivery_resume, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_rows, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
