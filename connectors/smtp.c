@@ -502,7 +502,7 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 		err = pr_error(PR_ENET, "%s", why.ptr);
 		goto done;
 	}
-	if (code >= 500 && code <= 599) {
+	if ((code >= 500 && code <= 599) || rc == CURLE_LOGIN_DENIED) {
 		out->status = PR_DELIVER_REJECTED;
 		pr_log_error(inst->prefix, "rejected %s", why.ptr);
 	} else {

@@ -12,7 +12,8 @@ Options:
   --cert F --key F     offer STARTTLS with this certificate
   --require-tls        refuse MAIL before STARTTLS
   --refuse-rcpt ADDR   answer 550 to RCPT TO:<ADDR> (repeatable)
-  --drop-after N       after N messages, close the connection at MAIL
+  --drop-after N       after N messages, drop the connection at the next
+                       MAIL and exit
   --data-reply "CODE text"  answer DATA with this instead of 250
 """
 
@@ -37,8 +38,10 @@ class Handler:
     async def handle_MAIL(self, server, session, envelope, address, options):
         if self.args.drop_after is not None and \
                 self.count >= self.args.drop_after:
-            # the fault: the server goes away in the middle of a series
-            session.transport.close()
+            # the fault: the server goes away in the middle of a series,
+            # without an answer, and stays away
+            server.transport.abort()
+            asyncio.get_running_loop().call_soon(os._exit, 0)
             return "421 closing"
         envelope.mail_from = address
         envelope.mail_options.extend(options)
@@ -66,7 +69,7 @@ def authenticator(args):
         ok = (isinstance(auth_data, LoginPassword) and
               auth_data.login.decode() == args.user and
               auth_data.password.decode() == args.password)
-        return AuthResult(success=ok)
+        return AuthResult(success=ok, handled=False)
     return check
 
 
