@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <time.h>
 
 #include "connectors.h"
@@ -125,7 +126,22 @@ static size_t header_end(const char *mail, size_t len)
 	return len;
 }
 
-/* 0 when every header line is well-formed; else a reason in *why. */
+/* Put the reason in *why; 1 (refused), or an error from the buffer. */
+static int refuse(struct pr_buf *why, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int refuse(struct pr_buf *why, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = pr_buf_vaddf(why, fmt, ap);
+	va_end(ap);
+	return err ? err : 1;
+}
+
+/* 0 when every header line is well-formed; else 1 and a reason in *why. */
 static int check_headers(struct pr_buf *why, const char *mail, size_t hlen)
 {
 	size_t pos = 0, lineno = 0;
@@ -138,44 +154,37 @@ static int check_headers(struct pr_buf *why, const char *mail, size_t hlen)
 
 		lineno++;
 		if (n > SMTP_LINE_MAX)
-			return pr_buf_addf(why,
-					   "header line %zu: over %d bytes",
-					   lineno, SMTP_LINE_MAX)
-				       ?: 1;
+			return refuse(why, "header line %zu: over %d bytes",
+				      lineno, SMTP_LINE_MAX);
 		for (i = 0; i < n; i++) {
 			unsigned char c = (unsigned char)line[i];
 
 			if (c == '\r')
-				return pr_buf_addf(why,
-						   "header line %zu: holds a "
-						   "CR",
-						   lineno)
-					       ?: 1;
+				return refuse(why,
+					      "header line %zu: holds a "
+					      "CR",
+					      lineno);
 			if ((c < ' ' && c != '\t') || c >= 127)
-				return pr_buf_addf(why,
-						   "header line %zu: byte "
-						   "0x%02x is not printable "
-						   "ASCII",
-						   lineno, c)
-					       ?: 1;
+				return refuse(why,
+					      "header line %zu: byte "
+					      "0x%02x is not printable "
+					      "ASCII",
+					      lineno, c);
 		}
 		if (n && (line[0] == ' ' || line[0] == '\t')) {
 			if (lineno == 1)
-				return pr_buf_addf(why,
-						   "header line 1: "
+				return refuse(why, "header line 1: "
 						   "continuation without a "
-						   "header")
-					       ?: 1;
+						   "header");
 		} else {
 			for (i = 0; i < n && line[i] != ':'; i++)
 				if (line[i] == ' ' || line[i] == '\t')
 					break;
 			if (i == 0 || i == n || line[i] != ':')
-				return pr_buf_addf(why,
-						   "header line %zu: not "
-						   "'Name: value'",
-						   lineno)
-					       ?: 1;
+				return refuse(why,
+					      "header line %zu: not "
+					      "'Name: value'",
+					      lineno);
 		}
 		pos += n + 1;
 	}

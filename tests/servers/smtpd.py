@@ -11,6 +11,7 @@ Options:
   --user U --password P  offer AUTH PLAIN and LOGIN; require it
   --cert F --key F     offer STARTTLS with this certificate
   --require-tls        refuse MAIL before STARTTLS
+  --smtps              TLS from the first byte (implicit TLS) instead
   --refuse-rcpt ADDR   answer 550 to RCPT TO:<ADDR> (repeatable)
   --drop-after N       after N messages, drop the connection at the next
                        MAIL and exit
@@ -92,6 +93,7 @@ def main():
     p.add_argument("--cert")
     p.add_argument("--key")
     p.add_argument("--require-tls", action="store_true")
+    p.add_argument("--smtps", action="store_true")
     p.add_argument("--refuse-rcpt", action="append", default=[])
     p.add_argument("--drop-after", type=int)
     p.add_argument("--data-reply")
@@ -102,8 +104,11 @@ def main():
     if args.cert:
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         ctx.load_cert_chain(args.cert, args.key)
-        kw["tls_context"] = ctx
-        kw["require_starttls"] = args.require_tls
+        if args.smtps:
+            kw["ssl_context"] = ctx
+        else:
+            kw["tls_context"] = ctx
+            kw["require_starttls"] = args.require_tls
     if args.user:
         kw["authenticator"] = authenticator(args)
         kw["auth_required"] = True

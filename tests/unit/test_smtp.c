@@ -472,6 +472,26 @@ static void test_starttls_auth(void **state)
 	assert_int_equal(count_box(f), 1);
 }
 
+static void test_smtps(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_deliver_result res;
+
+	assert_int_equal(make_cert(f), 0);
+	start_server(f, "smtps", "--cert", f->cert, "--key", f->key, "--smtps",
+		     NULL);
+	/* starttls does not apply: smtps:// is TLS from the start */
+	f->ctx.starttls = "never";
+	assert_true(deliver_one(f, f->mails[3], &res) < 0);
+	free(res.reason);
+	assert_int_equal(count_box(f), 0);
+	f->ctx.ca_file = f->cert;
+	assert_int_equal(deliver_one(f, f->mails[3], &res), 0);
+	assert_int_equal(res.status, PR_DELIVER_OK);
+	free(res.reason);
+	assert_int_equal(count_box(f), 1);
+}
+
 static void test_starttls_missing(void **state)
 {
 	struct fixture *f = *state;
@@ -591,6 +611,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_starttls_auth, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_smtps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_starttls_missing, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_server_faults, setup,
