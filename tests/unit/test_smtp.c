@@ -61,7 +61,8 @@ static int make_series(struct fixture *f)
 		    "echo base >f; git add f; git commit -qm base;"
 		    "for i in 1 2 3 4 5; do echo line $i >>f;"
 		    " printf 'x\\n.\\n..dot line\\n' >>f;"
-		    " git commit -qam \"patch $i\"; done;"
+		    " git commit -qam \"patch $i\" -m .dot -m . -m '..two';"
+		    " done;"
 		    "git format-patch -q --cover-letter --thread -o ../out"
 		    " --to=list@example.org --cc=Reviewer@Example.org"
 		    " --cc='\"Doe, Jane\" <jane@example.org>'"
@@ -104,6 +105,9 @@ static int make_series(struct fixture *f)
 		}
 	}
 	pr_buf_release(&b);
+	/* the patches hold lines that SMTP must dot-stuff */
+	if (!memmem(f->mails[1], f->lens[1], "\n.dot\n\n.\n\n..two\n", 16))
+		return -1;
 	return 0;
 }
 
@@ -248,6 +252,17 @@ static char *mail_id(const char *mail, size_t len)
 	return NULL;
 }
 
+static void crlf_to_lf(struct pr_buf *b)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < b->len; i++)
+		if (!(b->ptr[i] == '\r' && i + 1 < b->len &&
+		      b->ptr[i + 1] == '\n'))
+			b->ptr[j++] = b->ptr[i];
+	pr_buf_setlen(b, j);
+}
+
 /*
  * Every mail of the series is in the maildir exactly once, and nothing
  * else is: checks by Message-ID.
@@ -275,12 +290,16 @@ static void assert_box_holds_series(struct fixture *f)
 		assert_int_equal(pr_buf_read_file(&b, f->path), 0);
 		id = mail_id(b.ptr, b.len);
 		assert_non_null(id);
+		crlf_to_lf(&b);
 		for (i = 0; i < NR_MAILS; i++) {
 			char *want = mail_id(f->mails[i], f->lens[i]);
 
 			if (!strcmp(id, want)) {
 				seen[i]++;
 				found = true;
+				/* byte for byte, dot lines included */
+				assert_int_equal(b.len, f->lens[i]);
+				assert_memory_equal(b.ptr, f->mails[i], b.len);
 			}
 			free(want);
 		}
