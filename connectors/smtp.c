@@ -503,8 +503,11 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 			    d->index + 1, d->nr, mid);
 		goto done;
 	}
-	pr_buf_addf(&why, "message %zu/%zu %s: %s", d->index + 1, d->nr, mid,
-		    errbuf[0] ? errbuf : curl_easy_strerror(rc));
+	pr_buf_addf(&why, "message %zu/%zu %s: ", d->index + 1, d->nr, mid);
+	if (rc == CURLE_OPERATION_TIMEDOUT)
+		pr_buf_addf(&why, "timed out after %lld ms: ",
+			    (long long)ctx->timeout);
+	pr_buf_adds(&why, errbuf[0] ? errbuf : curl_easy_strerror(rc));
 	if (code)
 		pr_buf_addf(&why, " (server answered %ld)", code);
 	if (tls_failure(rc)) {

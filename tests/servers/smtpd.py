@@ -16,6 +16,8 @@ Options:
   --drop-after N       after N messages, drop the connection at the next
                        MAIL and exit
   --data-reply "CODE text"  answer DATA with this instead of 250
+  --stall SECONDS      wait this long after the data, then answer 451
+                       without keeping the message (a server that hangs)
 """
 
 import argparse
@@ -55,6 +57,9 @@ class Handler:
         return "250 OK"
 
     async def handle_DATA(self, server, session, envelope):
+        if self.args.stall:
+            await asyncio.sleep(self.args.stall)
+            return "451 4.3.0 stalled"
         if self.args.data_reply:
             return self.args.data_reply
         self.box.add(envelope.original_content)
@@ -97,6 +102,7 @@ def main():
     p.add_argument("--refuse-rcpt", action="append", default=[])
     p.add_argument("--drop-after", type=int)
     p.add_argument("--data-reply")
+    p.add_argument("--stall", type=float)
     args = p.parse_args()
     args.refuse_rcpt = [a.lower() for a in args.refuse_rcpt]
 

@@ -558,6 +558,16 @@ static void test_server_faults(void **state)
 	stop_server(f);
 	assert_int_equal(count_box(f), 0);
 
+	/* a server that hangs after the data: the timeout, then retry */
+	start_server(f, "smtp", "--stall", "2", NULL);
+	f->ctx.timeout = 500;
+	assert_int_equal(deliver_one(f, f->mails[0], &res), 0);
+	assert_int_equal(res.status, PR_DELIVER_RETRY);
+	assert_non_null(strstr(res.reason, "timed out"));
+	free(res.reason);
+	stop_server(f);
+	assert_int_equal(count_box(f), 0);
+
 	/* nobody listening: retry */
 	assert_int_equal(deliver_one(f, f->mails[0], &res), 0);
 	assert_int_equal(res.status, PR_DELIVER_RETRY);
