@@ -13,6 +13,7 @@ static const struct pr_connector_type *const connectors[] = {
 	&pr_connector_git,
 	&pr_connector_maildir,
 	&pr_connector_mbox,
+	&pr_connector_smtp,
 	NULL,
 };
 

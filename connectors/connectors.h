@@ -31,8 +31,25 @@ struct pr_git_ctx {
 	char *cover_letter;
 };
 
+/*
+ * smtp sink; starttls is "required", "optional" or "never"; rate is
+ * messages per minute (0: no limit); timeout in milliseconds.
+ */
+struct pr_smtp_ctx {
+	char *url;
+	char *from;
+	char *starttls;
+	char *user;
+	char *password;
+	char *ca_file;
+	int64_t rate;
+	int64_t max_recipients;
+	int64_t timeout;
+};
+
 extern const struct pr_connector_type pr_connector_git;
 extern const struct pr_connector_type pr_connector_maildir;
 extern const struct pr_connector_type pr_connector_mbox;
+extern const struct pr_connector_type pr_connector_smtp;
 
 #endif
