@@ -1,10 +1,147 @@
 #include "pr.h"
-#include "commands.h"
 
-/* Placeholder until its issue lands: says so and fails. */
+#include <signal.h>
+#include <unistd.h>
+
+#include "cfg.h"
+#include "commands.h"
+#include "engine.h"
+#include "graph.h"
+#include "store.h"
+
+#define DEFAULT_STATE "patchrelay-demo/state.db"
+#define DEFAULT_INTERVAL 30
+#define MAX_BACKOFF 16
+
+/*
+ * The one mutable global: a signal handler can only talk to the loop
+ * through a sig_atomic_t.  0: run, else the last signal seen.
+ */
+static volatile sig_atomic_t run_signal;
+
+static void on_signal(int sig)
+{
+	run_signal = sig;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: patchrelay run -c FILE [--once] "
+			"[--interval SECONDS]\n");
+}
+
+static int load(struct pr_graph **out, const char *file)
+{
+	struct pr_strlist problems = { 0 };
+	size_t i;
+	int err;
+
+	err = pr_graph_load(out, file, pr_builtin_registry(), &problems);
+	if (err < 0) {
+		for (i = 0; i < problems.nr; i++)
+			fprintf(stderr, "patchrelay: error: %s\n",
+				problems.items[i]);
+		pr_cli_error(NULL);
+	}
+	pr_strlist_release(&problems);
+	return err;
+}
+
+/*
+ * patchrelay run -c FILE [--once] [--interval SECONDS]: poll every route's
+ * source, deliver to its sinks, record it all in the state store; loop
+ * until SIGTERM or SIGINT (the pass in flight is finished), reloading the
+ * config on SIGHUP when the new one validates.
+ */
 int cmd_run(int argc, char **argv)
 {
-	PR_UNUSED(argc);
-	fprintf(stderr, "patchrelay: '%s' is not implemented yet\n", argv[0]);
-	return PR_EXIT_RUNTIME;
+	struct pr_engine_pass_stats stats;
+	struct pr_graph *g = NULL;
+	struct pr_store *st = NULL;
+	struct sigaction sa;
+	const char *file = NULL;
+	long interval = DEFAULT_INTERVAL, backoff = 1;
+	bool once = false;
+	int i, ret = PR_EXIT_OK;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--once")) {
+			once = true;
+		} else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
+			file = argv[++i];
+		} else if (!strcmp(argv[i], "--interval") && i + 1 < argc) {
+			interval = strtol(argv[++i], NULL, 10);
+			if (interval < 1) {
+				usage();
+				return PR_EXIT_USAGE;
+			}
+		} else {
+			usage();
+			return PR_EXIT_USAGE;
+		}
+	}
+	if (!file) {
+		usage();
+		return PR_EXIT_USAGE;
+	}
+	if (load(&g, file) < 0)
+		return PR_EXIT_USAGE;
+	if (pr_store_open(&st, g->state ? g->state : DEFAULT_STATE) < 0) {
+		pr_cli_error(NULL);
+		ret = PR_EXIT_RUNTIME;
+		goto done;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	for (;;) {
+		long slept;
+		int err = pr_engine_pass(&stats, g, st);
+
+		pr_log_info("run",
+			    "pass: %zu version(s) seen, %zu new, %zu mail(s) "
+			    "sent, %zu pending, %zu failing source(s)",
+			    stats.events, stats.new_versions, stats.sent,
+			    stats.pending, stats.failed_sources);
+		if (once) {
+			if (err < 0 || stats.pending)
+				ret = PR_EXIT_RUNTIME;
+			break;
+		}
+		/* back off while something fails, up to 16 intervals */
+		if (err < 0 || stats.pending)
+			backoff = backoff < MAX_BACKOFF ? backoff * 2 : backoff;
+		else
+			backoff = 1;
+		for (slept = 0; slept < interval * backoff; slept++) {
+			if (run_signal == SIGHUP) {
+				struct pr_graph *ng = NULL;
+
+				run_signal = 0;
+				if (load(&ng, file) == 0) {
+					pr_graph_free(g);
+					g = ng;
+					pr_log_info("run", "reloaded '%s'",
+						    file);
+				} else {
+					pr_log_warn("run",
+						    "'%s' does not validate: "
+						    "kept the running config",
+						    file);
+				}
+			}
+			if (run_signal)
+				break;
+			sleep(1);
+		}
+		if (run_signal == SIGTERM || run_signal == SIGINT)
+			break;
+	}
+done:
+	pr_store_free(st);
+	pr_graph_free(g);
+	return ret;
 }

@@ -4,6 +4,8 @@
 
 #include "delivery.h"
 #include "engine.h"
+#include "format.h"
+#include "graph.h"
 
 int pr_engine_delivery_key(struct pr_buf *out,
 			   const struct pr_engine_version *v, const char *sink)
@@ -106,4 +108,164 @@ done:
 	free(res.reason);
 	pr_buf_release(&key);
 	return err;
+}
+
+struct pass_ctx {
+	const struct pr_graph *g;
+	const struct pr_graph_route *route;
+	struct pr_store *st;
+	struct pr_engine_pass_stats *stats;
+	const char *cursor_key;
+};
+
+static int run_steps(const struct pass_ctx *c, struct pr_series *s,
+		     struct pr_version *v)
+{
+	struct pr_report report = { 0 };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < c->route->steps.nr; i++) {
+		const struct pr_graph_node *n =
+			pr_graph_node(c->g, "check", c->route->steps.items[i]);
+
+		/* a plugin whose run is not written yet is skipped */
+		if (!n || !n->plugin || !n->plugin->run)
+			continue;
+		err = n->plugin->run((struct pr_instance *)&n->inst, s, v,
+				     &report);
+		if (err)
+			break;
+	}
+	pr_report_release(&report);
+	return err;
+}
+
+static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
+			   struct pr_version *v)
+{
+	struct pr_store_version sv;
+	struct pr_engine_version ev2;
+	struct pr_engine_stats ds;
+	char **mails = NULL, fp[41];
+	size_t *lens = NULL, i;
+	int err;
+
+	if ((err = pr_store_fingerprint(fp, v)) ||
+	    (err = pr_store_record_version(&sv, c->st,
+					   ev->series->origin_connector,
+					   ev->series->origin_key, fp, v->nr)))
+		goto done;
+	c->stats->events++;
+	if (sv.is_new)
+		c->stats->new_versions++;
+	if ((err = run_steps(c, ev->series, v)))
+		goto done;
+	mails = pr_calloc(v->nr, sizeof(*mails));
+	lens = pr_calloc(v->nr, sizeof(*lens));
+	for (i = 0; i < v->nr; i++) {
+		struct pr_format_opts opts = { "PATCH", NULL, (int)i + 1,
+					       v->nr > 1 ? (int)v->nr : 0,
+					       NULL };
+		struct pr_buf mail = PR_BUF_INIT;
+
+		if ((err = pr_format_patch(&mail, v->patches[i], &opts))) {
+			pr_buf_release(&mail);
+			goto done;
+		}
+		mails[i] = pr_buf_detach(&mail, &lens[i]);
+	}
+	ev2.origin = ev->series->origin_connector;
+	ev2.key = ev->series->origin_key;
+	ev2.series_id = sv.series_id;
+	ev2.number = sv.number;
+	ev2.fingerprint = fp;
+	for (i = 0; i < c->route->to.nr; i++) {
+		const struct pr_graph_node *n =
+			pr_graph_node(c->g, "sink", c->route->to.items[i]);
+
+		if (!n) {
+			err = pr_error(PR_EINTERNAL, "route '%s': no sink '%s'",
+				       c->route->name, c->route->to.items[i]);
+			goto done;
+		}
+		if ((err = pr_engine_deliver(
+			     &ds, c->st, &ev2, (struct pr_instance *)&n->inst,
+			     n->connector, (const char *const *)mails, lens,
+			     v->nr)))
+			goto done;
+		c->stats->sent += ds.sent;
+		c->stats->pending += ds.pending;
+	}
+done:
+	if (mails)
+		for (i = 0; i < v->nr; i++)
+			free(mails[i]);
+	free(mails);
+	free(lens);
+	return err;
+}
+
+static int on_event(const struct pr_event *ev, void *payload)
+{
+	const struct pass_ctx *c = payload;
+	struct pr_version *v = ev->series ? pr_series_latest(ev->series) : NULL;
+	int err = 0;
+
+	if ((ev->kind == PR_EVENT_SERIES || ev->kind == PR_EVENT_VERSION) && v)
+		err = deliver_version(c, ev, v);
+	/* the cursor moves only once the event is stored and handled */
+	if (!err && ev->cursor)
+		err = pr_store_cursor_set(c->st, c->cursor_key, ev->cursor,
+					  NULL);
+	return err;
+}
+
+int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
+		   struct pr_store *st)
+{
+	struct pass_ctx c = { g, NULL, st, out, NULL };
+	size_t i;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < g->nr_routes; i++) {
+		const struct pr_graph_route *r = &g->routes[i];
+		const struct pr_graph_node *src =
+			pr_graph_node(g, "source", r->from);
+		struct pr_buf cursor = PR_BUF_INIT, key = PR_BUF_INIT;
+		int err;
+
+		c.route = r;
+		/*
+		 * A cursor per route, not per source: two routes from one
+		 * source must each see every event.
+		 */
+		if ((err = pr_buf_addf(&key, "%s/%s", r->from, r->name))) {
+			ret = err;
+			break;
+		}
+		c.cursor_key = key.ptr;
+		if (!src || !src->connector || !src->connector->poll) {
+			pr_log_warn(src ? src->inst.prefix : r->from,
+				    "cannot poll yet: skipped");
+			pr_buf_release(&key);
+			continue;
+		}
+		err = pr_store_cursor_get(st, key.ptr, &cursor, NULL);
+		if (err == 0 || err == PR_ENOENT)
+			err = src->connector->poll(
+				(struct pr_instance *)&src->inst,
+				err == 0 ? cursor.ptr : NULL, on_event, &c);
+		pr_buf_release(&cursor);
+		pr_buf_release(&key);
+		if (err < 0) {
+			/* one broken source never stops the others */
+			pr_log_error(src->inst.prefix, "%s",
+				     pr_error_message());
+			out->failed_sources++;
+			ret = err;
+		}
+	}
+	return ret;
 }

@@ -12,7 +12,13 @@ struct pr_buf;
 /*
  * The engine's delivery step: hand the rendered mails of one version to
  * one sink, message by message, with each message's status in the store.
- * (The poll and route parts of a pass are not written yet.)
+ *
+ * And one pass over a config graph (pr_engine_pass): for each route, poll
+ * its source from the stored cursor; for each event with a version,
+ * record the version, run the route's steps, render the version's patches
+ * as git format-patch mails (no cover letter yet) and deliver them to each
+ * sink; the cursor is stored only after all of that.  A source that fails
+ * is counted and skipped; the other routes still run.
  *
  * Invariants:
  * - The delivery key depends only on what is delivered (origin, series
@@ -59,5 +65,22 @@ int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
 		      struct pr_instance *inst,
 		      const struct pr_connector_type *type,
 		      const char *const *mails, const size_t *lens, size_t nr);
+
+struct pr_graph;
+
+struct pr_engine_pass_stats {
+	size_t events; /* versions seen */
+	size_t new_versions;
+	size_t sent; /* mails delivered in this pass */
+	size_t pending; /* mails left pending (sink asked to retry) */
+	size_t failed_sources; /* sources (or routes) that returned errors */
+};
+
+/*
+ * One pass; returns 0 when every route ran (even with pending mails) or
+ * the error of the last route that failed (its message recorded).
+ */
+int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
+		   struct pr_store *st);
 
 #endif

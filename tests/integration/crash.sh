@@ -1,0 +1,89 @@
+#!/bin/sh
+# kill -9 of `patchrelay run` at random points while it delivers a series
+# into a maildir, restarted 20 times: in the end every mail is delivered
+# exactly once and is what git format-patch writes.
+set -eu
+PY=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+
+fail() { echo "crash.sh: $*" >&2; exit 1; }
+
+export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
+export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
+export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
+n=40
+git init -q -b main repo
+echo base > repo/file
+git -C repo add file
+git -C repo commit -q -m base
+git -C repo checkout -q -b topic
+i=1
+while [ "$i" -le "$n" ]; do
+	echo "line $i" >> repo/file
+	git -C repo commit -q -a -m "file: add line $i"
+	i=$((i + 1))
+done
+
+cat > relay.conf <<CONF
+[core]
+	state = $tmp/state.db
+[source "repo"]
+	type = git
+	url = $tmp/repo
+	branch = topic
+	base = main
+[sink "inbox"]
+	type = maildir
+	path = $tmp/maildir
+[route "r"]
+	from = repo
+	to = inbox
+CONF
+
+seed=${PR_CRASH_SEED:-$$}
+echo "crash.sh: seed $seed"
+# delays in seconds, adapted below so that kills land mid-delivery
+delays=$($PY -c "import random; random.seed($seed); print(' '.join(str(random.random()) for _ in range(20)))")
+window=0.05
+killed=0
+mid=0
+for r in $delays; do
+	before=$(ls maildir/new 2>/dev/null | wc -l)
+	"$PATCHRELAY" run -c relay.conf --once 2>/dev/null &
+	pid=$!
+	sleep "$($PY -c "print($r * $window)")"
+	if kill -9 "$pid" 2>/dev/null; then
+		killed=$((killed + 1))
+	fi
+	wait "$pid" 2>/dev/null || true
+	after=$(ls maildir/new 2>/dev/null | wc -l)
+	if [ "$after" -lt "$n" ] && [ "$after" -gt 0 ]; then
+		mid=$((mid + 1))
+	fi
+	# aim at a few mails per restart
+	if [ "$after" -ge "$n" ]; then
+		: # all there already; later rounds restart a finished run
+	elif [ "$before" -eq "$after" ]; then
+		window=$($PY -c "print(min($window * 2, 2.0))")
+	elif [ $((after - before)) -gt 4 ]; then
+		window=$($PY -c "print(max($window / 2, 0.005))")
+	fi
+done
+echo "crash.sh: $killed kills, $mid with a delivery cut"
+[ "$mid" -ge 5 ] || fail "too few kills in the middle of the delivery"
+
+"$PATCHRELAY" run -c relay.conf --once 2>log || fail "last pass: $(cat log)"
+[ "$(ls maildir/new | wc -l)" -eq "$n" ] ||
+	fail "$(ls maildir/new | wc -l) mails, not $n"
+[ "$(ls maildir/tmp | wc -l)" -eq 0 ] || fail "left in tmp/: $(ls maildir/tmp)"
+git -C repo format-patch -q -o "$tmp/ref" main..topic
+i=0
+for ref in "$tmp"/ref/*.patch; do
+	cmp "$ref" maildir/new/patchrelay.*-v1.$i || fail "mail $i differs"
+	i=$((i + 1))
+done
+"$PATCHRELAY" status --state state.db > st
+grep -Eq "^repo:topic +1 +inbox +v1 +$n/$n " st || fail "status: $(cat st)"
+echo "crash.sh: ok"

@@ -1,0 +1,72 @@
+#!/bin/sh
+# patchrelay run --once: a git branch goes into a maildir as git
+# format-patch writes it; a second pass delivers nothing; a changed branch
+# is a new version; a bad option or config is exit status 2.
+set -eu
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+
+fail() { echo "run.sh: $*" >&2; exit 1; }
+
+export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
+export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
+export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
+git init -q -b main repo
+echo base > repo/file
+git -C repo add file
+git -C repo commit -q -m base
+git -C repo checkout -q -b topic
+n=${NR_PATCHES:-3}
+i=1
+while [ "$i" -le "$n" ]; do
+	echo "line $i" >> repo/file
+	git -C repo commit -q -a -m "file: add line $i"
+	i=$((i + 1))
+done
+
+cat > relay.conf <<CONF
+[core]
+	state = $tmp/state.db
+[source "repo"]
+	type = git
+	url = $tmp/repo
+	branch = topic
+	base = main
+[sink "inbox"]
+	type = maildir
+	path = $tmp/maildir
+[route "r"]
+	from = repo
+	to = inbox
+CONF
+
+"$PATCHRELAY" run -c relay.conf --once 2>log1 || fail "first pass: $(cat log1)"
+new=maildir/new
+[ "$(ls "$new" | wc -l)" -eq "$n" ] || fail "not $n mails: $(ls "$new")"
+git -C repo format-patch -q -o "$tmp/ref" main..topic
+i=0
+for ref in "$tmp"/ref/*.patch; do
+	cmp "$ref" "$new"/patchrelay.*-v1.$i || fail "mail $i differs"
+	i=$((i + 1))
+done
+
+"$PATCHRELAY" run -c relay.conf --once 2>log2 || fail "second pass: $(cat log2)"
+grep -q '0 version(s) seen, 0 new, 0 mail(s) sent' log2 ||
+	fail "second pass: $(cat log2)"
+[ "$(ls "$new" | wc -l)" -eq "$n" ] || fail "second pass wrote mail"
+
+echo "one more" >> repo/file
+git -C repo commit -q -a -m "file: one more line"
+"$PATCHRELAY" run -c relay.conf --once 2>log3 || fail "third pass: $(cat log3)"
+[ "$(ls "$new"/patchrelay.*-v2.* | wc -l)" -eq $((n + 1)) ] ||
+	fail "version 2 not delivered: $(ls "$new")"
+
+rc=0
+"$PATCHRELAY" run --bogus 2>/dev/null || rc=$?
+[ "$rc" -eq 2 ] || fail "bad option: exit status $rc"
+printf '[route "x"]\n\tfrom = nowhere\n' > bad.conf
+rc=0
+"$PATCHRELAY" run -c bad.conf --once 2>/dev/null || rc=$?
+[ "$rc" -eq 2 ] || fail "bad config: exit status $rc"
+echo "run.sh: ok"
