@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "checks.h"
+#include "plugins.h"
 #include "connectors.h"
 #include "engine.h"
 #include "format.h"
@@ -79,6 +81,8 @@ int cmd_demo(int argc, char **argv)
 	struct pr_engine_stats stats;
 	char **mails = NULL;
 	size_t *lens = NULL, i;
+	struct pr_size_limit_ctx limits;
+	struct pr_report report = PR_REPORT_INIT;
 	char fp[41];
 	int ret = PR_EXIT_RUNTIME;
 
@@ -98,7 +102,18 @@ int cmd_demo(int argc, char **argv)
 	printf("patchrelay demo: series 'topic' of %s (main..topic): %zu "
 	       "patches, version %d (%s)\n",
 	       DEMO_REPO, v->nr, sv.number, sv.is_new ? "new" : "unchanged");
-	printf("  size-limit: skipped (its run step is not written yet)\n");
+	pr_size_limit_defaults(&limits);
+	if (pr_size_limit_check(&report, "size-limit", &limits, v) < 0) {
+		pr_cli_error("demo: size-limit");
+		goto done;
+	}
+	printf("  size-limit: %s\n",
+	       pr_verdict_name(pr_report_verdict(&report)));
+	if (pr_report_verdict(&report) == PR_VERDICT_FAIL) {
+		printf("  refused: nothing delivered\n");
+		ret = PR_EXIT_VERDICT;
+		goto done;
+	}
 
 	mails = pr_calloc(v->nr, sizeof(*mails));
 	lens = pr_calloc(v->nr, sizeof(*lens));
@@ -134,6 +149,7 @@ int cmd_demo(int argc, char **argv)
 	       DEMO_STATE);
 	ret = stats.pending ? PR_EXIT_RUNTIME : PR_EXIT_OK;
 done:
+	pr_report_release(&report);
 	if (mails)
 		for (i = 0; i < v->nr; i++)
 			free(mails[i]);

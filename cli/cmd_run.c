@@ -103,9 +103,10 @@ int cmd_run(int argc, char **argv)
 
 		pr_log_info("run",
 			    "pass: %zu version(s) seen, %zu new, %zu mail(s) "
-			    "sent, %zu pending, %zu failing source(s)",
+			    "sent, %zu pending, %zu refused, %zu failing "
+			    "source(s)",
 			    stats.events, stats.new_versions, stats.sent,
-			    stats.pending, stats.failed_sources);
+			    stats.pending, stats.refused, stats.failed_sources);
 		if (once) {
 			if (err < 0 || stats.pending)
 				ret = PR_EXIT_RUNTIME;

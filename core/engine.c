@@ -118,10 +118,14 @@ struct pass_ctx {
 	const char *cursor_key;
 };
 
+/*
+ * Run the route's steps in order into `report`.  A step that could not run
+ * is an error; a step that refuses the series is a verdict, which the caller
+ * reads from the report.
+ */
 static int run_steps(const struct pass_ctx *c, struct pr_series *s,
-		     struct pr_version *v)
+		     struct pr_version *v, struct pr_report *report)
 {
-	struct pr_report report = { 0 };
 	size_t i;
 	int err = 0;
 
@@ -129,16 +133,35 @@ static int run_steps(const struct pass_ctx *c, struct pr_series *s,
 		const struct pr_graph_node *n =
 			pr_graph_node(c->g, "check", c->route->steps.items[i]);
 
-		/* a plugin whose run is not written yet is skipped */
 		if (!n || !n->plugin || !n->plugin->run)
-			continue;
+			return pr_error(PR_EINTERNAL,
+					"route '%s': step '%s' cannot run",
+					c->route->name,
+					c->route->steps.items[i]);
 		err = n->plugin->run((struct pr_instance *)&n->inst, s, v,
-				     &report);
+				     report);
 		if (err)
-			break;
+			return pr_error_wrap(err, "route '%s': step '%s'",
+					     c->route->name,
+					     c->route->steps.items[i]);
 	}
-	pr_report_release(&report);
-	return err;
+	return 0;
+}
+
+/* Log why a route refused a series: one line per failed finding. */
+static void log_refusal(const struct pass_ctx *c, const struct pr_series *s,
+			const struct pr_report *report)
+{
+	size_t i;
+
+	for (i = 0; i < report->nr; i++) {
+		const struct pr_report_entry *e = &report->items[i];
+
+		if (e->verdict != PR_VERDICT_FAIL)
+			continue;
+		pr_log_warn(c->route->name, "series '%s' refused: %s/%s: %s",
+			    s->origin_key, e->step, e->rule, e->message);
+	}
 }
 
 static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
@@ -147,6 +170,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	struct pr_store_version sv;
 	struct pr_engine_version ev2;
 	struct pr_engine_stats ds;
+	struct pr_report report = PR_REPORT_INIT;
 	char **mails = NULL, fp[41];
 	size_t *lens = NULL, i;
 	int err;
@@ -159,8 +183,14 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	c->stats->events++;
 	if (sv.is_new)
 		c->stats->new_versions++;
-	if ((err = run_steps(c, ev->series, v)))
+	if ((err = run_steps(c, ev->series, v, &report)))
 		goto done;
+	if (pr_report_verdict(&report) == PR_VERDICT_FAIL) {
+		/* Junk never reaches a sink: nothing is delivered. */
+		log_refusal(c, ev->series, &report);
+		c->stats->refused++;
+		goto done;
+	}
 	mails = pr_calloc(v->nr, sizeof(*mails));
 	lens = pr_calloc(v->nr, sizeof(*lens));
 	for (i = 0; i < v->nr; i++) {
@@ -203,6 +233,7 @@ done:
 			free(mails[i]);
 	free(mails);
 	free(lens);
+	pr_report_release(&report);
 	return err;
 }
 

@@ -74,6 +74,7 @@ struct pr_engine_pass_stats {
 	size_t sent; /* mails delivered in this pass */
 	size_t pending; /* mails left pending (sink asked to retry) */
 	size_t failed_sources; /* sources (or routes) that returned errors */
+	size_t refused; /* versions a step failed: nothing delivered */
 };
 
 /*

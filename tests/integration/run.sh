@@ -69,4 +69,29 @@ printf '[route "x"]\n\tfrom = nowhere\n' > bad.conf
 rc=0
 "$PATCHRELAY" run -c bad.conf --once 2>/dev/null || rc=$?
 [ "$rc" -eq 2 ] || fail "bad config: exit status $rc"
+# A route whose step fails delivers nothing and says why.
+cat > refuse.conf <<CONF
+[core]
+	state = $tmp/state-refuse.db
+[source "repo"]
+	type = git
+	url = $tmp/repo
+	branch = topic
+	base = main
+[check "size"]
+	type = size-limit
+	max-patches = 1
+[sink "list"]
+	type = maildir
+	path = $tmp/refused
+[route "r"]
+	from = repo
+	step = size
+	to = list
+CONF
+"$PATCHRELAY" run -c refuse.conf --once 2>log4 || fail "refusing pass: $(cat log4)"
+grep -q "refused: size/patches" log4 || fail "no refusal reason: $(cat log4)"
+[ "$(ls "$tmp/refused/new" 2>/dev/null | wc -l)" -eq 0 ] ||
+	fail "a refused series was delivered: $(ls "$tmp/refused/new")"
+grep -q '1 refused' log4 || fail "refusal not counted: $(cat log4)"
 echo "run.sh: ok"
