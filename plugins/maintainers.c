@@ -94,14 +94,19 @@ static const char *const rx_src[] = {
 	[RX_FILE_SPLIT] = "[^A-Za-z\\x80-\\xC3\\'\\,\\.\\+-]",
 };
 
-static pcre2_code *rx_compile(const char *src, size_t len, uint32_t flags)
+static pcre2_code *rx_compile(const char *src, size_t len, uint32_t flags,
+			      bool jit)
 {
 	int err;
 	PCRE2_SIZE off;
 	pcre2_code *re;
 
 	re = pcre2_compile((PCRE2_SPTR)src, len, flags, &err, &off, NULL);
-	if (re)
+	/*
+	 * JIT only the fixed patterns: JIT-compiling the ~25000 MAINTAINERS
+	 * patterns costs more than one-shot matching saves.
+	 */
+	if (re && jit)
 		pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 	return re;
 }
@@ -399,16 +404,18 @@ static void compile_tv(struct tv *t)
 	case 'F':
 	case 'X':
 		pr_buf_addf(&b, "^%s", t->value);
-		t->re = rx_compile(b.ptr, b.len, 0);
+		t->re = rx_compile(b.ptr, b.len, 0, false);
 		pattern_prefix(t);
 		break;
 	case 'N':
-		t->re = rx_compile(t->value, strlen(t->value), PCRE2_EXTENDED);
+		t->re = rx_compile(t->value, strlen(t->value), PCRE2_EXTENDED,
+				   false);
 		break;
 	case 'K':
-		t->re = rx_compile(t->value, strlen(t->value), PCRE2_EXTENDED);
+		t->re = rx_compile(t->value, strlen(t->value), PCRE2_EXTENDED,
+				   false);
 		pr_buf_addf(&b, "^[+-].*%s", t->value);
-		t->re_patch = rx_compile(b.ptr, b.len, PCRE2_EXTENDED);
+		t->re_patch = rx_compile(b.ptr, b.len, PCRE2_EXTENDED, false);
 		break;
 	default:
 		break;
@@ -437,7 +444,8 @@ int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
 		tree = ".";
 	m->tree = pr_strdup(tree);
 	for (i = 0; i < PR_ARRAY_SIZE(rx_src); i++) {
-		m->rx[i] = rx_compile(rx_src[i], PCRE2_ZERO_TERMINATED, 0);
+		m->rx[i] =
+			rx_compile(rx_src[i], PCRE2_ZERO_TERMINATED, 0, true);
 		if (!m->rx[i]) {
 			err = pr_error(PR_EINTERNAL,
 				       "regex %zu does not compile", i);
@@ -1277,7 +1285,7 @@ int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
 		r.lists[i].email = e;
 	}
 	/* the chief penguin is dropped unless asked for (a regex match) */
-	chief = rx_compile(chief_src, PCRE2_ZERO_TERMINATED, 0);
+	chief = rx_compile(chief_src, PCRE2_ZERO_TERMINATED, 0, false);
 	{
 		size_t j = 0;
 
