@@ -37,7 +37,8 @@ struct pr_maint {
 	size_t nsections;
 	struct mapent *names, *addrs; /* .mailmap; later entries win */
 	size_t nnames, alloc_names, naddrs, alloc_addrs;
-	pcre2_code *rx[16];
+	char *tree;
+	pcre2_code *rx[20];
 };
 
 enum {
@@ -57,6 +58,9 @@ enum {
 	RX_PLUS,
 	RX_MINUS,
 	RX_HUNK,
+	RX_FILE_ADDR,
+	RX_FILE_CLEAN,
+	RX_FILE_SPLIT,
 };
 
 static const char *const rx_src[] = {
@@ -76,16 +80,33 @@ static const char *const rx_src[] = {
 	[RX_PLUS] = "^\\+\\+\\+\\s+(\\S+)",
 	[RX_MINUS] = "^---\\s+(\\S+)",
 	[RX_HUNK] = "^\\@\\@ -(\\d+),(\\d+)",
+	/*
+	 * get_maintainer.pl's source has "À-ÿ" in UTF-8 without `use utf8`,
+	 * so its class holds the bytes \xC3, \x80-\xC3 and \xBF.
+	 */
+	[RX_FILE_ADDR] =
+		"[A-Za-z\\x80-\\xC3\\\"\\' \\,\\.\\+-]*\\s*[\\,]*\\s*"
+		"[\\(\\<\\{]{0,1}[A-Za-z0-9_\\.\\+-]+\\@[A-Za-z0-9\\.-]+"
+		"\\.[A-Za-z0-9]+[\\)\\>\\}]{0,1}",
+	[RX_FILE_CLEAN] =
+		"[\\(\\<\\{]{0,1}([A-Za-z0-9_\\.\\+-]+\\@[A-Za-z0-9\\.-]+)"
+		"[\\)\\>\\}]{0,1}",
+	[RX_FILE_SPLIT] = "[^A-Za-z\\x80-\\xC3\\'\\,\\.\\+-]",
 };
 
-static pcre2_code *rx_compile(const char *src, size_t len, uint32_t flags)
+static pcre2_code *rx_compile(const char *src, size_t len, uint32_t flags,
+			      bool jit)
 {
 	int err;
 	PCRE2_SIZE off;
 	pcre2_code *re;
 
 	re = pcre2_compile((PCRE2_SPTR)src, len, flags, &err, &off, NULL);
-	if (re)
+	/*
+	 * JIT only the fixed patterns: JIT-compiling the ~25000 MAINTAINERS
+	 * patterns costs more than one-shot matching saves.
+	 */
+	if (re && jit)
 		pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 	return re;
 }
@@ -130,11 +151,11 @@ static void trim(char *s)
 /* s/^\"|\"$//g in place */
 static void strip_quotes(char *s)
 {
-	size_t n = strlen(s);
+	size_t n = strlen(s), i;
 
 	if (n && s[0] == '"') {
-		/* A loop, not memmove: gcc's -Warray-bounds misfires here. */
-		for (size_t i = 0; i < n; i++)
+		/* a byte loop: gcc -fsanitize misjudges memmove bounds here */
+		for (i = 0; i < n; i++)
 			s[i] = s[i + 1];
 		n--;
 	}
@@ -383,16 +404,18 @@ static void compile_tv(struct tv *t)
 	case 'F':
 	case 'X':
 		pr_buf_addf(&b, "^%s", t->value);
-		t->re = rx_compile(b.ptr, b.len, 0);
+		t->re = rx_compile(b.ptr, b.len, 0, false);
 		pattern_prefix(t);
 		break;
 	case 'N':
-		t->re = rx_compile(t->value, strlen(t->value), PCRE2_EXTENDED);
+		t->re = rx_compile(t->value, strlen(t->value), PCRE2_EXTENDED,
+				   false);
 		break;
 	case 'K':
-		t->re = rx_compile(t->value, strlen(t->value), PCRE2_EXTENDED);
+		t->re = rx_compile(t->value, strlen(t->value), PCRE2_EXTENDED,
+				   false);
 		pr_buf_addf(&b, "^[+-].*%s", t->value);
-		t->re_patch = rx_compile(b.ptr, b.len, PCRE2_EXTENDED);
+		t->re_patch = rx_compile(b.ptr, b.len, PCRE2_EXTENDED, false);
 		break;
 	default:
 		break;
@@ -419,8 +442,10 @@ int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
 	*out = NULL;
 	if (!tree)
 		tree = ".";
+	m->tree = pr_strdup(tree);
 	for (i = 0; i < PR_ARRAY_SIZE(rx_src); i++) {
-		m->rx[i] = rx_compile(rx_src[i], PCRE2_ZERO_TERMINATED, 0);
+		m->rx[i] =
+			rx_compile(rx_src[i], PCRE2_ZERO_TERMINATED, 0, true);
 		if (!m->rx[i]) {
 			err = pr_error(PR_EINTERNAL,
 				       "regex %zu does not compile", i);
@@ -483,6 +508,7 @@ void pr_maint_free(struct pr_maint *m)
 		pcre2_code_free(m->tv[i].re_patch);
 	}
 	free(m->tv);
+	free(m->tree);
 	for (i = 0; i < m->nnames; i++) {
 		free(m->names[i].key);
 		free(m->names[i].val);
@@ -564,6 +590,7 @@ struct route {
 	struct strv dd_name, dd_addr; /* keys; values in dd_val */
 	struct strv dd_vname, dd_vaddr;
 	struct strv subsystem, status;
+	struct strv file_emails;
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -880,6 +907,148 @@ static void add_categories(struct route *r, size_t idx)
 	}
 }
 
+/* Perl's clean_file_emails for one candidate found in a file. */
+static char *clean_file_email(struct route *r, const char *cand)
+{
+	const struct pr_maint *m = r->m;
+	pcre2_match_data *md = r->md;
+	struct pr_buf e = PR_BUF_INIT;
+	struct strv nw = { 0 };
+	char *name, *addr, *out;
+	const char *s = cand;
+	size_t n = strlen(cand), off = 0, len;
+
+	/* s/[(<{]?(ADDR)[)>}]?/<$1>/g */
+	while (off <= n && pcre2_match(m->rx[RX_FILE_CLEAN], (PCRE2_SPTR)s, n,
+				       off, 0, md, NULL) >= 0) {
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+
+		pr_buf_add(&e, s + off, ov[0] - off);
+		pr_buf_addch(&e, '<');
+		pr_buf_add(&e, s + ov[2], ov[3] - ov[2]);
+		pr_buf_addch(&e, '>');
+		off = ov[1];
+	}
+	if (off < n)
+		pr_buf_add(&e, s + off, n - off);
+	parse_email(m, md, e.ptr, &name, &addr);
+	pr_buf_release(&e);
+	if (!strcmp(name, "\"[,\\.]\""))
+		name[0] = '\0';
+	/* split(/[^A-Za-z...]/, $name), trailing empty fields dropped */
+	len = strlen(name);
+	off = 0;
+	while (pcre2_match(m->rx[RX_FILE_SPLIT], (PCRE2_SPTR)name, len, off, 0,
+			   md, NULL) >= 0) {
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+
+		strv_push(&nw, pr_memdup(name + off, ov[0] - off));
+		off = ov[1];
+	}
+	strv_push(&nw, pr_memdup(name + off, len - off));
+	while (nw.nr && !*nw.v[nw.nr - 1]) {
+		free(nw.v[nw.nr - 1]);
+		nw.nr--;
+	}
+	if (nw.nr > 2) {
+		const char *first = nw.v[nw.nr - 3], *middle = nw.v[nw.nr - 2];
+		const char *last = nw.v[nw.nr - 1];
+		size_t fl = strlen(first), ml = strlen(middle);
+		struct pr_buf b = PR_BUF_INIT;
+		bool alpha = fl == 1 && ((first[0] >= 'A' && first[0] <= 'Z') ||
+					 (first[0] >= 'a' && first[0] <= 'z'));
+
+		if (alpha || (fl == 2 && first[1] == '.') || ml == 1 ||
+		    (ml == 2 && middle[1] == '.'))
+			pr_buf_addf(&b, "%s %s %s", first, middle, last);
+		else
+			pr_buf_addf(&b, "%s %s", middle, last);
+		free(name);
+		name = pr_buf_detach(&b, NULL);
+	}
+	len = strlen(name);
+	if (len && (name[len - 1] == ',' || name[len - 1] == '.')) {
+		name[--len] = '\0';
+	} else if (len >= 2 && name[len - 1] == '"' &&
+		   (name[len - 2] == ',' || name[len - 2] == '.')) {
+		name[len - 2] = '"';
+		name[--len] = '\0';
+	}
+	if (len && (name[0] == ',' || name[0] == '.')) {
+		memmove(name, name + 1, len);
+	} else if (len >= 2 && name[0] == '"' &&
+		   (name[1] == ',' || name[1] == '.')) {
+		memmove(name + 1, name + 2, len - 1);
+	}
+	out = format_email(m, md, name, addr);
+	free(name);
+	free(addr);
+	strv_release(&nw);
+	return out;
+}
+
+/* get_maintainer.pl mails the addresses written in a patched .yaml file. */
+static void maintainers_in_file(struct route *r, const char *file)
+{
+	const struct pr_maint *m = r->m;
+	struct pr_buf path = PR_BUF_INIT, text = PR_BUF_INIT;
+	size_t n = strlen(file), off = 0;
+	struct stat st;
+
+	if (n < 5 || strcmp(file + n - 5, ".yaml"))
+		return;
+	pr_buf_addf(&path, "%s/%s", m->tree, file);
+	pr_buf_init(&text, PR_LIMIT_DIFF_BYTES);
+	if (stat(path.ptr, &st) || !S_ISREG(st.st_mode) ||
+	    pr_buf_read_file(&text, path.ptr) < 0) {
+		pr_error_clear();
+		goto done;
+	}
+	while (off < text.len &&
+	       pcre2_match(m->rx[RX_FILE_ADDR], (PCRE2_SPTR)text.ptr, text.len,
+			   off, 0, r->md, NULL) >= 0) {
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
+		char *cand = pr_memdup(text.ptr + ov[0], ov[1] - ov[0]);
+		size_t next = ov[1] > off ? ov[1] : off + 1;
+
+		/* clean_file_email reuses the match data: ov is stale after */
+		strv_push(&r->file_emails, clean_file_email(r, cand));
+		free(cand);
+		off = next;
+	}
+done:
+	pr_buf_release(&path);
+	pr_buf_release(&text);
+}
+
+/* add_role($email, 'in file') */
+static void add_file_role(struct route *r, const char *email)
+{
+	char *name, *addr;
+	size_t i;
+
+	parse_email(r->m, r->md, email, &name, &addr);
+	for (i = 0; i < r->nto; i++) {
+		char *en, *ea;
+		struct pr_buf b = PR_BUF_INIT;
+
+		parse_email(r->m, r->md, r->to[i].email, &en, &ea);
+		if ((!strcmp(name, en) || !strcmp(addr, ea)) &&
+		    !strstr(r->to[i].role, "in file")) {
+			if (*r->to[i].role)
+				pr_buf_addf(&b, "%s,in file", r->to[i].role);
+			else
+				pr_buf_adds(&b, "in file");
+			free(r->to[i].role);
+			r->to[i].role = pr_buf_detach(&b, NULL);
+		}
+		free(en);
+		free(ea);
+	}
+	free(name);
+	free(addr);
+}
+
 struct hit {
 	size_t tvi;
 	long depth;
@@ -940,9 +1109,11 @@ static void match_file(struct route *r, const char *file, struct hit **hits,
 		tvi = end + 1;
 	}
 	/* deepest first; ties in MAINTAINERS order (Perl: hash order) */
-	qsort(*hits, nhits, sizeof(**hits), cmp_hit);
+	if (nhits)
+		qsort(*hits, nhits, sizeof(**hits), cmp_hit);
 	for (i = 0; i < nhits; i++)
 		add_categories(r, (*hits)[i].tvi);
+	maintainers_in_file(r, file);
 }
 
 /* Perl's deduplicate_email, with mailmap_email on both ends. */
@@ -1091,7 +1262,8 @@ int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
 	if (o->keywords) {
 		size_t j = 0;
 
-		qsort(r.ktvi, r.nktvi, sizeof(*r.ktvi), cmp_tvi_str);
+		if (r.nktvi)
+			qsort(r.ktvi, r.nktvi, sizeof(*r.ktvi), cmp_tvi_str);
 		for (i = 0; i < r.nktvi; i++) {
 			if (i && r.ktvi[i] == r.ktvi[i - 1])
 				continue;
@@ -1113,7 +1285,7 @@ int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
 		r.lists[i].email = e;
 	}
 	/* the chief penguin is dropped unless asked for (a regex match) */
-	chief = rx_compile(chief_src, PCRE2_ZERO_TERMINATED, 0);
+	chief = rx_compile(chief_src, PCRE2_ZERO_TERMINATED, 0, false);
 	{
 		size_t j = 0;
 
@@ -1127,6 +1299,19 @@ int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
 			r.to[j++] = r.to[i];
 		}
 		r.nto = j;
+	}
+	for (i = 0; i < r.file_emails.nr; i++) {
+		char *e = mailmap_email(&r, r.file_emails.v[i]);
+		char *name, *addr, *tmp;
+
+		parse_email(m, r.md, e, &name, &addr);
+		tmp = format_email(m, r.md, name, addr);
+		push_email_address(&r, tmp, "");
+		add_file_role(&r, tmp);
+		free(tmp);
+		free(name);
+		free(addr);
+		free(e);
 	}
 	/* merge_email */
 	{
@@ -1182,6 +1367,7 @@ int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
 	strv_release(&r.dd_vaddr);
 	strv_release(&r.subsystem);
 	strv_release(&r.status);
+	strv_release(&r.file_emails);
 	entries_free(r.to, r.nto);
 	entries_free(r.lists, r.nlists);
 	return err;

@@ -1,0 +1,113 @@
+#!/bin/sh
+# patchrelay route against scripts/get_maintainer.pl --no-git
+# --no-git-fallback, byte for byte, over a generated corpus of patches across
+# the kernel tree of Debian's linux-source.  The one change made to
+# get_maintainer.pl: sections that match a file at the same depth are sorted
+# by line number instead of Perl's random hash order.  Reference answers are
+# cached in $PR_BUILD/route-cache keyed by script, MAINTAINERS, flags and
+# patch, so that only the first run pays for Perl.
+set -eu
+
+L="$PR_BUILD/linux-source"
+if [ ! -f "$L/.pr-extracted" ]; then
+	tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | head -n 1)
+	if [ -z "$tarball" ]; then
+		echo "skip: no /usr/src/linux-source-*.tar.xz"
+		exit 77
+	fi
+	rm -rf "$L"
+	mkdir -p "$L"
+	tar -xJf "$tarball" -C "$L" --strip-components=1
+	touch "$L/.pr-extracted"
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+cache="$PR_BUILD/route-cache"
+corpus="$PR_BUILD/route-corpus"
+mkdir -p "$cache" "$tmp/home"
+
+# the tie made stable, in get_maintainers() only (its first sort by depth)
+/usr/bin/perl -pe 'if (!$done && s/sort \{\$hash\{\$b\} <=> \$hash\{\$a\}\}/sort {\$hash{\$b} <=> \$hash{\$a} || \$a <=> \$b}/) { $done = 1 }' \
+	"$L/scripts/get_maintainer.pl" >"$PR_BUILD/route-get_maintainer.pl"
+if [ "$(diff "$L/scripts/get_maintainer.pl" "$PR_BUILD/route-get_maintainer.pl" | grep -c '^[<>]')" != 2 ]; then
+	echo "FAIL: could not patch get_maintainer.pl's tie order"
+	exit 1
+fi
+
+rm -rf "$corpus"
+/usr/bin/python3 "$PR_SRC/tests/data/maintainers/gen_corpus.py" "$L" "$corpus"
+count=$(ls "$corpus" | wc -l)
+if [ "$count" -lt 250 ]; then
+	echo "FAIL: corpus has $count patches, want >= 250"
+	exit 1
+fi
+
+# one job: FLAGSET PATCH -> compares, prints DIFF lines on failure
+cat >"$tmp/one.sh" <<'JOB'
+set -u
+flags=$(echo "$1" | tr '_' ' ')
+[ "$flags" = "default" ] && flags=""
+p="$2"
+key=$( { echo "$flags"; cat "$GM" "$L/MAINTAINERS" "$p"; } | sha256sum | cut -c1-40)
+ref="$CACHE/$key"
+if [ ! -f "$ref" ]; then
+	(cd "$L" && HOME="$TMPH" /usr/bin/perl "$GM" --no-git --no-git-fallback $flags "$p") >"$ref.tmp" 2>/dev/null || true
+	mv "$ref.tmp" "$ref"
+fi
+out="$TMPD/$(basename "$p").$1"
+(cd "$L" && "$PATCHRELAY" route $flags "$p") >"$out" 2>/dev/null || true
+if ! cmp -s "$ref" "$out"; then
+	echo "DIFF [$flags] $p"
+	diff "$ref" "$out" | head -n 10
+fi
+JOB
+
+GM="$PR_BUILD/route-get_maintainer.pl" CACHE="$cache" TMPH="$tmp/home" TMPD="$tmp"
+export GM CACHE TMPH TMPD L PATCHRELAY
+jobs=$(nproc 2>/dev/null || echo 2)
+[ "$jobs" -gt 4 ] && jobs=4
+
+{
+	for p in "$corpus"/*.patch; do
+		for f in default --no-rolestats --no-rolestats_--no-l; do
+			echo "$f $p"
+		done
+	done
+	# the other flags, on part of the corpus
+	for p in "$corpus"/single-00[0-4].patch "$corpus"/kw-00[0-4].patch "$corpus"/yaml-*.patch; do
+		for f in --subsystem_--status --no-keywords --separator=,_--no-r; do
+			echo "$f $p"
+		done
+	done
+} >"$tmp/jobs"
+
+xargs -P "$jobs" -L 1 sh "$tmp/one.sh" <"$tmp/jobs" >"$tmp/result"
+runs=$(wc -l <"$tmp/jobs")
+if [ -s "$tmp/result" ]; then
+	cat "$tmp/result"
+	echo "FAIL: $(grep -c '^DIFF' "$tmp/result") of $runs runs differ"
+	exit 1
+fi
+
+# several patches in one call, as get_maintainer.pl takes them
+set -- "$corpus"/single-00*.patch
+key=$( { echo multi; cat "$PR_BUILD/route-get_maintainer.pl" "$L/MAINTAINERS" "$@"; } | sha256sum | cut -c1-40)
+if [ ! -f "$cache/$key" ]; then
+	(cd "$L" && HOME="$tmp/home" /usr/bin/perl "$PR_BUILD/route-get_maintainer.pl" --no-git --no-git-fallback "$@") >"$cache/$key.tmp" 2>/dev/null
+	mv "$cache/$key.tmp" "$cache/$key"
+fi
+(cd "$L" && "$PATCHRELAY" route "$@") >"$tmp/several"
+if ! cmp -s "$cache/$key" "$tmp/several"; then
+	diff "$cache/$key" "$tmp/several" | head -n 20
+	echo "FAIL: several patches in one call differ"
+	exit 1
+fi
+
+# --maintainers FILE from elsewhere gives the same as --kernel-tree
+(cd "$L" && "$PATCHRELAY" route "$corpus/single-000.patch") >"$tmp/a"
+"$PATCHRELAY" route --kernel-tree "$L" "$corpus/single-000.patch" >"$tmp/b"
+cmp "$tmp/a" "$tmp/b"
+[ -s "$tmp/a" ]
+
+echo "ok: $runs runs over $count patches identical to get_maintainer.pl"
