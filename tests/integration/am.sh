@@ -16,14 +16,22 @@ cd "$tmp/repo" || exit 1
 printf 'one\n' >f
 git add f && git commit -qm base || fail "base commit"
 git tag base
+git checkout -q -b v1
 for i in 1 2 3; do
 	printf 'line %s\n' "$i" >>f
+	[ "$i" = 3 ] && export GIT_AUTHOR_NAME='Zoë Ñandú'
 	git commit -qam "add line $i" -m "Line $i is needed." \
 		-m "Signed-off-by: A U Thor <author@example.org>" ||
 		fail "commit $i"
 done
+export GIT_AUTHOR_NAME='A U Thor'
 git format-patch -q --cover-letter --thread -o "$tmp/out" base..HEAD ||
 	fail "format-patch"
+# v2's ids below come from the same clock second: make v1's distinct
+for f in "$tmp/out"/*.patch; do
+	sed 's/\.git\.author@example\.org>/.v1@example.org>/' "$f" >"$f.new" &&
+		mv "$f.new" "$f" || fail "rewrite ids"
+done
 mid() { sed -n 's/^Message-Id: <\(.*\)>$/\1/Ip' "$1" | head -n 1; }
 cover=$(mid "$tmp/out/0000-cover-letter.patch")
 p1=$(mid "$tmp/out/0001-add-line-1.patch")
@@ -68,7 +76,7 @@ I agree with the above.'
 cmp -s "$tmp/am.mbox" "$tmp/am-o.mbox" || fail "-o differs from stdout"
 [ "$(grep -c '^From 0000' "$tmp/am.mbox")" = 3 ] || fail "not 3 patches"
 
-# apply PATCHED-MBOX: git am onto base, trailers of each commit to $tmp/got
+# apply PATCHED-MBOX ORIGINAL: git am onto base, trailers of each commit to $tmp/got
 apply() {
 	git checkout -q --detach base || fail "checkout base"
 	git am -q "$1" || fail "git am $1"
@@ -78,8 +86,8 @@ apply() {
 		git log -1 --format=%B "$c" |
 			git interpret-trailers --parse >>"$tmp/got"
 	done
-	[ "$(git rev-parse HEAD^{tree})" = "$(git rev-parse master^{tree} 2>/dev/null || git rev-parse main^{tree})" ] ||
-		fail "tree after git am differs from the original"
+	[ "$(git rev-parse HEAD^{tree})" = "$(git rev-parse "$2^{tree}")" ] ||
+		fail "tree after git am differs from $2"
 }
 
 sob='Signed-off-by: A U Thor <author@example.org>'
@@ -96,12 +104,22 @@ $rev
 $sob
 $rev
 EOW
-apply "$tmp/am.mbox"
+apply "$tmp/am.mbox" v1
 diff -u "$tmp/want" "$tmp/got" || fail "trailers differ"
 # author and message body came through
 git log -1 --format='%an <%ae>|%s' HEAD~2 | grep -qx 'A U Thor <author@example.org>|add line 1' ||
 	fail "author or subject of patch 1"
 git log -1 --format=%b HEAD | grep -qx 'Line 3 is needed.' || fail "body of patch 3"
+git log -1 --format='%an <%ae>' HEAD | grep -qx 'Zoë Ñandú <author@example.org>' ||
+	fail "UTF-8 author of patch 3: $(git log -1 --format=%an HEAD)"
+
+# the same mails as a maildir give the same output
+mkdir -p "$tmp/md/cur" "$tmp/md/new" "$tmp/md/tmp"
+(cd "$tmp/md/cur" && awk '/^From [^ ]+ Mon Sep 17 00:00:00 2001$/{n++}
+	{f=sprintf("%03d", n); print > f}' "$tmp/all.mbox") ||
+	fail "maildir split"
+"$PATCHRELAY" am "$tmp/md" >"$tmp/md.mbox" || fail "am maildir: exit $?"
+cmp -s "$tmp/am.mbox" "$tmp/md.mbox" || fail "maildir output differs"
 
 # --trust: the maintainer may give someone else's trailer
 "$PATCHRELAY" am --trust MAINT@example.org "$tmp/all.mbox" >"$tmp/trust.mbox" ||
@@ -119,8 +137,40 @@ $rev
 $sob
 $rev
 EOW
-apply "$tmp/trust.mbox"
+apply "$tmp/trust.mbox" v1
 diff -u "$tmp/want" "$tmp/got" || fail "trailers with --trust differ"
+
+# v2 threaded into v1: only v2 is written, v1's trailers stay behind
+git checkout -q -b v2 base || fail "branch v2"
+for i in 1 2 3; do
+	printf 'line %s, v2\n' "$i" >>f
+	git commit -qam "add line $i" -m "Line $i is needed." \
+		-m "Signed-off-by: A U Thor <author@example.org>" ||
+		fail "v2 commit $i"
+done
+git format-patch -q -v2 --cover-letter --thread --in-reply-to="$cover" \
+	-o "$tmp/out2" base..v2 || fail "format-patch v2"
+v2p3=$(mid "$tmp/out2/v2-0003-add-line-3.patch")
+{
+	cat "$tmp/all.mbox" "$tmp/out2"/*.patch
+	reply 'Tes Ter <tester@example.org>' "$v2p3" '[PATCH v2 3/3] add line 3' \
+		'Tested-by: Tes Ter <tester@example.org>'
+} >"$tmp/v2.mbox"
+"$PATCHRELAY" am "$tmp/v2.mbox" >"$tmp/am2.mbox" || fail "am v2: exit $?"
+grep -q '^Subject: \[PATCH 1/3\] add line 1$' "$tmp/am2.mbox" ||
+	fail "v2 subject"
+[ "$(grep -c '^From 0000' "$tmp/am2.mbox")" = 3 ] || fail "v2: not 3 patches"
+cat >"$tmp/want" <<EOW
+== add line 1
+$sob
+== add line 2
+$sob
+== add line 3
+$sob
+Tested-by: Tes Ter <tester@example.org>
+EOW
+apply "$tmp/am2.mbox" v2
+diff -u "$tmp/want" "$tmp/got" || fail "v2 trailers differ"
 
 # an incomplete series alone: nothing to write, exit 1
 cat "$tmp/out/0000-cover-letter.patch" "$tmp/out/0001-add-line-1.patch" \
