@@ -154,15 +154,55 @@ done:
 	return err;
 }
 
+/* A header value must stay one line: no CR or LF may reach the output. */
+static int one_line(const char *what, const char *v)
+{
+	if (v && strpbrk(v, "\r\n"))
+		return pr_error(PR_EINVAL, "am: %s '%s' holds a line break",
+				what, v);
+	return 0;
+}
+
+/* From: as git format-patch writes it, the name quoted when it must be. */
+static int add_from(struct pr_buf *out, const struct pr_ident *id)
+{
+	const char *name = id->name ? id->name : "", *c;
+	const char *email = id->email ? id->email : "";
+	int err;
+
+	if (!*name)
+		return pr_buf_addf(out, "From: <%s>\n", email);
+	if (!strpbrk(name, "()<>[]:;@\\,.\""))
+		return pr_buf_addf(out, "From: %s <%s>\n", name, email);
+	err = pr_buf_adds(out, "From: \"");
+	for (c = name; !err && *c; c++) {
+		if (*c == '"' || *c == '\\')
+			err = pr_buf_addch(out, '\\');
+		if (!err)
+			err = pr_buf_addch(out, *c);
+	}
+	if (!err)
+		err = pr_buf_addf(out, "\" <%s>\n", email);
+	return err;
+}
+
 int pr_am_write_patch(struct pr_buf *out, const struct pr_patch *p, int n,
 		      int total, const struct pr_trailer_list *extra)
 {
 	struct pr_buf body = PR_BUF_INIT;
 	const char *diff = p->diff ? p->diff : "";
-	size_t i;
+	size_t i, start = out->len;
 	int err;
 
-	err = pr_buf_adds(&body, p->body ? p->body : "");
+	err = one_line("author name", p->author.name);
+	if (!err)
+		err = one_line("author address", p->author.email);
+	if (!err)
+		err = one_line("date", p->date);
+	if (!err)
+		err = one_line("subject", p->subject);
+	if (!err)
+		err = pr_buf_adds(&body, p->body ? p->body : "");
 	if (err)
 		goto done;
 	pr_buf_rtrim(&body);
@@ -180,19 +220,22 @@ int pr_am_write_patch(struct pr_buf *out, const struct pr_patch *p, int n,
 	}
 	if (err)
 		goto done;
-	err = pr_buf_addf(
+	err = pr_buf_adds(
 		out,
-		"From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
-		"From: %s <%s>\n"
-		"Date: %s\n"
-		"Subject: [PATCH %d/%d] %s\n"
-		"MIME-Version: 1.0\n"
-		"Content-Type: text/plain; charset=UTF-8\n"
-		"Content-Transfer-Encoding: 8bit\n"
-		"\n",
-		p->author.name ? p->author.name : "",
-		p->author.email ? p->author.email : "", p->date ? p->date : "",
-		n, total, p->subject ? p->subject : "");
+		"From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n");
+	if (!err)
+		err = add_from(out, &p->author);
+	/* without a Date: header git am uses the current time */
+	if (!err && p->date && *p->date)
+		err = pr_buf_addf(out, "Date: %s\n", p->date);
+	if (!err)
+		err = pr_buf_addf(out,
+				  "Subject: [PATCH %d/%d] %s\n"
+				  "MIME-Version: 1.0\n"
+				  "Content-Type: text/plain; charset=UTF-8\n"
+				  "Content-Transfer-Encoding: 8bit\n"
+				  "\n",
+				  n, total, p->subject ? p->subject : "");
 	if (!err)
 		err = pr_buf_addbuf(out, &body);
 	if (!err && strncmp(diff, "---", 3))
@@ -204,6 +247,9 @@ int pr_am_write_patch(struct pr_buf *out, const struct pr_patch *p, int n,
 	if (!err)
 		err = pr_buf_addch(out, '\n');
 done:
+	/* no half message is left behind */
+	if (err)
+		pr_buf_setlen(out, start);
 	pr_buf_release(&body);
 	return err;
 }

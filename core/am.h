@@ -50,6 +50,8 @@ int pr_am_collect(struct pr_trailer_list *out, const struct pr_asm_version *v,
  * Append p as one mbox message that `git am` applies: "[PATCH n/total]"
  * subject, author, date, then the message with extra appended to the end
  * of its trailer block (a new block when it has none), then the diff.
+ * The name is quoted as format-patch quotes it; a header value holding CR
+ * or LF is refused (PR_EINVAL) and out is then left as it was.
  */
 int pr_am_write_patch(struct pr_buf *out, const struct pr_patch *p, int n,
 		      int total, const struct pr_trailer_list *extra);

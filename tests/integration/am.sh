@@ -19,6 +19,7 @@ git tag base
 git checkout -q -b v1
 for i in 1 2 3; do
 	printf 'line %s\n' "$i" >>f
+	[ "$i" = 2 ] && export GIT_AUTHOR_NAME='Doe, John "J.Q." \o/'
 	[ "$i" = 3 ] && export GIT_AUTHOR_NAME='Zoë Ñandú'
 	git commit -qam "add line $i" -m "Line $i is needed." \
 		-m "Signed-off-by: A U Thor <author@example.org>" ||
@@ -110,6 +111,8 @@ diff -u "$tmp/want" "$tmp/got" || fail "trailers differ"
 git log -1 --format='%an <%ae>|%s' HEAD~2 | grep -qx 'A U Thor <author@example.org>|add line 1' ||
 	fail "author or subject of patch 1"
 git log -1 --format=%b HEAD | grep -qx 'Line 3 is needed.' || fail "body of patch 3"
+[ "$(git log -1 --format=%an HEAD~1)" = 'Doe, John "J.Q." \o/' ] ||
+	fail "quoted author of patch 2: $(git log -1 --format=%an HEAD~1)"
 git log -1 --format='%an <%ae>' HEAD | grep -qx 'Zoë Ñandú <author@example.org>' ||
 	fail "UTF-8 author of patch 3: $(git log -1 --format=%an HEAD)"
 

@@ -275,6 +275,40 @@ static void test_write(void **state)
 		pr_patch_free(m.v[i]);
 }
 
+static void test_write_headers(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_buf out = PR_BUF_INIT;
+	struct pr_mailinfo mi;
+	struct pr_patch *p;
+
+	PR_UNUSED(state);
+	p = mail(&m, "From: \"Doe, John \\\"JD\\\"\" <j@example.org>\n"
+		     "Subject: [PATCH] one\n\nWhy.\n" DIFF);
+	assert_string_equal(p->author.name, "Doe, John \"JD\"");
+	assert_int_equal(pr_am_write_patch(&out, p, 1, 1, NULL), 0);
+	assert_non_null(strstr(
+		out.ptr, "\nFrom: \"Doe, John \\\"JD\\\"\" <j@example.org>\n"
+			 "Subject: [PATCH 1/1] one\n"));
+	/* the name reads back the same; no Date: when the mail had none */
+	assert_null(strstr(out.ptr, "\nDate:"));
+	pr_mailinfo_init(&mi);
+	assert_int_equal(pr_mailinfo_parse(&mi, out.ptr, out.len), 0);
+	assert_string_equal(mi.name, "Doe, John \"JD\"");
+	assert_string_equal(mi.email, "j@example.org");
+	assert_string_equal(mi.subject, "one");
+	pr_mailinfo_release(&mi);
+	/* a line break in a header value is refused, out is unchanged */
+	free(p->subject);
+	p->subject = pr_strdup("one\nBcc: x@example.org");
+	pr_buf_reset(&out);
+	assert_int_equal(pr_buf_adds(&out, "kept"), 0);
+	assert_int_equal(pr_am_write_patch(&out, p, 1, 1, NULL), PR_EINVAL);
+	assert_string_equal(out.ptr, "kept");
+	pr_buf_release(&out);
+	pr_patch_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_no_duplicates),
 		cmocka_unit_test(test_other_version),
 		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_write_headers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
