@@ -244,7 +244,8 @@ int pr_am_write_patch(struct pr_buf *out, const struct pr_patch *p, int n,
 		err = pr_buf_adds(out, diff);
 	if (!err && out->len && out->ptr[out->len - 1] != '\n')
 		err = pr_buf_addch(out, '\n');
-	if (!err)
+	/* one blank line ends the message in the mbox */
+	if (!err && (out->len < 2 || out->ptr[out->len - 2] != '\n'))
 		err = pr_buf_addch(out, '\n');
 done:
 	/* no half message is left behind */
