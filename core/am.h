@@ -1,0 +1,59 @@
+#ifndef PR_AM_H
+#define PR_AM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "assemble.h"
+#include "mailinfo.h"
+#include "model.h"
+
+/*
+ * Preparing a mailed series for `git am`, with the review trailers its
+ * replies gave collected the way b4 collects them.  Invariants:
+ * - A reply is a mail whose subject is a reply ("Re:"), or a mail without
+ *   a diff that answers another and has no n/N marker.  Only replies give
+ *   trailers, and only outside quoted text (pr_trailers_from_reply()).
+ * - A reply answers the nearest mail of its thread that is a patch or the
+ *   cover letter of the version: In-Reply-To first, then References from
+ *   the last to the first, so a reply to a reply counts for the patch the
+ *   thread started from.  Replies to other versions give nothing.
+ * - A trailer sent to the cover letter applies to every patch (b4's rule).
+ * - A trailer naming an address ("Name <addr>") other than the reply's
+ *   sender is dropped unless the sender is in opts->trusted (compared
+ *   case-insensitively); a trailer naming no address (Fixes:, Link:) is
+ *   kept.
+ * - Collected trailers keep the order the replies came in, and a trailer
+ *   (same key in any case, same value) is never added twice nor added
+ *   when the patch already carries it.
+ */
+
+struct pr_am_opts {
+	const char *const *trusted; /* sender addresses trusted for others */
+	size_t nr_trusted;
+};
+
+/* A parsed mail as a new pr_patch: prefix from the raw subject, body is
+ * mailinfo's message and diff its patch; trailers parsed from the body. */
+int pr_am_patch_from_mailinfo(struct pr_patch **out,
+			      const struct pr_mailinfo *mi);
+/* Is p a reply by the rule above. */
+bool pr_am_is_reply(const struct pr_patch *p);
+/*
+ * Collect the trailers mails[0..nr) give to the patches of v: out[i] (for
+ * v->patches[i], v->nr entries, zeroed by the caller) gets them in order.
+ */
+int pr_am_collect(struct pr_trailer_list *out, const struct pr_asm_version *v,
+		  struct pr_patch *const *mails, size_t nr,
+		  const struct pr_am_opts *opts);
+/*
+ * Append p as one mbox message that `git am` applies: "[PATCH n/total]"
+ * subject, author, date, then the message with extra appended to the end
+ * of its trailer block (a new block when it has none), then the diff.
+ * The name is quoted as format-patch quotes it; a header value holding CR
+ * or LF is refused (PR_EINVAL) and out is then left as it was.
+ */
+int pr_am_write_patch(struct pr_buf *out, const struct pr_patch *p, int n,
+		      int total, const struct pr_trailer_list *extra);
+
+#endif
