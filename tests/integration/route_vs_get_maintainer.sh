@@ -4,11 +4,15 @@
 # the kernel tree of Debian's linux-source.  The one change made to
 # get_maintainer.pl: sections that match a file at the same depth are sorted
 # by line number instead of Perl's random hash order.  Reference answers are
-# cached in $PR_BUILD/route-cache keyed by script, MAINTAINERS, flags and
+# cached in $C/route-cache keyed by script, MAINTAINERS, flags and
 # patch, so that only the first run pays for Perl.
 set -eu
 
-L="$PR_BUILD/linux-source"
+# a cache shared by the plain and the sanitizer builds (tests/run sets it)
+C=${PR_CACHE:-$PR_BUILD}
+mkdir -p "$C"
+
+L="$C/linux-source"
 if [ ! -f "$L/.pr-extracted" ]; then
 	tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | head -n 1)
 	if [ -z "$tarball" ]; then
@@ -23,14 +27,14 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-cache="$PR_BUILD/route-cache"
-corpus="$PR_BUILD/route-corpus"
+cache="$C/route-cache"
+corpus="$C/route-corpus"
 mkdir -p "$cache" "$tmp/home"
 
 # the tie made stable, in get_maintainers() only (its first sort by depth)
 /usr/bin/perl -pe 'if (!$done && s/sort \{\$hash\{\$b\} <=> \$hash\{\$a\}\}/sort {\$hash{\$b} <=> \$hash{\$a} || \$a <=> \$b}/) { $done = 1 }' \
-	"$L/scripts/get_maintainer.pl" >"$PR_BUILD/route-get_maintainer.pl"
-if [ "$(diff "$L/scripts/get_maintainer.pl" "$PR_BUILD/route-get_maintainer.pl" | grep -c '^[<>]')" != 2 ]; then
+	"$L/scripts/get_maintainer.pl" >"$C/route-get_maintainer.pl"
+if [ "$(diff "$L/scripts/get_maintainer.pl" "$C/route-get_maintainer.pl" | grep -c '^[<>]')" != 2 ]; then
 	echo "FAIL: could not patch get_maintainer.pl's tie order"
 	exit 1
 fi
@@ -63,7 +67,7 @@ if ! cmp -s "$ref" "$out"; then
 fi
 JOB
 
-GM="$PR_BUILD/route-get_maintainer.pl" CACHE="$cache" TMPH="$tmp/home" TMPD="$tmp"
+GM="$C/route-get_maintainer.pl" CACHE="$cache" TMPH="$tmp/home" TMPD="$tmp"
 export GM CACHE TMPH TMPD L PATCHRELAY
 jobs=$(nproc 2>/dev/null || echo 2)
 [ "$jobs" -gt 4 ] && jobs=4
@@ -92,9 +96,9 @@ fi
 
 # several patches in one call, as get_maintainer.pl takes them
 set -- "$corpus"/single-00*.patch
-key=$( { echo multi; cat "$PR_BUILD/route-get_maintainer.pl" "$L/MAINTAINERS" "$@"; } | sha256sum | cut -c1-40)
+key=$( { echo multi; cat "$C/route-get_maintainer.pl" "$L/MAINTAINERS" "$@"; } | sha256sum | cut -c1-40)
 if [ ! -f "$cache/$key" ]; then
-	(cd "$L" && HOME="$tmp/home" /usr/bin/perl "$PR_BUILD/route-get_maintainer.pl" --no-git --no-git-fallback "$@") >"$cache/$key.tmp" 2>/dev/null
+	(cd "$L" && HOME="$tmp/home" /usr/bin/perl "$C/route-get_maintainer.pl" --no-git --no-git-fallback "$@") >"$cache/$key.tmp" 2>/dev/null
 	mv "$cache/$key.tmp" "$cache/$key"
 fi
 (cd "$L" && "$PATCHRELAY" route "$@") >"$tmp/several"
