@@ -80,7 +80,7 @@ int cmd_demo(int argc, char **argv)
 	struct pr_engine_version ev;
 	struct pr_engine_stats stats;
 	char **mails = NULL;
-	size_t *lens = NULL, i;
+	size_t *lens = NULL;
 	struct pr_size_limit_ctx limits;
 	struct pr_report report = PR_REPORT_INIT;
 	char fp[41];
@@ -115,20 +115,9 @@ int cmd_demo(int argc, char **argv)
 		goto done;
 	}
 
-	mails = pr_calloc(v->nr, sizeof(*mails));
-	lens = pr_calloc(v->nr, sizeof(*lens));
-	for (i = 0; i < v->nr; i++) {
-		struct pr_format_opts opts = { "PATCH", NULL, (int)i + 1,
-					       v->nr > 1 ? (int)v->nr : 0,
-					       NULL };
-		struct pr_buf mail = PR_BUF_INIT;
-
-		if (pr_format_patch(&mail, v->patches[i], &opts) < 0) {
-			pr_buf_release(&mail);
-			pr_cli_error("demo");
-			goto done;
-		}
-		mails[i] = pr_buf_detach(&mail, &lens[i]);
+	if (pr_engine_render(&mails, &lens, v) < 0) {
+		pr_cli_error("demo");
+		goto done;
 	}
 	ev.origin = "demo";
 	ev.key = "topic";
@@ -150,11 +139,7 @@ int cmd_demo(int argc, char **argv)
 	ret = stats.pending ? PR_EXIT_RUNTIME : PR_EXIT_OK;
 done:
 	pr_report_release(&report);
-	if (mails)
-		for (i = 0; i < v->nr; i++)
-			free(mails[i]);
-	free(mails);
-	free(lens);
+	pr_engine_render_free(mails, lens, v ? v->nr : 0);
 	pr_store_free(st);
 	pr_version_free(v);
 	return ret;

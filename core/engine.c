@@ -164,6 +164,42 @@ static void log_refusal(const struct pass_ctx *c, const struct pr_series *s,
 	}
 }
 
+int pr_engine_render(char ***mails, size_t **lens, const struct pr_version *v)
+{
+	size_t i;
+	int err;
+
+	*mails = pr_calloc(v->nr, sizeof(**mails));
+	*lens = pr_calloc(v->nr, sizeof(**lens));
+	for (i = 0; i < v->nr; i++) {
+		struct pr_format_opts opts = { "PATCH", NULL, (int)i + 1,
+					       v->nr > 1 ? (int)v->nr : 0,
+					       NULL };
+		struct pr_buf mail = PR_BUF_INIT;
+
+		if ((err = pr_format_patch(&mail, v->patches[i], &opts))) {
+			pr_buf_release(&mail);
+			pr_engine_render_free(*mails, *lens, v->nr);
+			*mails = NULL;
+			*lens = NULL;
+			return err;
+		}
+		(*mails)[i] = pr_buf_detach(&mail, &(*lens)[i]);
+	}
+	return 0;
+}
+
+void pr_engine_render_free(char **mails, size_t *lens, size_t nr)
+{
+	size_t i;
+
+	if (mails)
+		for (i = 0; i < nr; i++)
+			free(mails[i]);
+	free(mails);
+	free(lens);
+}
+
 static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 			   struct pr_version *v)
 {
@@ -191,20 +227,8 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 		c->stats->refused++;
 		goto done;
 	}
-	mails = pr_calloc(v->nr, sizeof(*mails));
-	lens = pr_calloc(v->nr, sizeof(*lens));
-	for (i = 0; i < v->nr; i++) {
-		struct pr_format_opts opts = { "PATCH", NULL, (int)i + 1,
-					       v->nr > 1 ? (int)v->nr : 0,
-					       NULL };
-		struct pr_buf mail = PR_BUF_INIT;
-
-		if ((err = pr_format_patch(&mail, v->patches[i], &opts))) {
-			pr_buf_release(&mail);
-			goto done;
-		}
-		mails[i] = pr_buf_detach(&mail, &lens[i]);
-	}
+	if ((err = pr_engine_render(&mails, &lens, v)))
+		goto done;
 	ev2.origin = ev->series->origin_connector;
 	ev2.key = ev->series->origin_key;
 	ev2.series_id = sv.series_id;
@@ -228,11 +252,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 		c->stats->pending += ds.pending;
 	}
 done:
-	if (mails)
-		for (i = 0; i < v->nr; i++)
-			free(mails[i]);
-	free(mails);
-	free(lens);
+	pr_engine_render_free(mails, lens, v->nr);
 	pr_report_release(&report);
 	return err;
 }

@@ -66,6 +66,14 @@ int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
 		      const struct pr_connector_type *type,
 		      const char *const *mails, const size_t *lens, size_t nr);
 
+/*
+ * Render each patch of `v` as the mail `git format-patch` writes for it
+ * ([PATCH i/N] when there are several): *mails[i] of (*lens)[i] bytes.
+ * Free with pr_engine_render_free().
+ */
+int pr_engine_render(char ***mails, size_t **lens, const struct pr_version *v);
+void pr_engine_render_free(char **mails, size_t *lens, size_t nr);
+
 struct pr_graph;
 
 struct pr_engine_pass_stats {
