@@ -390,8 +390,9 @@ int pr_mail_decode_words(struct pr_buf *out, const char *in, size_t len)
 				end = q2;
 				break;
 			}
+		/* no "?=" anywhere after: no later word can end either */
 		if (!end)
-			goto next;
+			break;
 		/* only whitespace between two encoded words is dropped */
 		for (j = lit; j < i; j++)
 			if (!isspace((unsigned char)in[j]))

@@ -473,22 +473,26 @@ static void remove_at(struct pr_buf *b, size_t at, size_t n)
 
 void pr_mailinfo_clean_subject(struct pr_buf *s)
 {
-	for (;;) {
-		char c = s->len ? s->ptr[0] : '\0';
+	size_t at = 0;
+
+	/* find where the subject starts, then move it once (no quadratic) */
+	while (at < s->len) {
+		char c = s->ptr[at];
 		char *ket;
 
-		if ((c == 'r' || c == 'R') && s->len > 3 &&
-		    (s->ptr[1] == 'e' || s->ptr[1] == 'E') &&
-		    s->ptr[2] == ':') {
-			remove_at(s, 0, 3);
-		} else if (c == ' ' || c == '\t' || c == ':') {
-			remove_at(s, 0, 1);
-		} else if (c == '[' && (ket = memchr(s->ptr, ']', s->len))) {
-			remove_at(s, 0, ket - s->ptr + 1);
-		} else {
+		if ((c == 'r' || c == 'R') && s->len - at > 3 &&
+		    (s->ptr[at + 1] == 'e' || s->ptr[at + 1] == 'E') &&
+		    s->ptr[at + 2] == ':')
+			at += 3;
+		else if (c == ' ' || c == '\t' || c == ':')
+			at++;
+		else if (c == '[' &&
+			 (ket = memchr(s->ptr + at, ']', s->len - at)))
+			at = ket - s->ptr + 1;
+		else
 			break;
-		}
 	}
+	remove_at(s, 0, at);
 	trim(s);
 }
 

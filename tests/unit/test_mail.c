@@ -63,6 +63,8 @@ static void test_encoded_words(void **state)
 	check_words("=?x-bogus?q?kept?= tail", "=?x-bogus?q?kept?= tail");
 	check_words("=?utf-8?q?unterminated", "=?utf-8?q?unterminated");
 	check_words("=?utf-8?z?bad_encoding?=", "=?utf-8?z?bad_encoding?=");
+	/* many unterminated words are kept (and scanned once, not quadratically) */
+	check_words("=?u?q?a=?u?q?b=?u?q?c", "=?u?q?a=?u?q?b=?u?q?c");
 	/* raw 8-bit latin-1 becomes UTF-8 */
 	check_words("caf\xe9", "caf\xc3\xa9");
 	check_words("caf\xc3\xa9", "caf\xc3\xa9");
