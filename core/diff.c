@@ -1463,6 +1463,16 @@ static void scan_hunk_counts(const struct line *l, long *before, long *after)
 	}
 }
 
+/* Lowercase hex digits at the start of p[0..n): the input is not a C string. */
+static size_t hex_run(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && strchr("0123456789abcdef", p[i]) && p[i])
+		i++;
+	return i;
+}
+
 int pr_patch_id(char out[41], const char *text, size_t len, bool stable)
 {
 	struct cursor c = { text, len, 0, 0 };
@@ -1482,7 +1492,7 @@ int pr_patch_id(char out[41], const char *text, size_t len, bool stable)
 			continue;
 		/* like git, a "From <commit>" line starts the next patch */
 		if (starts(&l, "From ") && l.len >= 45 &&
-		    strspn(l.p + 5, "0123456789abcdef") >= 40) {
+		    hex_run(l.p + 5, l.len - 5) >= 40) {
 			if (patchlen)
 				break;
 			continue;
