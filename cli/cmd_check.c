@@ -352,6 +352,10 @@ static int set_option(struct check_step *s, const char *key, const char *v)
 		  offsetof(struct pr_size_limit_ctx, warn_lines) },
 		{ "warn-patches",
 		  offsetof(struct pr_size_limit_ctx, warn_patches) },
+		{ "max-file-lines",
+		  offsetof(struct pr_size_limit_ctx, max_file_lines) },
+		{ "warn-file-lines",
+		  offsetof(struct pr_size_limit_ctx, warn_file_lines) },
 	};
 	uint64_t n;
 	size_t i;

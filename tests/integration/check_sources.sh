@@ -103,4 +103,25 @@ for n in 1 2 3; do
 		fail "mbox: no entry for patch $n"
 done
 [ "$(grep -c '^fail' "$T/nosob.out")" -eq 3 ] || fail "mbox: want exactly 3 fails"
+
+# size-limit's largest-file limits, against git's own per-file figure.
+printf '1\n2\n3\n4\n5\n6\n' >"$G/big.txt"
+printf 'x\ny\n' >>"$G/b.c"
+git -C "$G" add big.txt && git -C "$G" commit -q -a -s -m "foo: add big.txt
+
+Six lines in one file, two in another." || fail "commit big"
+big=$(git -C "$G" log -1 --format= --numstat | awk '{n=$1+$2; if (n>m) m=n} END {print m}')
+[ "$big" -eq 6 ] || fail "file-lines: git says $big, want 6"
+"$PATCHRELAY" check --step size-limit:max-file-lines=5 -C "$G" -1 >"$T/fl.out"
+[ $? -eq 1 ] || fail "max-file-lines=5: want exit 1"
+grep -q "^fail size-limit/file-lines: $big lines changed in one file, over the fail limit of 5" "$T/fl.out" ||
+	fail "max-file-lines: no figure"
+"$PATCHRELAY" check --step size-limit:max-file-lines=$big,warn-file-lines=3 -C "$G" -1 >"$T/fl2.out"
+[ $? -eq 0 ] || fail "max-file-lines=$big: want exit 0"
+grep -q "^warn size-limit/file-lines: $big lines changed in one file, over the warn limit of 3" "$T/fl2.out" ||
+	fail "warn-file-lines: no warning"
+printf '\tmax-file-lines = 5\n' >"$T/fl.line"
+sed -e "/max-files = 100/r $T/fl.line" "$PR_SRC/examples/kernel-checks.conf" >"$T/fl.conf"
+"$PATCHRELAY" check -c "$T/fl.conf" -C "$G" -1 >"$T/fl3.out"
+grep -q "^fail size/file-lines: $big lines" "$T/fl3.out" || fail "max-file-lines from the config not applied"
 exit 0
