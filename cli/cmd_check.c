@@ -575,7 +575,8 @@ static int find_route(const struct pr_graph_route **out,
 	for (i = 0; i < g->nr_routes; i++) {
 		if (name && !strcmp(g->routes[i].name, name)) {
 			*out = &g->routes[i];
-			return 0;
+			err = 0;
+			goto done;
 		}
 		pr_buf_addf(&names, "%s%s", i ? ", " : "", g->routes[i].name);
 	}
@@ -594,6 +595,7 @@ static int find_route(const struct pr_graph_route **out,
 			       "config '%s': no route '%s' (there are: %s)",
 			       g->file, name, names.ptr);
 	}
+done:
 	pr_buf_release(&names);
 	return err;
 }
