@@ -4,16 +4,27 @@
 #include "model.h"
 #include "report_render.h"
 #include "mailinfo.h"
+#include "mbox.h"
+#include "gitrepo.h"
+#include "graph.h"
+#include "cfg.h"
+#include "trailer.h"
 
 #include <ctype.h>
 
 /*
- * patchrelay check [--step TYPE[:key=value,...]]... [--format F] FILE...
+ * patchrelay check [-c FILE [--route NAME]] [--step TYPE[:key=value,...]]...
+ *                  [--format F] (FILE... | -C REPO REVRANGE)
  *
- * Each FILE is one patch; together they are one version.  A mail (git
- * format-patch output) is read by pr_mailinfo_parse; a file that is not a
- * mail (a "commit ..." file like the seeds) by the small reader below,
- * which splits it into headers, message, diffstat and diff.
+ * The FILEs together are one version.  A mail file (git format-patch
+ * output, or an mbox of several) is split by pr_mbox_read_path into its
+ * messages, each read by pr_mailinfo_parse; a cover letter among them is
+ * left out, as it carries no patch.  A file that is not a mail (a
+ * "commit ..." file like the seeds, `git show` output) has no mail headers
+ * that mailinfo could take, so the small reader below splits it into
+ * headers, message, diffstat and diff.  With -C the version is the commits
+ * of REVRANGE (pr_gitrepo_load).  With -c the steps are the check
+ * instances of a route, each with its configured options; --step adds more.
  */
 
 #define CHECK_MAX_STEPS 32
@@ -161,19 +172,26 @@ static bool looks_like_mail(const char *raw)
 	       !strncasecmp(raw, "Message-ID:", 11);
 }
 
-static int read_mail(struct pr_patch *p, const struct pr_buf *raw,
-		     const char *path)
+/* One message of a mail file into a new patch of v; a cover is skipped. */
+static int read_mail(const char *data, size_t len,
+		     const struct pr_mbox_where *where, void *payload)
 {
+	struct pr_version *v = payload;
+	struct pr_patch *p = NULL;
 	struct pr_mailinfo mi;
 	size_t i;
 	int err;
 
 	pr_mailinfo_init(&mi);
-	err = pr_mailinfo_parse(&mi, raw->ptr, raw->len);
+	err = pr_mailinfo_parse(&mi, data, len);
 	if (err) {
-		err = pr_error_wrap(err, "patch '%s'", path);
+		err = pr_error_wrap(err, "patch '%s' message %zu (line %zu)",
+				    where->path, where->number, where->line);
 		goto done;
 	}
+	if (mi.kind == PR_MAIL_COVER && !mi.patch.len)
+		goto done;
+	p = pr_patch_new();
 	pr_ident_set(&p->author, mi.name, mi.email);
 	p->date = pr_strdup(mi.date);
 	p->subject = pr_strdup(mi.subject);
@@ -182,12 +200,14 @@ static int read_mail(struct pr_patch *p, const struct pr_buf *raw,
 		pr_trailer_list_add(&p->trailers, mi.trailers.items[i].key,
 				    mi.trailers.items[i].value);
 	set_diff(p, mi.patch.ptr);
+	pr_version_add_patch(v, p);
 done:
 	pr_mailinfo_release(&mi);
 	return err;
 }
 
-static int read_patch(struct pr_patch **out, const char *path)
+/* Add the patch or patches of the file at path to v. */
+static int read_patch(struct pr_version *ver, const char *path)
 {
 	struct pr_buf raw = PR_BUF_INIT, body = PR_BUF_INIT, hdr = PR_BUF_INIT;
 	struct pr_patch *p = pr_patch_new();
@@ -195,17 +215,18 @@ static int read_patch(struct pr_patch **out, const char *path)
 	bool in_headers = true;
 	int err;
 
-	*out = NULL;
 	pr_buf_init(&raw, PR_LIMIT_MAIL_BYTES);
 	err = pr_buf_read_file(&raw, path);
 	if (err)
 		goto done;
 	if (looks_like_mail(raw.ptr)) {
-		err = read_mail(p, &raw, path);
-		if (!err) {
-			*out = p;
-			p = NULL;
-		}
+		size_t before = ver->nr;
+
+		err = pr_mbox_split(raw.ptr, raw.len, path, NULL, read_mail,
+				    ver);
+		if (!err && ver->nr == before)
+			err = pr_error(PR_EPARSE, "patch '%s': no patch in it",
+				       path);
 		goto done;
 	}
 	diff = strstr(raw.ptr, "\ndiff --git ");
@@ -285,7 +306,7 @@ static int read_patch(struct pr_patch **out, const char *path)
 		p->diff = sig ? pr_strndup(diff, (size_t)(sig - diff + 1))
 			      : pr_strdup(diff);
 	}
-	*out = p;
+	pr_version_add_patch(ver, p);
 	p = NULL;
 done:
 	pr_patch_free(p);
@@ -331,6 +352,10 @@ static int set_option(struct check_step *s, const char *key, const char *v)
 		  offsetof(struct pr_size_limit_ctx, warn_lines) },
 		{ "warn-patches",
 		  offsetof(struct pr_size_limit_ctx, warn_patches) },
+		{ "max-file-lines",
+		  offsetof(struct pr_size_limit_ctx, max_file_lines) },
+		{ "warn-file-lines",
+		  offsetof(struct pr_size_limit_ctx, warn_file_lines) },
 	};
 	uint64_t n;
 	size_t i;
@@ -528,8 +553,88 @@ static int parse_step(struct check_step *s, char *spec)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: patchrelay check [--step TYPE[:key=value,...]]... "
-		     "[--format text|json|markdown|mail] FILE...\n");
+	fprintf(out,
+		"usage: patchrelay check [-c FILE [--route NAME]] "
+		"[--step TYPE[:key=value,...]]...\n"
+		"                        [--format text|json|markdown|mail] "
+		"(FILE... | -C REPO REVRANGE)\n");
+}
+
+/*
+ * The route of g named `name`, or its only route when name is NULL; else
+ * an error that lists the routes there are.
+ */
+static int find_route(const struct pr_graph_route **out,
+		      const struct pr_graph *g, const char *name)
+{
+	struct pr_buf names = PR_BUF_INIT;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	for (i = 0; i < g->nr_routes; i++) {
+		if (name && !strcmp(g->routes[i].name, name)) {
+			*out = &g->routes[i];
+			err = 0;
+			goto done;
+		}
+		pr_buf_addf(&names, "%s%s", i ? ", " : "", g->routes[i].name);
+	}
+	if (!name && g->nr_routes == 1) {
+		*out = &g->routes[0];
+		err = 0;
+	} else if (!g->nr_routes) {
+		err = pr_error(PR_ECONFIG, "config '%s': no route", g->file);
+	} else if (!name) {
+		err = pr_error(PR_EINVAL,
+			       "config '%s': several routes (%s); choose one "
+			       "with --route",
+			       g->file, names.ptr);
+	} else {
+		err = pr_error(PR_EINVAL,
+			       "config '%s': no route '%s' (there are: %s)",
+			       g->file, name, names.ptr);
+	}
+done:
+	pr_buf_release(&names);
+	return err;
+}
+
+static int load_graph(struct pr_graph **g, const char *file)
+{
+	struct pr_strlist problems = { 0 };
+	size_t i;
+	int err;
+
+	err = pr_graph_load(g, file, pr_builtin_registry(), &problems);
+	if (err < 0) {
+		for (i = 0; i < problems.nr; i++)
+			fprintf(stderr, "patchrelay: %s\n", problems.items[i]);
+		if (!problems.nr)
+			pr_cli_error("check");
+	}
+	pr_strlist_release(&problems);
+	return err;
+}
+
+static int run_step(struct pr_report *report, struct check_step *s,
+		    struct pr_version *v)
+{
+	if (!strcmp(s->type, "size-limit"))
+		return pr_size_limit_check(report, s->type, &s->size, v);
+	if (!strcmp(s->type, "exec"))
+		return pr_exec_check(report, s->type, &s->exec, v);
+	if (!strcmp(s->type, "msg-lint"))
+		return pr_msg_lint_check(report, s->type, &s->lint, v);
+	return pr_mass_edit_check(report, s->type, &s->mass, v);
+}
+
+static int step_exit(int err)
+{
+	pr_cli_error("check");
+	/* A bad option value is the user's input, not a crash. */
+	return err == PR_EINVAL || err == PR_ECONFIG ? PR_EXIT_USAGE
+						     : PR_EXIT_RUNTIME;
 }
 
 int cmd_check(int argc, char **argv)
@@ -538,9 +643,12 @@ int cmd_check(int argc, char **argv)
 	size_t nr_steps = 0, i;
 	enum pr_render_format fmt = PR_RENDER_TEXT;
 	struct pr_report report = PR_REPORT_INIT;
-	struct pr_version *v = pr_version_new(1);
+	struct pr_version *v = NULL;
+	struct pr_graph *g = NULL;
+	const struct pr_graph_route *route = NULL;
+	const char *repo = NULL, *config = NULL, *route_name = NULL;
 	struct pr_buf out = PR_BUF_INIT;
-	int ret = PR_EXIT_USAGE, a;
+	int ret = PR_EXIT_USAGE, a, err;
 
 	for (a = 1; a < argc && argv[a][0] == '-'; a++) {
 		const char *arg = argv[a];
@@ -549,12 +657,17 @@ int cmd_check(int argc, char **argv)
 			a++;
 			break;
 		}
+		/* "-3" is a REVRANGE (the last 3 commits), not an option. */
+		if (isdigit((unsigned char)arg[1]))
+			break;
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 			usage(stdout);
 			ret = PR_EXIT_OK;
 			goto done;
 		}
-		if ((!strcmp(arg, "--step") || !strcmp(arg, "--format")) &&
+		if ((!strcmp(arg, "--step") || !strcmp(arg, "--format") ||
+		     !strcmp(arg, "-C") || !strcmp(arg, "-c") ||
+		     !strcmp(arg, "--route")) &&
 		    a + 1 >= argc) {
 			fprintf(stderr, "patchrelay: '%s' needs a value\n",
 				arg);
@@ -575,6 +688,12 @@ int cmd_check(int argc, char **argv)
 				pr_cli_error("check");
 				goto done;
 			}
+		} else if (!strcmp(arg, "-C")) {
+			repo = argv[++a];
+		} else if (!strcmp(arg, "-c")) {
+			config = argv[++a];
+		} else if (!strcmp(arg, "--route")) {
+			route_name = argv[++a];
 		} else {
 			fprintf(stderr, "patchrelay: unknown option '%s'\n",
 				arg);
@@ -582,45 +701,80 @@ int cmd_check(int argc, char **argv)
 		}
 	}
 	if (a >= argc) {
-		fprintf(stderr, "patchrelay: check needs a FILE\n");
+		fprintf(stderr, "patchrelay: check needs %s\n",
+			repo ? "a REVRANGE" : "a FILE");
 		goto usage;
 	}
-	if (!nr_steps) {
+	if (repo && a + 1 != argc) {
+		fprintf(stderr, "patchrelay: check -C takes one REVRANGE\n");
+		goto usage;
+	}
+	if (route_name && !config) {
+		fprintf(stderr, "patchrelay: --route needs -c FILE\n");
+		goto usage;
+	}
+	if (config) {
+		if (load_graph(&g, config) < 0)
+			goto done;
+		if (find_route(&route, g, route_name)) {
+			pr_cli_error("check");
+			goto done;
+		}
+	}
+	if (!nr_steps && !route) {
 		char *both[] = { "size-limit", "mass-edit" };
 
 		for (i = 0; i < PR_ARRAY_SIZE(both); i++)
 			parse_step(&steps[nr_steps++], both[i]);
 	}
-	for (; a < argc; a++) {
-		struct pr_patch *p;
-
-		if (read_patch(&p, argv[a])) {
+	if (repo) {
+		if (pr_gitrepo_load(&v, repo, argv[a])) {
 			pr_cli_error("check");
 			goto done;
 		}
-		pr_version_add_patch(v, p);
+		/* gitrepo leaves trailers in the body; msg-lint reads them. */
+		for (i = 0; i < v->nr; i++) {
+			struct pr_patch *p = v->patches[i];
+
+			if (!p->trailers.nr && p->body &&
+			    pr_trailers_parse(&p->trailers, p->body,
+					      strlen(p->body))) {
+				pr_cli_error("check");
+				ret = PR_EXIT_RUNTIME;
+				goto done;
+			}
+		}
+	} else {
+		v = pr_version_new(1);
+		for (; a < argc; a++)
+			if (read_patch(v, argv[a])) {
+				pr_cli_error("check");
+				goto done;
+			}
+	}
+	/* The route's steps first, in its order, then those of --step. */
+	for (i = 0; route && i < route->steps.nr; i++) {
+		const struct pr_graph_node *n =
+			pr_graph_node(g, "check", route->steps.items[i]);
+
+		if (!n || !n->plugin || !n->plugin->run) {
+			pr_error(PR_ECONFIG, "route '%s': step '%s' cannot run",
+				 route->name, route->steps.items[i]);
+			ret = step_exit(PR_ECONFIG);
+			goto done;
+		}
+		/* The node's instance is the graph's: run reads it only. */
+		err = n->plugin->run((struct pr_instance *)&n->inst, NULL, v,
+				     &report);
+		if (err) {
+			ret = step_exit(err);
+			goto done;
+		}
 	}
 	for (i = 0; i < nr_steps; i++) {
-		int err;
-
-		if (!strcmp(steps[i].type, "size-limit"))
-			err = pr_size_limit_check(&report, steps[i].type,
-						  &steps[i].size, v);
-		else if (!strcmp(steps[i].type, "exec"))
-			err = pr_exec_check(&report, steps[i].type,
-					    &steps[i].exec, v);
-		else if (!strcmp(steps[i].type, "msg-lint"))
-			err = pr_msg_lint_check(&report, steps[i].type,
-						&steps[i].lint, v);
-		else
-			err = pr_mass_edit_check(&report, steps[i].type,
-						 &steps[i].mass, v);
+		err = run_step(&report, &steps[i], v);
 		if (err) {
-			pr_cli_error("check");
-			/* A bad option value is the user's input, not a crash. */
-			ret = err == PR_EINVAL || err == PR_ECONFIG
-				      ? PR_EXIT_USAGE
-				      : PR_EXIT_RUNTIME;
+			ret = step_exit(err);
 			goto done;
 		}
 	}
@@ -640,5 +794,6 @@ done:
 	pr_buf_release(&out);
 	pr_report_release(&report);
 	pr_version_free(v);
+	pr_graph_free(g);
 	return ret;
 }

@@ -14,6 +14,8 @@ struct pr_size_limit_ctx {
 	int64_t max_files, max_lines, max_patches;
 	int64_t warn_files, warn_lines, warn_patches;
 	uint64_t max_bytes, warn_bytes;
+	/* changed lines of the largest single file change (in one patch) */
+	int64_t max_file_lines, warn_file_lines;
 };
 
 extern const struct pr_plugin_type pr_plugin_size_limit;

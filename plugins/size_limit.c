@@ -28,6 +28,10 @@ static const struct pr_option size_limit_options[] = {
 	  "warn above this size of the patches (2M, 512k)",
 	  offsetof(struct pr_size_limit_ctx, warn_bytes), false, NULL },
 	SL_OPT("warn-patches", warn_patches, "warn above this many patches"),
+	SL_OPT("max-file-lines", max_file_lines,
+	       "fail above this many changed lines in one file"),
+	SL_OPT("warn-file-lines", warn_file_lines,
+	       "warn above this many changed lines in one file"),
 	PR_OPTIONS_END,
 };
 

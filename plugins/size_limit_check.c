@@ -166,6 +166,9 @@ int pr_size_limit_check(struct pr_report *r, const char *step,
 		  ctx->max_bytes);
 	limit_one(r, step, "patches", "patches", f.patches,
 		  (uint64_t)ctx->warn_patches, (uint64_t)ctx->max_patches);
+	limit_one(r, step, "lines changed in one file", "file-lines",
+		  f.largest_lines, (uint64_t)ctx->warn_file_lines,
+		  (uint64_t)ctx->max_file_lines);
 	if (f.binary)
 		pr_report_add(r, step, "binary", PR_VERDICT_WARN, -1, NULL,
 			      "%llu binary file(s) in the series; mailing "
