@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 struct format_args {
@@ -15,6 +16,9 @@ struct format_args {
 	const char *base;
 	const char *signature;
 	const char *range;
+	const char *from; /* "" for --from alone: the committer */
+	const char *in_reply_to;
+	bool thread;
 	bool cover;
 	bool to_stdout;
 };
@@ -26,6 +30,8 @@ static void format_usage(void)
 		"[-v N]\n"
 		"                         [--subject-prefix P] [--base REV] "
 		"[--signature S]\n"
+		"                         [--from[=IDENT]] [--in-reply-to ID] "
+		"[--thread[=shallow]]\n"
 		"                         [--stdout] REVRANGE\n");
 }
 
@@ -75,6 +81,13 @@ static int parse_args(struct format_args *fa, int argc, char **argv)
 			fa->cover = true;
 		else if (!strcmp(a, "--stdout"))
 			fa->to_stdout = true;
+		else if (!strcmp(a, "--from"))
+			fa->from = "";
+		else if (!strncmp(a, "--from=", 7))
+			fa->from = a + 7;
+		else if (!strcmp(a, "--thread") ||
+			 !strcmp(a, "--thread=shallow"))
+			fa->thread = true;
 		else if (opt_value(argc, argv, &i, "-C", NULL, &fa->dir) ||
 			 opt_value(argc, argv, &i, "-o", "--output-directory",
 				   &fa->outdir) ||
@@ -83,6 +96,8 @@ static int parse_args(struct format_args *fa, int argc, char **argv)
 			 opt_value(argc, argv, &i, NULL, "--subject-prefix",
 				   &fa->prefix) ||
 			 opt_value(argc, argv, &i, NULL, "--base", &fa->base) ||
+			 opt_value(argc, argv, &i, NULL, "--in-reply-to",
+				   &fa->in_reply_to) ||
 			 opt_value(argc, argv, &i, NULL, "--signature",
 				   &fa->signature))
 			continue;
@@ -97,6 +112,42 @@ static int parse_args(struct format_args *fa, int argc, char **argv)
 }
 
 static int write_file(const char *path, const struct pr_buf *b);
+
+/*
+ * "Name <email>" of --from into id; git's split_ident_line wants the
+ * angle brackets; like git, only the blanks before '<' go.
+ */
+static int parse_ident(struct pr_ident *id, const char *s)
+{
+	const char *lt = strchr(s, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+	struct pr_buf name = PR_BUF_INIT, mail = PR_BUF_INIT;
+	size_t n;
+
+	if (!lt || !gt)
+		return pr_error(PR_EINVAL, "--from '%s': no <email>", s);
+	n = (size_t)(lt - s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	pr_buf_add(&name, s, n);
+	pr_buf_add(&mail, lt + 1, (size_t)(gt - lt - 1));
+	pr_ident_set(id, name.ptr, mail.ptr);
+	pr_buf_release(&name);
+	pr_buf_release(&mail);
+	return 0;
+}
+
+/* git's clean_message_id: surrounding blanks and <> go */
+static void clean_message_id(struct pr_buf *out, const char *s)
+{
+	size_t n;
+
+	while (*s == ' ' || *s == '\t' || *s == '<')
+		s++;
+	n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '>'))
+		n--;
+	pr_buf_add(out, s, n);
+}
 
 /*
  * Resolve --base into its block (base-commit and a prerequisite-patch-id per
@@ -204,7 +255,11 @@ int cmd_format(int argc, char **argv)
 	struct pr_version *v = NULL;
 	struct pr_buf prefix = PR_BUF_INIT, mail = PR_BUF_INIT,
 		      path = PR_BUF_INIT;
-	struct pr_buf base_info = PR_BUF_INIT;
+	struct pr_buf base_info = PR_BUF_INIT, irt = PR_BUF_INIT,
+		      msgid = PR_BUF_INIT, root = PR_BUF_INIT;
+	struct pr_ident committer = { 0 }, sender = { 0 };
+	int64_t epoch = (int64_t)time(NULL), ctime = 0;
+	int ctz = 0;
 	char parent[41];
 	bool empty, shown = false, nostat = false;
 	int ret = PR_EXIT_RUNTIME;
@@ -228,6 +283,25 @@ int cmd_format(int argc, char **argv)
 	pr_buf_adds(&prefix, fa.prefix ? fa.prefix : "PATCH");
 	if (fa.reroll)
 		pr_buf_addf(&prefix, "%sv%s", prefix.len ? " " : "", fa.reroll);
+	if (fa.cover && fa.thread && fa.in_reply_to) {
+		fprintf(stderr, "patchrelay: error: --thread with "
+				"--cover-letter and --in-reply-to is not "
+				"supported\n");
+		ret = PR_EXIT_USAGE;
+		goto done;
+	}
+	if (((fa.from || fa.thread) &&
+	     pr_gitrepo_committer(&committer, &ctime, &ctz, ".")) ||
+	    (fa.from && *fa.from && parse_ident(&sender, fa.from))) {
+		pr_cli_error("format");
+		goto done;
+	}
+	if (fa.from)
+		opts.sender = *fa.from ? &sender : &committer;
+	if (fa.in_reply_to) {
+		clean_message_id(&irt, fa.in_reply_to);
+		opts.in_reply_to = irt.ptr;
+	}
 	opts.subject_prefix = prefix.ptr;
 	opts.signature = fa.signature;
 	opts.total = v->nr > 1 || fa.cover ? (int)v->nr : 0;
@@ -254,6 +328,11 @@ int cmd_format(int argc, char **argv)
 			err = pr_gitrepo_stat(&stat, ".", parent,
 					      v->patches[v->nr - 1]->commit_id);
 		opts.base_info = base_info.len ? base_info.ptr : NULL;
+		if (fa.thread) {
+			pr_format_patch_message_id(&root, "cover", epoch,
+						   committer.email);
+			opts.message_id = root.ptr;
+		}
 		if (!err)
 			err = pr_format_cover(&mail, v, &opts, &me, t, tz,
 					      parent[0] ? stat.ptr : NULL);
@@ -272,6 +351,21 @@ int cmd_format(int argc, char **argv)
 		opts.base_info =
 			!fa.cover && !i && base_info.len ? base_info.ptr : NULL;
 		pr_buf_reset(&mail);
+		/*
+		 * shallow threading: every mail after the first replies to
+		 * the first (the cover letter) or to --in-reply-to
+		 */
+		if (fa.thread) {
+			if (root.len && !fa.in_reply_to)
+				opts.in_reply_to = root.ptr;
+			pr_buf_reset(&msgid);
+			pr_format_patch_message_id(&msgid,
+						   v->patches[i]->commit_id,
+						   epoch, committer.email);
+			opts.message_id = msgid.ptr;
+			if (!root.len)
+				pr_buf_adds(&root, msgid.ptr);
+		}
 		empty = !v->patches[i]->diff || !*v->patches[i]->diff;
 		/* git's log separator between commits of one --stdout walk */
 		if (fa.to_stdout && shown && !empty)
@@ -289,6 +383,11 @@ int cmd_format(int argc, char **argv)
 	ret = PR_EXIT_OK;
 done:
 	pr_buf_release(&base_info);
+	pr_buf_release(&irt);
+	pr_buf_release(&msgid);
+	pr_buf_release(&root);
+	pr_ident_release(&committer);
+	pr_ident_release(&sender);
 	pr_buf_release(&prefix);
 	pr_buf_release(&mail);
 	pr_buf_release(&path);

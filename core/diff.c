@@ -11,6 +11,7 @@
 
 #include "pr.h"
 #include "diff.h"
+#include "sha1.h"
 
 struct line {
 	const char *p; /* start of the line */
@@ -1296,123 +1297,17 @@ int pr_diff_summary_format(struct pr_buf *out, const struct pr_diff *d)
 	return err;
 }
 
-/* ---- SHA-1 (FIPS 180-4), for patch-id ---- */
-
-struct sha1 {
-	uint32_t h[5];
-	uint64_t len;
-	unsigned char buf[64];
-	size_t n;
-};
-
-static uint32_t rol(uint32_t x, int n)
-{
-	return (x << n) | (x >> (32 - n));
-}
-
-static void sha1_block(struct sha1 *s, const unsigned char *p)
-{
-	uint32_t w[80], a, b, c, d, e, t;
-	int i;
-
-	for (i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-	for (; i < 80; i++)
-		w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-	a = s->h[0];
-	b = s->h[1];
-	c = s->h[2];
-	d = s->h[3];
-	e = s->h[4];
-	for (i = 0; i < 80; i++) {
-		uint32_t f, k;
-
-		if (i < 20) {
-			f = (b & c) | (~b & d);
-			k = 0x5a827999;
-		} else if (i < 40) {
-			f = b ^ c ^ d;
-			k = 0x6ed9eba1;
-		} else if (i < 60) {
-			f = (b & c) | (b & d) | (c & d);
-			k = 0x8f1bbcdc;
-		} else {
-			f = b ^ c ^ d;
-			k = 0xca62c1d6;
-		}
-		t = rol(a, 5) + f + e + k + w[i];
-		e = d;
-		d = c;
-		c = rol(b, 30);
-		b = a;
-		a = t;
-	}
-	s->h[0] += a;
-	s->h[1] += b;
-	s->h[2] += c;
-	s->h[3] += d;
-	s->h[4] += e;
-}
-
-static void sha1_init(struct sha1 *s)
-{
-	static const uint32_t iv[5] = { 0x67452301, 0xefcdab89, 0x98badcfe,
-					0x10325476, 0xc3d2e1f0 };
-
-	memcpy(s->h, iv, sizeof(iv));
-	s->len = 0;
-	s->n = 0;
-}
-
-static void sha1_update(struct sha1 *s, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	s->len += len;
-	while (len) {
-		size_t take = 64 - s->n;
-
-		if (take > len)
-			take = len;
-		memcpy(s->buf + s->n, p, take);
-		s->n += take;
-		p += take;
-		len -= take;
-		if (s->n == 64) {
-			sha1_block(s, s->buf);
-			s->n = 0;
-		}
-	}
-}
-
-static void sha1_final(unsigned char out[20], struct sha1 *s)
-{
-	uint64_t bits = s->len * 8;
-	unsigned char pad = 0x80, zero = 0, lenbuf[8];
-	int i;
-
-	sha1_update(s, &pad, 1);
-	while (s->n != 56)
-		sha1_update(s, &zero, 1);
-	for (i = 0; i < 8; i++)
-		lenbuf[i] = (unsigned char)(bits >> (56 - 8 * i));
-	sha1_update(s, lenbuf, 8);
-	for (i = 0; i < 20; i++)
-		out[i] = (unsigned char)(s->h[i / 4] >> (24 - 8 * (i % 4)));
-}
-
 /* ---- patch-id, as builtin/patch-id.c of git 2.39 computes it ---- */
 
 /* Add one file's hash into the result, a 20-byte sum with carry. */
-static void flush_one_hunk(unsigned char result[20], struct sha1 *ctx)
+static void flush_one_hunk(unsigned char result[20], struct pr_sha1 *ctx)
 {
 	unsigned char hash[20];
 	unsigned carry = 0;
 	int i;
 
-	sha1_final(hash, ctx);
-	sha1_init(ctx);
+	pr_sha1_final(hash, ctx);
+	pr_sha1_init(ctx);
 	for (i = 0; i < 20; i++) {
 		carry += result[i] + hash[i];
 		result[i] = (unsigned char)carry;
@@ -1421,7 +1316,7 @@ static void flush_one_hunk(unsigned char result[20], struct sha1 *ctx)
 }
 
 /* git hashes every line with all whitespace removed. */
-static void hash_nospace(struct sha1 *ctx, const struct line *l, size_t *n)
+static void hash_nospace(struct pr_sha1 *ctx, const struct line *l, size_t *n)
 {
 	size_t i, start = 0;
 
@@ -1429,7 +1324,7 @@ static void hash_nospace(struct sha1 *ctx, const struct line *l, size_t *n)
 		/* git's isspace(): no '\v' or '\f' */
 		if (i == l->len || l->p[i] == ' ' || l->p[i] == '\t' ||
 		    l->p[i] == '\n' || l->p[i] == '\r') {
-			sha1_update(ctx, l->p + start, i - start);
+			pr_sha1_update(ctx, l->p + start, i - start);
 			*n += i - start;
 			start = i + 1;
 		}
@@ -1477,7 +1372,7 @@ int pr_patch_id(char out[41], const char *text, size_t len, bool stable)
 {
 	struct cursor c = { text, len, 0, 0 };
 	struct line l;
-	struct sha1 ctx;
+	struct pr_sha1 ctx;
 	unsigned char result[20] = { 0 };
 	char pre[41] = "", post[41] = "";
 	long before = -1, after = -1;
@@ -1485,7 +1380,7 @@ int pr_patch_id(char out[41], const char *text, size_t len, bool stable)
 	size_t patchlen = 0;
 	int i;
 
-	sha1_init(&ctx);
+	pr_sha1_init(&ctx);
 	while (next_line(&c, &l)) {
 		/* git leaves "\ No newline at end of file" out of the id */
 		if (l.len && l.p[0] == '\\')
@@ -1504,8 +1399,8 @@ int pr_patch_id(char out[41], const char *text, size_t len, bool stable)
 			    starts(&l, "Binary files")) {
 				is_binary = true;
 				before = 0;
-				sha1_update(&ctx, pre, strlen(pre));
-				sha1_update(&ctx, post, strlen(post));
+				pr_sha1_update(&ctx, pre, strlen(pre));
+				pr_sha1_update(&ctx, post, strlen(post));
 				if (stable)
 					flush_one_hunk(result, &ctx);
 				continue;

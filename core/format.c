@@ -416,20 +416,43 @@ static int add_signature(struct pr_buf *out, const char *sig)
 			   sig[len - 1] == '\n' ? "" : "\n");
 }
 
+/* The headers git's log_write_email_headers puts before From: */
+static int add_thread_headers(struct pr_buf *out,
+			      const struct pr_format_opts *opts)
+{
+	int err = 0;
+
+	if (opts->message_id)
+		err = pr_buf_addf(out, "Message-Id: <%s>\n", opts->message_id);
+	if (!err && opts->in_reply_to)
+		err = pr_buf_addf(out, "In-Reply-To: <%s>\nReferences: <%s>\n",
+				  opts->in_reply_to, opts->in_reply_to);
+	return err;
+}
+
 int pr_format_patch(struct pr_buf *out, const struct pr_patch *p,
 		    const struct pr_format_opts *opts)
 {
 	const char *sig = opts->signature ? opts->signature : "2.39.5";
 	const char *body = p->body ? p->body : "";
+	const struct pr_ident *from = &p->author;
+	bool in_body_from = false;
 	int err;
 
+	/* git's ident_cmp: name and email both must match */
+	if (opts->sender) {
+		in_body_from = strcmp(opts->sender->name, p->author.name) ||
+			       strcmp(opts->sender->email, p->author.email);
+		from = opts->sender;
+	}
 	err = pr_buf_addf(out, "From %s Mon Sep 17 00:00:00 2001\n",
 			  p->commit_id[0]
 				  ? p->commit_id
 				  : "0000000000000000000000000000000000000000");
 	if (!err)
-		err = pr_format_from_header(out, p->author.name,
-					    p->author.email);
+		err = add_thread_headers(out, opts);
+	if (!err)
+		err = pr_format_from_header(out, from->name, from->email);
 	if (!err)
 		err = pr_buf_adds(out, "Date: ");
 	if (!err)
@@ -442,8 +465,12 @@ int pr_format_patch(struct pr_buf *out, const struct pr_patch *p,
 					       p->subject);
 	if (err)
 		return err;
-	/* git adds MIME headers when the message (not the author) is 8-bit */
-	if (has_non_ascii(p->subject) || has_non_ascii(body)) {
+	/*
+	 * git adds MIME headers when the message is 8-bit; the author counts
+	 * only when it goes raw into the in-body From line
+	 */
+	if (has_non_ascii(p->subject) || has_non_ascii(body) ||
+	    (in_body_from && has_non_ascii(p->author.name))) {
 		err = pr_buf_adds(out,
 				  "MIME-Version: 1.0\n"
 				  "Content-Type: text/plain; charset=UTF-8\n"
@@ -452,6 +479,10 @@ int pr_format_patch(struct pr_buf *out, const struct pr_patch *p,
 			return err;
 	}
 	err = pr_buf_addch(out, '\n');
+	/* git's in-body header: not RFC 2047 encoded, whatever the name */
+	if (!err && in_body_from)
+		err = pr_buf_addf(out, "From: %s <%s>\n\n", p->author.name,
+				  p->author.email);
 	if (!err)
 		err = add_body(out, body);
 	if (!err)
@@ -539,6 +570,8 @@ int pr_format_cover(struct pr_buf *out, const struct pr_version *v,
 				  ? tip->commit_id
 				  : "0000000000000000000000000000000000000000");
 	if (!err)
+		err = add_thread_headers(out, opts);
+	if (!err)
 		err = pr_format_from_header(out, committer->name,
 					    committer->email);
 	if (!err)
@@ -567,6 +600,13 @@ int pr_format_cover(struct pr_buf *out, const struct pr_version *v,
 	if (!err)
 		err = add_signature(out, sig);
 	return err;
+}
+
+int pr_format_patch_message_id(struct pr_buf *out, const char *base,
+			       int64_t epoch, const char *committer_email)
+{
+	return pr_buf_addf(out, "%s.%lld.git.%s", base, (long long)epoch,
+			   committer_email);
 }
 
 int pr_format_message_id(struct pr_buf *out, int64_t t, long pid, int serial,

@@ -75,6 +75,21 @@ struct pr_format_opts {
 	 * "prerequisite-patch-id: <id>\n" lines; NULL for none.
 	 */
 	const char *base_info;
+	/*
+	 * --from: the sender, who goes in the From: header; when the author
+	 * differs (name or email) the body starts with the author's raw
+	 * "From: name <email>" line and a blank line, as git does.  NULL
+	 * for none.
+	 */
+	const struct pr_ident *sender;
+	/*
+	 * git's threading headers after the "From <id>" line, ids without
+	 * angle brackets, NULL for none: "Message-Id: <message_id>" and
+	 * "In-Reply-To: <in_reply_to>" plus "References: <in_reply_to>"
+	 * (shallow threading has one reference).
+	 */
+	const char *message_id;
+	const char *in_reply_to;
 };
 
 /*
@@ -97,6 +112,14 @@ int pr_format_cover(struct pr_buf *out, const struct pr_version *v,
 		    const struct pr_format_opts *opts,
 		    const struct pr_ident *committer, int64_t time,
 		    int tz_minutes, const char *stat);
+
+/*
+ * A Message-Id as git format-patch --thread makes it, without angle
+ * brackets: "<base>.<epoch>.git.<committer email>", base being the commit
+ * id (or "cover" for the cover letter).
+ */
+int pr_format_patch_message_id(struct pr_buf *out, const char *base,
+			       int64_t epoch, const char *committer_email);
 
 /*
  * A Message-ID as git send-email makes it, without angle brackets:

@@ -2,6 +2,7 @@
 #include "gitrepo.h"
 #include "format.h"
 #include "diff.h"
+#include "sha1.h"
 
 #include <ctype.h>
 #include <git2.h>
@@ -665,110 +666,6 @@ int pr_gitrepo_descends(const char *dir, const char *commit,
 }
 
 /*
- * SHA-1 (FIPS 180-4), only to hash a binary file's part of a patch id the
- * way git's internal patch id does (core/diff.c keeps its own private).
- */
-struct sha1_ctx {
-	uint32_t h[5];
-	uint64_t len;
-	unsigned char buf[64];
-	size_t n;
-};
-
-static uint32_t rol(uint32_t x, int k)
-{
-	return (x << k) | (x >> (32 - k));
-}
-
-static void sha1_block(struct sha1_ctx *c, const unsigned char *p)
-{
-	uint32_t w[80], a, b, d, e, f, k, t, cc;
-	int i;
-
-	for (i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-	for (i = 16; i < 80; i++)
-		w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-	a = c->h[0];
-	b = c->h[1];
-	cc = c->h[2];
-	d = c->h[3];
-	e = c->h[4];
-	for (i = 0; i < 80; i++) {
-		if (i < 20) {
-			f = (b & cc) | (~b & d);
-			k = 0x5a827999;
-		} else if (i < 40) {
-			f = b ^ cc ^ d;
-			k = 0x6ed9eba1;
-		} else if (i < 60) {
-			f = (b & cc) | (b & d) | (cc & d);
-			k = 0x8f1bbcdc;
-		} else {
-			f = b ^ cc ^ d;
-			k = 0xca62c1d6;
-		}
-		t = rol(a, 5) + f + e + k + w[i];
-		e = d;
-		d = cc;
-		cc = rol(b, 30);
-		b = a;
-		a = t;
-	}
-	c->h[0] += a;
-	c->h[1] += b;
-	c->h[2] += cc;
-	c->h[3] += d;
-	c->h[4] += e;
-}
-
-static void sha1_init(struct sha1_ctx *c)
-{
-	static const uint32_t iv[5] = { 0x67452301, 0xefcdab89, 0x98badcfe,
-					0x10325476, 0xc3d2e1f0 };
-
-	memcpy(c->h, iv, sizeof(iv));
-	c->len = 0;
-	c->n = 0;
-}
-
-static void sha1_update(struct sha1_ctx *c, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	c->len += len;
-	while (len) {
-		size_t k = 64 - c->n < len ? 64 - c->n : len;
-
-		memcpy(c->buf + c->n, p, k);
-		c->n += k;
-		p += k;
-		len -= k;
-		if (c->n == 64) {
-			sha1_block(c, c->buf);
-			c->n = 0;
-		}
-	}
-}
-
-static void sha1_hex(char out[41], struct sha1_ctx *c)
-{
-	uint64_t bits = c->len * 8;
-	unsigned char pad = 0x80, zero = 0, lenb[8];
-	int i;
-
-	sha1_update(c, &pad, 1);
-	while (c->n != 56)
-		sha1_update(c, &zero, 1);
-	for (i = 0; i < 8; i++)
-		lenb[i] = (unsigned char)(bits >> (56 - 8 * i));
-	sha1_update(c, lenb, 8);
-	for (i = 0; i < 5; i++)
-		snprintf(out + 8 * i, 9, "%08x", c->h[i]);
-}
-
-/*
  * A binary file in git's internal patch id: its header lines without
  * whitespace (diff --git, modes), then both full blob ids from the index
  * line.
@@ -777,10 +674,10 @@ static int binary_id(char out[41], const char *p, size_t len)
 {
 	const char *end = p + len;
 	char ids[82] = "";
-	struct sha1_ctx c;
+	struct pr_sha1 c;
 	size_t i;
 
-	sha1_init(&c);
+	pr_sha1_init(&c);
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -800,12 +697,12 @@ static int binary_id(char out[41], const char *p, size_t len)
 		} else {
 			for (i = 0; i < n; i++)
 				if (!isspace((unsigned char)p[i]))
-					sha1_update(&c, p + i, 1);
+					pr_sha1_update(&c, p + i, 1);
 		}
 		p += n + (nl ? 1 : 0);
 	}
-	sha1_update(&c, ids, strlen(ids));
-	sha1_hex(out, &c);
+	pr_sha1_update(&c, ids, strlen(ids));
+	pr_sha1_final_hex(out, &c);
 	return 0;
 }
 

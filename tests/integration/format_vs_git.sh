@@ -131,6 +131,47 @@ check "all since base" base
 check "range" base..HEAD~2
 check "cover over everything" --cover-letter base
 
+# --from: the sender in From:, the author in-body (raw, even non-ASCII)
+check "from committer" --from -3
+check "from ident" --from="Sen Der <sender@example.net>" -3
+check "from the author himself" --from="A U Thor <author@example.org>" -2
+check "from, blanks kept before the name" --from="  Spaced   <s@example.net>" -1
+check "from and cover letter" --from="Sen Der <s@example.net>" --cover-letter -3
+check "in-reply-to" --in-reply-to="<root@example.net>" -2
+check "in-reply-to, cover letter" --in-reply-to=root@example.net --cover-letter -2
+
+# --thread: git's Message-Id is <commit>.<time(NULL)>.git.<committer email>
+# and git takes the time from the clock (GIT_COMMITTER_DATE does not fix
+# it), so the epoch is masked; every other byte must match
+check_thread() {
+	name=$1
+	shift
+	now=$(date +%s)
+	git format-patch --stdout "$@" >"$T/git.thr"
+	"$PATCHRELAY" format --stdout "$@" >"$T/pr.thr"
+	# the epoch must be the clock's, not made up
+	ep=$(sed -n 's/^Message-Id: <[^.]*\.\([0-9]*\)\.git\..*/\1/p' "$T/pr.thr" | head -1)
+	if [ -z "$ep" ] || [ "$ep" -lt "$now" ] || [ "$ep" -gt $((now + 60)) ]; then
+		echo "FAIL $name: no Message-Id with the current epoch ($ep)"
+		fail=1
+		return
+	fi
+	sed -E 's/^(Message-Id|In-Reply-To|References): <([^.>]*)\.[0-9]+\.git\./\1: <\2.EPOCH.git./' "$T/git.thr" >"$T/git.thrm"
+	sed -E 's/^(Message-Id|In-Reply-To|References): <([^.>]*)\.[0-9]+\.git\./\1: <\2.EPOCH.git./' "$T/pr.thr" >"$T/pr.thrm"
+	if ! grep -q '^Message-Id: <[0-9a-f]*.EPOCH.git.c@example.org>$' "$T/git.thrm" ||
+	   ! cmp -s "$T/git.thrm" "$T/pr.thrm"; then
+		echo "FAIL $name"
+		diff "$T/git.thrm" "$T/pr.thrm" | head -20 || true
+		fail=1
+	else
+		echo "ok $name"
+	fi
+}
+check_thread "thread" --thread -3
+check_thread "thread=shallow, in-reply-to" --thread=shallow --in-reply-to=x@y -3
+check_thread "thread, cover letter" --thread --cover-letter -3
+check_thread "thread, from" --thread --from -2
+
 # --stdout
 cd "$R"
 git format-patch --stdout --cover-letter -3 >"$T/git.mbox"
@@ -220,6 +261,10 @@ cd "$R"
 # refusals git also makes
 if "$PATCHRELAY" format --base HEAD -1 >/dev/null 2>&1; then
 	echo "FAIL a base that is not an ancestor was accepted"
+	fail=1
+fi
+if "$PATCHRELAY" format --from=nobody -1 >/dev/null 2>&1; then
+	echo "FAIL --from without an <email> was accepted"
 	fail=1
 fi
 if "$PATCHRELAY" format no-such-rev >/dev/null 2>&1; then

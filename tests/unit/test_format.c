@@ -226,6 +226,65 @@ static void test_body_and_patch(void **state)
 	pr_buf_release(&b);
 }
 
+/* expected bytes from git 2.39.5 format-patch --from=... --thread */
+static void test_from_and_thread(void **state)
+{
+	struct pr_buf b = PR_BUF_INIT, id = PR_BUF_INIT;
+	struct pr_patch *p = pr_patch_new();
+	struct pr_ident me = { 0 };
+	struct pr_format_opts o = { .subject_prefix = "PATCH" };
+
+	pr_ident_set(&me, "C O Mitter", "c@example.org");
+	pr_ident_set(&p->author, "J\xc3\xb6hn D\xc5\x93", "author@example.org");
+	p->time = 1796295600;
+	p->tz_minutes = 60;
+	p->subject = pr_strdup("four");
+	memcpy(p->commit_id, "5749a50595a6a8264774274cd36faefe9cde20d4", 41);
+	assert_int_equal(pr_format_patch_message_id(&id, p->commit_id,
+						    1796304276,
+						    "c@example.org"),
+			 0);
+	o.sender = &me;
+	o.message_id = id.ptr;
+	o.in_reply_to = "foo@bar";
+	assert_int_equal(pr_format_patch(&b, p, &o), 0);
+	assert_string_equal(
+		b.ptr,
+		"From 5749a50595a6a8264774274cd36faefe9cde20d4 Mon Sep 17 "
+		"00:00:00 2001\n"
+		"Message-Id: <5749a50595a6a8264774274cd36faefe9cde20d4."
+		"1796304276.git.c@example.org>\n"
+		"In-Reply-To: <foo@bar>\n"
+		"References: <foo@bar>\n"
+		"From: C O Mitter <c@example.org>\n"
+		"Date: Thu, 3 Dec 2026 12:00:00 +0100\n"
+		"Subject: [PATCH] four\n"
+		"MIME-Version: 1.0\n"
+		"Content-Type: text/plain; charset=UTF-8\n"
+		"Content-Transfer-Encoding: 8bit\n"
+		"\n"
+		"From: J\xc3\xb6hn D\xc5\x93 <author@example.org>\n"
+		"\n"
+		"---\n"
+		"\n"
+		"-- \n2.39.5\n\n");
+	/* the sender is the author: no in-body line, the name encoded */
+	pr_buf_reset(&b);
+	o.sender = &p->author;
+	o.message_id = NULL;
+	o.in_reply_to = NULL;
+	assert_int_equal(pr_format_patch(&b, p, &o), 0);
+	assert_non_null(strstr(b.ptr, "From: =?UTF-8?q?J=C3=B6hn=20D=C5=93?= "
+				      "<author@example.org>\n"));
+	assert_null(strstr(b.ptr, "\n\nFrom: "));
+	assert_null(strstr(b.ptr, "MIME-Version"));
+	assert_null(strstr(b.ptr, "Message-Id"));
+	pr_ident_release(&me);
+	pr_patch_free(p);
+	pr_buf_release(&id);
+	pr_buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_date),
 		cmocka_unit_test(test_threading),
 		cmocka_unit_test(test_body_and_patch),
+		cmocka_unit_test(test_from_and_thread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
