@@ -45,11 +45,18 @@ CONF
 seed=${PR_CRASH_SEED:-$$}
 echo "crash.sh: seed $seed"
 # delays in seconds, adapted below so that kills land mid-delivery
-delays=$($PY -c "import random; random.seed($seed); print(' '.join(str(random.random()) for _ in range(20)))")
-window=0.05
+delays=$($PY -c "import random; random.seed($seed); print(' '.join(str(random.random()) for _ in range(80)))")
+window=0.002
 killed=0
 mid=0
+rounds=0
+# at least 20 restarts; more (up to 80) while fewer than 5 cut a delivery,
+# since on a loaded machine the adaptive window can overshoot
 for r in $delays; do
+	if [ "$rounds" -ge 20 ] && [ "$mid" -ge 5 ]; then
+		break
+	fi
+	rounds=$((rounds + 1))
 	before=$(ls maildir/new 2>/dev/null | wc -l)
 	"$PATCHRELAY" run -c relay.conf --once 2>/dev/null &
 	pid=$!
@@ -64,9 +71,15 @@ for r in $delays; do
 	fi
 	# aim at a few mails per restart
 	if [ "$after" -ge "$n" ]; then
-		: # all there already; later rounds restart a finished run
+		# a finished delivery: exactly once so far; while too few kills
+		# have cut one, start a fresh delivery
+		[ "$after" -eq "$n" ] || fail "$after mails, not $n"
+		if [ "$mid" -lt 5 ]; then
+			rm -rf maildir "$tmp"/state.db*
+			window=0.002
+		fi
 	elif [ "$before" -eq "$after" ]; then
-		window=$($PY -c "print(min($window * 2, 2.0))")
+		window=$($PY -c "print(min($window * 1.5, 2.0))")
 	elif [ $((after - before)) -gt 4 ]; then
 		window=$($PY -c "print(max($window / 2, 0.005))")
 	fi
