@@ -125,21 +125,6 @@ done:
 	return ret;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int sync_dir(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_DIRECTORY);
@@ -178,7 +163,7 @@ static int maildir_deliver(struct pr_instance *inst,
 		goto done;
 	/* a stale tmp/ file from a crashed attempt is overwritten */
 	fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || write_all(fd, d->mail, d->len) < 0 || fsync(fd) < 0) {
+	if (fd < 0 || pr_write_all(fd, d->mail, d->len) < 0 || fsync(fd) < 0) {
 		err = pr_error(PR_EIO, "maildir '%s': cannot write: %s",
 			       tmp.ptr, strerror(errno));
 		goto done;

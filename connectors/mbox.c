@@ -81,21 +81,6 @@ static int render(struct pr_buf *out, const struct pr_delivery *d)
 	return err;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * Look NAME up in the journal text: 2 when done, 1 with *offset when only
  * begun, 0 when absent.
@@ -127,7 +112,7 @@ static int journal_state(const struct pr_buf *j, const char *name,
 
 static int journal_add(int fd, const char *path, const char *line)
 {
-	if (write_all(fd, line, strlen(line)) < 0 || fsync(fd) < 0)
+	if (pr_write_all(fd, line, strlen(line)) < 0 || fsync(fd) < 0)
 		return pr_error(PR_EIO, "mbox journal '%s': cannot write: %s",
 				path, strerror(errno));
 	return 0;
@@ -183,7 +168,7 @@ static int mbox_deliver(struct pr_instance *inst, const struct pr_delivery *d,
 			goto done;
 	}
 	if (lseek(fd, offset, SEEK_SET) < 0 ||
-	    write_all(fd, entry.ptr, entry.len) < 0 || fsync(fd) < 0) {
+	    pr_write_all(fd, entry.ptr, entry.len) < 0 || fsync(fd) < 0) {
 		err = pr_error(PR_EIO, "mbox '%s': cannot write: %s", ctx->path,
 			       strerror(errno));
 		goto done;

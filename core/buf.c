@@ -185,3 +185,20 @@ int pr_buf_read_file(struct pr_buf *b, const char *path)
 		return pr_error_wrap(err, "'%s'", path);
 	return 0;
 }
+
+int pr_write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}

@@ -62,4 +62,10 @@ int pr_buf_read_file(struct pr_buf *b, const char *path);
 /* Append everything readable from fd up to EOF; the cap applies. */
 int pr_buf_read_fd(struct pr_buf *b, int fd);
 
+/*
+ * Write all of data[0..len) to fd, retrying after EINTR and short writes.
+ * Returns 0, or -1 with errno set (the caller names the file).
+ */
+int pr_write_all(int fd, const void *data, size_t len);
+
 #endif
