@@ -575,6 +575,8 @@ static bool strv_has(const struct strv *s, const char *str)
 struct entry {
 	char *email;
 	char *role;
+	enum pr_maint_kind kind;
+	size_t section; /* tv index of the section header; SIZE_MAX: none */
 };
 
 struct route {
@@ -791,7 +793,8 @@ static char *lower(const char *s)
 }
 
 static void push_email_address(struct route *r, const char *line,
-			       const char *role)
+			       const char *role, enum pr_maint_kind kind,
+			       size_t section)
 {
 	char *name, *addr, *lname, *laddr;
 
@@ -810,6 +813,8 @@ static void push_email_address(struct route *r, const char *line,
 	PR_ALLOC_GROW(r->to, r->nto + 1, r->alloc_to);
 	r->to[r->nto].email = format_email(r->m, r->md, name, addr);
 	r->to[r->nto].role = pr_strdup(role);
+	r->to[r->nto].kind = kind;
+	r->to[r->nto].section = section;
 	r->nto++;
 	if (*name)
 		strv_push(&r->hash_name, lname);
@@ -822,7 +827,7 @@ done:
 }
 
 static void push_list(struct route *r, const char *addr, const char *kind,
-		      const char *role)
+		      const char *role, size_t section)
 {
 	struct pr_buf b = PR_BUF_INIT;
 
@@ -830,6 +835,8 @@ static void push_list(struct route *r, const char *addr, const char *kind,
 	PR_ALLOC_GROW(r->lists, r->nlists + 1, r->alloc_lists);
 	r->lists[r->nlists].email = pr_strdup(addr);
 	r->lists[r->nlists].role = pr_buf_detach(&b, NULL);
+	r->lists[r->nlists].kind = PR_MAINT_LIST;
+	r->lists[r->nlists].section = section;
 	r->nlists++;
 	strv_push(&r->hash_list, lower(addr));
 }
@@ -864,9 +871,11 @@ static void add_list(struct route *r, size_t i)
 		/* --no-s: subscriber lists are not mailed */
 	} else if (r->o->lists && !strv_has(&r->hash_list, laddr)) {
 		if (strstr(extra, "moderated"))
-			push_list(r, addr, "moderated", role.ptr);
+			push_list(r, addr, "moderated", role.ptr,
+				  find_starting_index(r->m, i));
 		else
-			push_list(r, addr, "open", role.ptr);
+			push_list(r, addr, "open", role.ptr,
+				  find_starting_index(r->m, i));
 	}
 	free(laddr);
 	free(addr);
@@ -891,14 +900,16 @@ static void add_categories(struct route *r, size_t idx)
 		} else if (t->type == 'M' && r->o->maintainers) {
 			char *role = maintainer_role(m, i);
 
-			push_email_address(r, t->value, role);
+			push_email_address(r, t->value, role,
+					   PR_MAINT_MAINTAINER, start);
 			free(role);
 		} else if (t->type == 'R' && r->o->reviewers) {
 			char *sub = subsystem_name(m, i);
 			struct pr_buf role = PR_BUF_INIT;
 
 			pr_buf_addf(&role, "reviewer:%s", sub);
-			push_email_address(r, t->value, role.ptr);
+			push_email_address(r, t->value, role.ptr,
+					   PR_MAINT_REVIEWER, start);
 			pr_buf_release(&role);
 			free(sub);
 		} else if (t->type == 'S') {
@@ -1239,105 +1250,157 @@ static void entries_free(struct entry *e, size_t n)
 	free(e);
 }
 
-int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
-		   const struct pr_maint_opts *o, const struct pr_buf *patches,
-		   size_t n)
+/*
+ * Everything get_maintainer.pl does before merge_email: r->to and r->lists
+ * hold the addresses in output order (before merging), r->subsystem and
+ * r->status the sections and their S: values.
+ */
+static void route_compute(struct route *r, const struct pr_maint *m,
+			  const struct pr_maint_opts *o,
+			  const struct pr_buf *patches, size_t n)
 {
-	struct route r = { 0 };
 	struct hit *hits = NULL;
 	size_t alloc_hits = 0, i;
-	struct strv lines = { 0 }, u = { 0 };
 	pcre2_code *chief = NULL;
 	const char *chief_src =
 		"Linus Torvalds <torvalds@linux-foundation.org>";
-	int err = 0;
 
-	r.m = m;
-	r.o = o;
-	r.md = pcre2_match_data_create(OVEC, NULL);
+	memset(r, 0, sizeof(*r));
+	r->m = m;
+	r->o = o;
+	r->md = pcre2_match_data_create(OVEC, NULL);
 	for (i = 0; i < n; i++)
-		read_patch(&r, &patches[i]);
-	for (i = 0; i < r.files.nr; i++)
-		match_file(&r, r.files.v[i], &hits, &alloc_hits);
+		read_patch(r, &patches[i]);
+	for (i = 0; i < r->files.nr; i++)
+		match_file(r, r->files.v[i], &hits, &alloc_hits);
+	free(hits);
 	if (o->keywords) {
 		size_t j = 0;
 
-		if (r.nktvi)
-			qsort(r.ktvi, r.nktvi, sizeof(*r.ktvi), cmp_tvi_str);
-		for (i = 0; i < r.nktvi; i++) {
-			if (i && r.ktvi[i] == r.ktvi[i - 1])
+		if (r->nktvi)
+			qsort(r->ktvi, r->nktvi, sizeof(*r->ktvi), cmp_tvi_str);
+		for (i = 0; i < r->nktvi; i++) {
+			if (i && r->ktvi[i] == r->ktvi[i - 1])
 				continue;
-			r.ktvi[j++] = r.ktvi[i];
+			r->ktvi[j++] = r->ktvi[i];
 		}
 		for (i = 0; i < j; i++)
-			add_categories(&r, r.ktvi[i]);
+			add_categories(r, r->ktvi[i]);
 	}
-	for (i = 0; i < r.nto; i++) {
-		char *e = deduplicate_email(&r, r.to[i].email);
+	for (i = 0; i < r->nto; i++) {
+		char *e = deduplicate_email(r, r->to[i].email);
 
-		free(r.to[i].email);
-		r.to[i].email = e;
+		free(r->to[i].email);
+		r->to[i].email = e;
 	}
-	for (i = 0; i < r.nlists; i++) {
-		char *e = deduplicate_email(&r, r.lists[i].email);
+	for (i = 0; i < r->nlists; i++) {
+		char *e = deduplicate_email(r, r->lists[i].email);
 
-		free(r.lists[i].email);
-		r.lists[i].email = e;
+		free(r->lists[i].email);
+		r->lists[i].email = e;
 	}
 	/* the chief penguin is dropped unless asked for (a regex match) */
 	chief = rx_compile(chief_src, PCRE2_ZERO_TERMINATED, 0, false);
 	{
 		size_t j = 0;
 
-		for (i = 0; i < r.nto; i++) {
-			if (rx_match(chief, r.to[i].email,
-				     strlen(r.to[i].email), r.md)) {
-				free(r.to[i].email);
-				free(r.to[i].role);
+		for (i = 0; i < r->nto; i++) {
+			if (rx_match(chief, r->to[i].email,
+				     strlen(r->to[i].email), r->md)) {
+				free(r->to[i].email);
+				free(r->to[i].role);
 				continue;
 			}
-			r.to[j++] = r.to[i];
+			r->to[j++] = r->to[i];
 		}
-		r.nto = j;
+		r->nto = j;
 	}
-	for (i = 0; i < r.file_emails.nr; i++) {
-		char *e = mailmap_email(&r, r.file_emails.v[i]);
+	pcre2_code_free(chief);
+	for (i = 0; i < r->file_emails.nr; i++) {
+		char *e = mailmap_email(r, r->file_emails.v[i]);
 		char *name, *addr, *tmp;
 
-		parse_email(m, r.md, e, &name, &addr);
-		tmp = format_email(m, r.md, name, addr);
-		push_email_address(&r, tmp, "");
-		add_file_role(&r, tmp);
+		parse_email(m, r->md, e, &name, &addr);
+		tmp = format_email(m, r->md, name, addr);
+		push_email_address(r, tmp, "", PR_MAINT_FILE, SIZE_MAX);
+		add_file_role(r, tmp);
 		free(tmp);
 		free(name);
 		free(addr);
 		free(e);
 	}
-	/* merge_email */
-	{
-		struct strv saw = { 0 };
-		struct entry *all[2] = { r.to, r.lists };
-		size_t cnt[2] = { r.nto, r.nlists };
-		size_t k;
+}
 
-		for (k = 0; k < 2; k++) {
-			for (i = 0; i < cnt[k]; i++) {
-				struct pr_buf b = PR_BUF_INIT;
+static void route_release(struct route *r)
+{
+	pcre2_match_data_free(r->md);
+	free(r->ktvi);
+	strv_release(&r->files);
+	strv_release(&r->hash_name);
+	strv_release(&r->hash_addr);
+	strv_release(&r->hash_list);
+	strv_release(&r->dd_name);
+	strv_release(&r->dd_addr);
+	strv_release(&r->dd_vname);
+	strv_release(&r->dd_vaddr);
+	strv_release(&r->subsystem);
+	strv_release(&r->status);
+	strv_release(&r->file_emails);
+	entries_free(r->to, r->nto);
+	entries_free(r->lists, r->nlists);
+}
 
-				if (strv_has(&saw, all[k][i].email))
-					continue;
-				strv_push(&saw, pr_strdup(all[k][i].email));
-				if (o->rolestats)
-					pr_buf_addf(&b, "%s (%s)",
-						    all[k][i].email,
-						    all[k][i].role);
-				else
-					pr_buf_adds(&b, all[k][i].email);
-				strv_push(&lines, pr_buf_detach(&b, NULL));
-			}
+/*
+ * merge_email: the entries of r->to then r->lists, an address string
+ * seen before left out; calls fn for each one kept.
+ */
+static void merge_email(struct route *r,
+			void (*fn)(const struct entry *e, void *payload),
+			void *payload)
+{
+	struct strv saw = { 0 };
+	struct entry *all[2] = { r->to, r->lists };
+	size_t cnt[2] = { r->nto, r->nlists };
+	size_t i, k;
+
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < cnt[k]; i++) {
+			if (strv_has(&saw, all[k][i].email))
+				continue;
+			strv_push(&saw, pr_strdup(all[k][i].email));
+			fn(&all[k][i], payload);
 		}
-		strv_release(&saw);
 	}
+	strv_release(&saw);
+}
+
+struct lines_ctx {
+	struct strv *lines;
+	bool rolestats;
+};
+
+static void add_line(const struct entry *e, void *payload)
+{
+	struct lines_ctx *c = payload;
+	struct pr_buf b = PR_BUF_INIT;
+
+	if (c->rolestats)
+		pr_buf_addf(&b, "%s (%s)", e->email, e->role);
+	else
+		pr_buf_adds(&b, e->email);
+	strv_push(c->lines, pr_buf_detach(&b, NULL));
+}
+
+int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
+		   const struct pr_maint_opts *o, const struct pr_buf *patches,
+		   size_t n)
+{
+	struct route r;
+	struct strv lines = { 0 }, u = { 0 };
+	struct lines_ctx lc = { &lines, o->rolestats };
+
+	route_compute(&r, m, o, patches, n);
+	merge_email(&r, add_line, &lc);
 	if (lines.nr)
 		output(out, o, lines.v, lines.nr);
 	if (o->status) {
@@ -1352,23 +1415,99 @@ int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
 		free(u.v);
 		memset(&u, 0, sizeof(u));
 	}
-	pcre2_code_free(chief);
-	pcre2_match_data_free(r.md);
-	free(hits);
-	free(r.ktvi);
 	strv_release(&lines);
-	strv_release(&r.files);
-	strv_release(&r.hash_name);
-	strv_release(&r.hash_addr);
-	strv_release(&r.hash_list);
-	strv_release(&r.dd_name);
-	strv_release(&r.dd_addr);
-	strv_release(&r.dd_vname);
-	strv_release(&r.dd_vaddr);
-	strv_release(&r.subsystem);
-	strv_release(&r.status);
-	strv_release(&r.file_emails);
-	entries_free(r.to, r.nto);
-	entries_free(r.lists, r.nlists);
-	return err;
+	route_release(&r);
+	return 0;
+}
+
+/* "Name <addr>" (the name maybe quoted as format_email quotes it) split. */
+static void split_line(struct pr_maint_addr *a, const char *line)
+{
+	const char *lt = strrchr(line, '<');
+	struct pr_buf name = PR_BUF_INIT;
+	const char *s, *end;
+
+	if (!lt || !strchr(lt, '>')) {
+		a->name = pr_strdup("");
+		a->email = pr_strdup(line);
+		return;
+	}
+	a->email = pr_memdup(lt + 1, (size_t)(strchr(lt, '>') - lt - 1));
+	end = lt;
+	while (end > line && end[-1] == ' ')
+		end--;
+	s = line;
+	if (end - s >= 2 && s[0] == '"' && end[-1] == '"') {
+		/* undo clean_name's quoting: drop the quotes and \" escapes */
+		for (s++, end--; s < end; s++) {
+			if (s[0] == '\\' && s + 1 < end && s[1] == '"')
+				s++;
+			pr_buf_addch(&name, *s);
+		}
+	} else {
+		pr_buf_add(&name, s, (size_t)(end - s));
+	}
+	a->name = pr_buf_detach(&name, NULL);
+}
+
+struct resolve_ctx {
+	const struct pr_maint *m;
+	struct pr_maint_result *out;
+};
+
+static void add_addr(const struct entry *e, void *payload)
+{
+	struct resolve_ctx *c = payload;
+	struct pr_maint_result *res = c->out;
+	struct pr_maint_addr *a;
+
+	PR_ALLOC_GROW(res->items, res->nr + 1, res->alloc);
+	a = &res->items[res->nr++];
+	memset(a, 0, sizeof(*a));
+	split_line(a, e->email);
+	a->line = pr_strdup(e->email);
+	a->role = pr_strdup(e->role);
+	a->kind = e->kind;
+	a->section = pr_strdup(
+		e->section == SIZE_MAX ? "" : c->m->tv[e->section].value);
+}
+
+int pr_maint_resolve(struct pr_maint_result *out, const struct pr_maint *m,
+		     const struct pr_maint_opts *o,
+		     const struct pr_buf *patches, size_t n)
+{
+	struct route r;
+	struct resolve_ctx c = { m, out };
+	struct strv u = { 0 };
+	size_t i;
+
+	route_compute(&r, m, o, patches, n);
+	merge_email(&r, add_addr, &c);
+	uniq(&r.subsystem, &u);
+	for (i = 0; i < u.nr; i++) {
+		PR_ALLOC_GROW(out->sections, out->nsections + 1,
+			      out->alloc_sections);
+		out->sections[out->nsections++] = pr_strdup(u.v[i]);
+	}
+	free(u.v);
+	route_release(&r);
+	return 0;
+}
+
+void pr_maint_result_release(struct pr_maint_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr; i++) {
+		free(res->items[i].name);
+		free(res->items[i].email);
+		free(res->items[i].line);
+		free(res->items[i].role);
+		free(res->items[i].section);
+	}
+	free(res->items);
+	for (i = 0; i < res->nsections; i++)
+		free(res->sections[i]);
+	free(res->sections);
+	memset(res, 0, sizeof(*res));
 }

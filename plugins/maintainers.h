@@ -57,4 +57,40 @@ int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
 		   const struct pr_maint_opts *o, const struct pr_buf *patches,
 		   size_t n);
 
+/* Where an address came from. */
+enum pr_maint_kind {
+	PR_MAINT_MAINTAINER = 0, /* an M: entry (whatever the S: status) */
+	PR_MAINT_REVIEWER, /* an R: entry */
+	PR_MAINT_LIST, /* an L: entry */
+	PR_MAINT_FILE, /* an address written in a patched .yaml file */
+};
+
+/* One line of get_maintainer.pl's output, taken apart. */
+struct pr_maint_addr {
+	char *line; /* as printed without rolestats: "A B <a@b.org>" */
+	char *name; /* unquoted, "" when none */
+	char *email;
+	char *role; /* as --rolestats prints it: "maintainer:NET..." */
+	enum pr_maint_kind kind;
+	char *section; /* the whole section header; "" for PR_MAINT_FILE */
+};
+
+struct pr_maint_result {
+	struct pr_maint_addr *items; /* in get_maintainer.pl's order */
+	size_t nr, alloc;
+	char **sections; /* what --subsystem prints, in its order */
+	size_t nsections, alloc_sections;
+};
+
+/*
+ * The same answer as pr_maint_route, as data: the addresses in output
+ * order (o->rolestats, separator, status and subsystem do not matter) and
+ * the names of the sections the patches touch.  `out` starts zeroed;
+ * results are appended.
+ */
+int pr_maint_resolve(struct pr_maint_result *out, const struct pr_maint *m,
+		     const struct pr_maint_opts *o,
+		     const struct pr_buf *patches, size_t n);
+void pr_maint_result_release(struct pr_maint_result *res);
+
 #endif
