@@ -16,14 +16,32 @@
 #define MAINT_BYTES (64 * PR_MIB)
 #define OVEC 16
 
-/* One element of get_maintainer's @typevalue. */
+/*
+ * One element of get_maintainer's @typevalue.  Values point into the
+ * loaded text of MAINTAINERS unless a conversion changed them (owned).
+ * Regexes are compiled on first use and published with an atomic
+ * compare-and-swap, so that a loaded struct pr_maint stays shareable
+ * between threads; RX_FAILED marks a value that does not compile.
+ */
 struct tv {
 	char type; /* 'A'..'Z', or 0 for a section header or other line */
+	bool owned; /* value was allocated */
+	bool literal; /* F/X: "^value" is a plain prefix test */
+	bool dir; /* F/X: value ends in '/' */
 	char *value; /* the value (converted for F/X), or the whole line */
 	pcre2_code *re; /* F/X: ^value; N: value/x; K: value/x */
 	pcre2_code *re_patch; /* K only: ^[+-].*value/x */
-	char *prefix; /* F/X: literal bytes every match starts with */
+	const char *prefix; /* F/X: literal bytes every match starts with */
 	size_t prefix_len;
+	size_t nslash; /* F/X: slashes in value */
+	size_t start; /* typed: find_starting_index of its section */
+};
+
+/* An F:/X: entry filed under the first path component of its prefix. */
+struct fx_key {
+	const char *comp;
+	size_t len;
+	size_t tvi;
 };
 
 struct mapent {
@@ -38,6 +56,15 @@ struct pr_maint {
 	struct mapent *names, *addrs; /* .mailmap; later entries win */
 	size_t nnames, alloc_names, naddrs, alloc_addrs;
 	char *tree;
+	char *text; /* MAINTAINERS, NUL at each line end; values point in */
+	struct pr_buf prefixes; /* unescaped prefixes, NUL-separated */
+	struct fx_key *fx; /* F/X with a '/' in the prefix, sorted */
+	size_t nfx;
+	size_t *fx_any; /* F/X whose prefix has no '/': tried on every file */
+	size_t nfx_any;
+	size_t *nk, *kw; /* the N: and K: entries, in order */
+	size_t nn, nkw;
+	bool jit; /* JIT-compile N:/K: patterns when first used */
 	pcre2_code *rx[20];
 };
 
@@ -345,29 +372,55 @@ done:
 	pr_buf_release(&text);
 }
 
-/* The literal bytes every match of a converted F:/X: pattern begins with. */
-static void pattern_prefix(struct tv *t)
+static size_t count_slashes(const char *s)
 {
-	struct pr_buf b = PR_BUF_INIT;
-	const char *s = t->value;
+	size_t n = 0;
 
+	for (; *s; s++)
+		n += *s == '/';
+	return n;
+}
+
+static const int rx_failed_marker;
+#define RX_FAILED ((pcre2_code *)(uintptr_t)&rx_failed_marker)
+
+/*
+ * The literal bytes every match of a converted F:/X: pattern begins with,
+ * appended NUL-terminated to m->prefixes (offsets fixed up after load);
+ * sets t->literal when the whole pattern is that literal.
+ */
+static void pattern_prefix(struct pr_maint *m, struct tv *t)
+{
+	const char *s = t->value;
+	size_t off = m->prefixes.len;
+
+	t->literal = true;
 	while (*s) {
 		if (s[0] == '\\' && s[1] == '.') {
-			pr_buf_addch(&b, '.');
+			pr_buf_addch(&m->prefixes, '.');
 			s += 2;
 			continue;
 		}
 		if (strchr("\\^$.|?*+()[]{}", *s)) {
 			/* a quantifier makes the byte before it optional */
-			if (strchr("?*+{", *s) && b.len)
-				pr_buf_setlen(&b, b.len - 1);
+			if (strchr("?*+{", *s) && m->prefixes.len > off)
+				pr_buf_setlen(&m->prefixes,
+					      m->prefixes.len - 1);
+			t->literal = false;
 			break;
 		}
-		pr_buf_addch(&b, *s);
+		pr_buf_addch(&m->prefixes, *s);
 		s++;
 	}
-	t->prefix_len = b.len;
-	t->prefix = pr_buf_detach(&b, NULL);
+	t->prefix_len = m->prefixes.len - off;
+	t->prefix =
+		(const char *)(uintptr_t)off; /* an offset until load ends */
+	pr_buf_addch(&m->prefixes, '\0');
+}
+
+static bool perl_space_not_nl(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
 static void convert_file_pattern(struct tv *t, const char *tree)
@@ -375,52 +428,84 @@ static void convert_file_pattern(struct tv *t, const char *tree)
 	struct pr_buf b = PR_BUF_INIT, path = PR_BUF_INIT;
 	struct stat st;
 	const char *s;
+	bool changed = false;
 
 	for (s = t->value; *s; s++) {
-		if (*s == '.')
-			pr_buf_adds(&b, "\\.");
-		else if (*s == '*')
-			pr_buf_adds(&b, ".*");
-		else if (*s == '?')
-			pr_buf_addch(&b, '.');
-		else
-			pr_buf_addch(&b, *s);
+		if (*s == '.' || *s == '*' || *s == '?') {
+			changed = true;
+			break;
+		}
 	}
-	if (b.len && b.ptr[b.len - 1] != '/') {
-		pr_buf_addf(&path, "%s/%s", tree, b.ptr);
-		if (!stat(path.ptr, &st) && S_ISDIR(st.st_mode))
-			pr_buf_addch(&b, '/');
+	if (changed) {
+		for (s = t->value; *s; s++) {
+			if (*s == '.')
+				pr_buf_adds(&b, "\\.");
+			else if (*s == '*')
+				pr_buf_adds(&b, ".*");
+			else if (*s == '?')
+				pr_buf_addch(&b, '.');
+			else
+				pr_buf_addch(&b, *s);
+		}
+		t->value = pr_buf_detach(&b, NULL);
+		t->owned = true;
 	}
-	free(t->value);
-	t->value = pr_buf_detach(&b, NULL);
+	/*
+	 * get_maintainer.pl's `-d $value` runs on the converted value: one
+	 * that holds "\." or ".*" names no directory, so only values the
+	 * conversion left alone are worth a stat.
+	 */
+	s = t->value;
+	if (!changed && *s && s[strlen(s) - 1] != '/') {
+		pr_buf_addf(&path, "%s/%s", tree, s);
+		if (!stat(path.ptr, &st) && S_ISDIR(st.st_mode)) {
+			pr_buf_addf(&b, "%s/", s);
+			t->value = pr_buf_detach(&b, NULL);
+			t->owned = true;
+		}
+	}
 	pr_buf_release(&path);
+	pr_buf_release(&b);
 }
 
-static void compile_tv(struct tv *t)
+/* The regex of t (K: patch form when `patch`), compiled on first use. */
+static pcre2_code *tv_re(const struct pr_maint *m, struct tv *t, bool patch)
 {
+	pcre2_code **slot = patch ? &t->re_patch : &t->re;
+	pcre2_code *re = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *expect;
 	struct pr_buf b = PR_BUF_INIT;
 
+	if (re)
+		return re == RX_FAILED ? NULL : re;
 	switch (t->type) {
 	case 'F':
 	case 'X':
 		pr_buf_addf(&b, "^%s", t->value);
-		t->re = rx_compile(b.ptr, b.len, 0, false);
-		pattern_prefix(t);
+		re = rx_compile(b.ptr, b.len, 0, false);
 		break;
 	case 'N':
-		t->re = rx_compile(t->value, strlen(t->value), PCRE2_EXTENDED,
-				   false);
-		break;
 	case 'K':
-		t->re = rx_compile(t->value, strlen(t->value), PCRE2_EXTENDED,
-				   false);
-		pr_buf_addf(&b, "^[+-].*%s", t->value);
-		t->re_patch = rx_compile(b.ptr, b.len, PCRE2_EXTENDED, false);
+		if (patch)
+			pr_buf_addf(&b, "^[+-].*%s", t->value);
+		else
+			pr_buf_adds(&b, t->value);
+		re = rx_compile(b.ptr, b.len, PCRE2_EXTENDED, m->jit);
 		break;
 	default:
 		break;
 	}
 	pr_buf_release(&b);
+	if (!re)
+		re = RX_FAILED;
+	expect = NULL;
+	if (!__atomic_compare_exchange_n(slot, &expect, re, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		/* another thread was first: use its copy */
+		if (re != RX_FAILED)
+			pcre2_code_free(re);
+		re = expect;
+	}
+	return re == RX_FAILED ? NULL : re;
 }
 
 static bool blank_or_comment(const char *s)
@@ -430,13 +515,68 @@ static bool blank_or_comment(const char *s)
 	return !*s || *s == '#';
 }
 
+static int cmp_fx(const void *a, const void *b)
+{
+	const struct fx_key *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->comp, y->comp, n);
+
+	if (c)
+		return c;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->tvi < y->tvi ? -1 : x->tvi > y->tvi;
+}
+
+static size_t find_starting_index(const struct pr_maint *m, size_t i);
+
+/* After parsing: prefixes, sections and the F:/X:, N: and K: indexes. */
+static void build_index(struct pr_maint *m)
+{
+	size_t i, afx = 0, aany = 0, an = 0, ak = 0;
+
+	for (i = 0; i < m->ntv; i++) {
+		struct tv *t = &m->tv[i];
+		const char *slash;
+
+		if (!t->type)
+			continue;
+		t->start = find_starting_index(m, i);
+		if (i == 0 || !m->tv[i - 1].type)
+			m->nsections++;
+		if (t->type == 'N') {
+			PR_ALLOC_GROW(m->nk, m->nn + 1, an);
+			m->nk[m->nn++] = i;
+		} else if (t->type == 'K') {
+			PR_ALLOC_GROW(m->kw, m->nkw + 1, ak);
+			m->kw[m->nkw++] = i;
+		}
+		if (t->type != 'F' && t->type != 'X')
+			continue;
+		t->prefix = m->prefixes.ptr + (uintptr_t)t->prefix;
+		slash = memchr(t->prefix, '/', t->prefix_len);
+		if (slash) {
+			PR_ALLOC_GROW(m->fx, m->nfx + 1, afx);
+			m->fx[m->nfx].comp = t->prefix;
+			m->fx[m->nfx].len = (size_t)(slash - t->prefix);
+			m->fx[m->nfx].tvi = i;
+			m->nfx++;
+		} else {
+			PR_ALLOC_GROW(m->fx_any, m->nfx_any + 1, aany);
+			m->fx_any[m->nfx_any++] = i;
+		}
+	}
+	if (m->nfx)
+		qsort(m->fx, m->nfx, sizeof(*m->fx), cmp_fx);
+}
+
 int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
 {
 	struct pr_maint *m = pr_calloc(1, sizeof(*m));
 	struct pr_buf text = PR_BUF_INIT;
 	pcre2_match_data *md = pcre2_match_data_create(OVEC, NULL);
-	char *p, *nl;
-	size_t i;
+	char *p, *nl, *end;
+	size_t i, len;
 	int err;
 
 	*out = NULL;
@@ -458,32 +598,39 @@ int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
 		err = pr_error_wrap(err, "maintainers file '%s'", path);
 		goto done;
 	}
-	for (p = text.ptr; p < text.ptr + text.len; p = nl + 1) {
-		size_t len;
+	m->text = pr_buf_detach(&text, &len);
+	end = m->text + len;
+	for (p = m->text; p < end; p = nl + 1) {
 		struct tv t = { 0 };
 
-		nl = memchr(p, '\n', text.ptr + text.len - p);
+		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
-			nl = text.ptr + text.len;
+			nl = end;
 		*nl = '\0';
-		len = (size_t)(nl - p);
-		if (rx_match(m->rx[RX_TYPE], p, len, md)) {
+		/* m/^([A-Z]):\s*(.*)/ on a line without its newline */
+		if (p[0] >= 'A' && p[0] <= 'Z' && p[1] == ':') {
+			char *v = p + 2;
+
+			while (perl_space_not_nl((unsigned char)*v))
+				v++;
 			t.type = p[0];
-			t.value = rx_group(md, p, 2);
-			if (t.type == 'F' || t.type == 'X')
+			t.value = v;
+			if (t.type == 'F' || t.type == 'X') {
 				convert_file_pattern(&t, tree);
-			compile_tv(&t);
+				t.dir = *t.value &&
+					t.value[strlen(t.value) - 1] == '/';
+				t.nslash = count_slashes(t.value);
+				pattern_prefix(m, &t);
+			}
 		} else if (!blank_or_comment(p)) {
-			t.value = pr_memdup(p, len);
+			t.value = p;
 		} else {
 			continue;
 		}
 		PR_ALLOC_GROW(m->tv, m->ntv + 1, m->alloc_tv);
 		m->tv[m->ntv++] = t;
 	}
-	for (i = 0; i < m->ntv; i++)
-		if (m->tv[i].type && (i == 0 || !m->tv[i - 1].type))
-			m->nsections++;
+	build_index(m);
 	read_mailmap(m, md, tree);
 	*out = m;
 	m = NULL;
@@ -495,6 +642,11 @@ done:
 	return err;
 }
 
+void pr_maint_set_jit(struct pr_maint *m, bool jit)
+{
+	m->jit = jit;
+}
+
 void pr_maint_free(struct pr_maint *m)
 {
 	size_t i;
@@ -502,13 +654,21 @@ void pr_maint_free(struct pr_maint *m)
 	if (!m)
 		return;
 	for (i = 0; i < m->ntv; i++) {
-		free(m->tv[i].value);
-		free(m->tv[i].prefix);
-		pcre2_code_free(m->tv[i].re);
-		pcre2_code_free(m->tv[i].re_patch);
+		if (m->tv[i].owned)
+			free(m->tv[i].value);
+		if (m->tv[i].re != RX_FAILED)
+			pcre2_code_free(m->tv[i].re);
+		if (m->tv[i].re_patch != RX_FAILED)
+			pcre2_code_free(m->tv[i].re_patch);
 	}
 	free(m->tv);
 	free(m->tree);
+	free(m->text);
+	pr_buf_release(&m->prefixes);
+	free(m->fx);
+	free(m->fx_any);
+	free(m->nk);
+	free(m->kw);
 	for (i = 0; i < m->nnames; i++) {
 		free(m->names[i].key);
 		free(m->names[i].val);
@@ -586,6 +746,8 @@ struct route {
 	struct strv files;
 	size_t *ktvi;
 	size_t nktvi, alloc_ktvi;
+	size_t *cand; /* match_file's candidate entries */
+	size_t ncand, alloc_cand;
 	struct entry *to, *lists;
 	size_t nto, alloc_to, nlists, alloc_lists;
 	struct strv hash_name, hash_addr, hash_list;
@@ -633,15 +795,12 @@ static void add_keyword_matches(struct route *r, const char *line, size_t len,
 	const struct pr_maint *m = r->m;
 	size_t i;
 
-	for (i = 0; i < m->ntv; i++) {
-		const struct tv *t = &m->tv[i];
+	for (i = 0; i < m->nkw; i++) {
+		struct tv *t = (struct tv *)&m->tv[m->kw[i]];
 
-		if (t->type != 'K')
-			continue;
-		if (rx_match(in_patch ? t->re_patch : t->re, line, len,
-			     r->md)) {
+		if (rx_match(tv_re(m, t, in_patch), line, len, r->md)) {
 			PR_ALLOC_GROW(r->ktvi, r->nktvi + 1, r->alloc_ktvi);
-			r->ktvi[r->nktvi++] = i;
+			r->ktvi[r->nktvi++] = m->kw[i];
 		}
 	}
 }
@@ -686,27 +845,16 @@ static void read_patch(struct route *r, const struct pr_buf *patch)
 	sort_uniq_files(&r->files);
 }
 
-static size_t count_slashes(const char *s)
+static bool file_match_pattern(struct route *r, const char *file, size_t flen,
+			       size_t fslash, const struct tv *t)
 {
-	size_t n = 0;
-
-	for (; *s; s++)
-		n += *s == '/';
-	return n;
-}
-
-static bool file_match_pattern(struct route *r, const char *file,
-			       const struct tv *t)
-{
-	size_t flen = strlen(file), plen = strlen(t->value);
-
 	if (flen < t->prefix_len || memcmp(file, t->prefix, t->prefix_len))
 		return false;
-	if (!rx_match(t->re, file, flen, r->md))
+	/* a pattern that is all literal matches by its prefix alone */
+	if (!t->literal &&
+	    !rx_match(tv_re(r->m, (struct tv *)t, false), file, flen, r->md))
 		return false;
-	if (plen && t->value[plen - 1] == '/')
-		return true;
-	return count_slashes(file) == count_slashes(t->value);
+	return t->dir || fslash == t->nslash;
 }
 
 static size_t find_starting_index(const struct pr_maint *m, size_t i)
@@ -1074,50 +1222,108 @@ static int cmp_hit(const void *a, const void *b)
 	return x->tvi < y->tvi ? -1 : x->tvi > y->tvi;
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The F:/X: entries that can match `file` (their literal prefix shares its
+ * first path component, or has no '/') and every N: entry, in MAINTAINERS
+ * order: no other entry can match, so sections are judged on these alone.
+ */
+static void candidates(struct route *r, const char *file, size_t flen)
+{
+	const struct pr_maint *m = r->m;
+	const char *slash = memchr(file, '/', flen);
+	struct fx_key key = { file, slash ? (size_t)(slash - file) : flen, 0 };
+	size_t lo = 0, hi = m->nfx, i;
+
+	r->ncand = 0;
+	/* the first entry filed under this component */
+	while (slash && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct fx_key *k = &m->fx[mid];
+		size_t n = k->len < key.len ? k->len : key.len;
+		int c = memcmp(k->comp, key.comp, n);
+
+		if (!c)
+			c = k->len < key.len ? -1 : k->len > key.len;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; slash && i < m->nfx && m->fx[i].len == key.len &&
+		     !memcmp(m->fx[i].comp, key.comp, key.len);
+	     i++) {
+		PR_ALLOC_GROW(r->cand, r->ncand + 1, r->alloc_cand);
+		r->cand[r->ncand++] = m->fx[i].tvi;
+	}
+	for (i = 0; i < m->nfx_any; i++) {
+		PR_ALLOC_GROW(r->cand, r->ncand + 1, r->alloc_cand);
+		r->cand[r->ncand++] = m->fx_any[i];
+	}
+	for (i = 0; i < m->nn; i++) {
+		PR_ALLOC_GROW(r->cand, r->ncand + 1, r->alloc_cand);
+		r->cand[r->ncand++] = m->nk[i];
+	}
+	if (r->ncand)
+		qsort(r->cand, r->ncand, sizeof(*r->cand), cmp_size);
+}
+
 static void match_file(struct route *r, const char *file, struct hit **hits,
 		       size_t *alloc)
 {
 	const struct pr_maint *m = r->m;
-	size_t nhits = 0, tvi, i;
+	size_t nhits = 0, flen = strlen(file), fslash = count_slashes(file);
+	size_t a, b, i;
 
-	for (tvi = 0; tvi < m->ntv && !m->tv[tvi].type; tvi++)
-		;
-	while (tvi < m->ntv) {
-		size_t start = find_starting_index(m, tvi);
-		size_t end = find_ending_index(m, tvi);
+	candidates(r, file, flen);
+	for (a = 0; a < r->ncand; a = b) {
+		size_t start = m->tv[r->cand[a]].start;
 		bool exclude = false, hit = false;
 		long depth = 0;
 
-		for (i = start; i < end && !exclude; i++)
-			if (m->tv[i].type == 'X' &&
-			    file_match_pattern(r, file, &m->tv[i]))
+		for (b = a; b < r->ncand && m->tv[r->cand[b]].start == start;
+		     b++)
+			;
+		for (i = a; i < b && !exclude; i++) {
+			const struct tv *t = &m->tv[r->cand[i]];
+
+			if (t->type == 'X' &&
+			    file_match_pattern(r, file, flen, fslash, t))
 				exclude = true;
-		for (i = start; i < end && !exclude; i++) {
-			const struct tv *t = &m->tv[i];
+		}
+		for (i = a; i < b && !exclude; i++) {
+			struct tv *t = (struct tv *)&m->tv[r->cand[i]];
 
-			if (t->type == 'F' && file_match_pattern(r, file, t)) {
-				size_t vl = strlen(t->value);
-				long pd = (long)count_slashes(t->value);
+			if (t->type == 'F' &&
+			    file_match_pattern(r, file, flen, fslash, t)) {
+				long pd = (long)t->nslash;
 
-				if (!vl || t->value[vl - 1] != '/')
+				if (!t->dir)
 					pd++;
 				if (!strncmp(t->value, ".*", 2))
 					pd = -1;
 				depth = pd;
 				hit = true;
 			} else if (t->type == 'N' &&
-				   rx_match(t->re, file, strlen(file), r->md)) {
+				   rx_match(tv_re(m, t, false), file, flen,
+					    r->md)) {
 				depth = 0;
 				hit = true;
 			}
 		}
 		if (hit) {
 			PR_ALLOC_GROW(*hits, nhits + 1, *alloc);
-			(*hits)[nhits].tvi = tvi;
+			/* any entry of the section: add_categories finds it */
+			(*hits)[nhits].tvi = r->cand[a];
 			(*hits)[nhits].depth = depth;
 			nhits++;
 		}
-		tvi = end + 1;
 	}
 	/* deepest first; ties in MAINTAINERS order (Perl: hash order) */
 	if (nhits)
@@ -1335,6 +1541,7 @@ static void route_release(struct route *r)
 {
 	pcre2_match_data_free(r->md);
 	free(r->ktvi);
+	free(r->cand);
 	strv_release(&r->files);
 	strv_release(&r->hash_name);
 	strv_release(&r->hash_addr);

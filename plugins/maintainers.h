@@ -11,10 +11,18 @@
  * Invariants:
  * - A loaded struct pr_maint is read-only; pr_maint_route() may be called on
  *   it from several threads at once (each call owns its match data).
- * - Every F:/X:/N:/K: value is compiled with PCRE2 once, as get_maintainer.pl
- *   converts it (F/X: '.' -> '\.', '*' -> '.*', '?' -> '.', a trailing '/'
- *   for an existing directory; N/K: Perl regexes with /x).  A value that
- *   does not compile never matches.
+ * - Every F:/X:/N:/K: value is matched as get_maintainer.pl converts it
+ *   (F/X: '.' -> '\.', '*' -> '.*', '?' -> '.', a trailing '/' for an
+ *   existing directory; N/K: Perl regexes with /x), through PCRE2.  Each is
+ *   compiled once, on first use (published atomically, so the invariant
+ *   above holds); an F/X value that is all literal is a prefix test and is
+ *   never compiled.  A value that does not compile never matches.
+ * - Loading reads the file once and keeps it: values point into it.  F/X
+ *   entries are indexed by the first path component of their literal
+ *   prefix, so a file is tried only against the entries that can match it.
+ * - Only F/X values the conversion left unchanged and that lack a trailing
+ *   '/' are stat()ed (get_maintainer.pl's `-d` runs on the converted value,
+ *   which for any other is no directory), once, at load.
  * - F: directories are tested against `tree` (get_maintainer.pl's cwd), and
  *   .mailmap is read from `tree` when present.
  * - Sections that match a file at the same depth are ordered as they stand
@@ -45,6 +53,12 @@ void pr_maint_opts_init(struct pr_maint_opts *o);
  */
 int pr_maint_load(struct pr_maint **out, const char *path, const char *tree);
 void pr_maint_free(struct pr_maint *m);
+
+/*
+ * JIT-compile N: and K: patterns when they are first used: worth it for a
+ * loaded instance that routes many patches (the plugin), not for one.
+ */
+void pr_maint_set_jit(struct pr_maint *m, bool jit);
 
 /* Number of sections (a header line and its entries). */
 size_t pr_maint_nsections(const struct pr_maint *m);
