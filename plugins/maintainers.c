@@ -18,7 +18,8 @@
 
 /*
  * One element of get_maintainer's @typevalue.  Values point into the
- * loaded text of MAINTAINERS unless a conversion changed them (owned).
+ * loaded text of MAINTAINERS unless a directory's '/' was added (owned);
+ * F:/X: values stay as written and are converted when first compiled.
  * Regexes are compiled on first use and published with an atomic
  * compare-and-swap, so that a loaded struct pr_maint stays shareable
  * between threads; RX_FAILED marks a value that does not compile.
@@ -28,7 +29,7 @@ struct tv {
 	bool owned; /* value was allocated */
 	bool literal; /* F/X: "^value" is a plain prefix test */
 	bool dir; /* F/X: value ends in '/' */
-	char *value; /* the value (converted for F/X), or the whole line */
+	char *value; /* the value (F/X: as written), or the whole line */
 	pcre2_code *re; /* F/X: ^value; N: value/x; K: value/x */
 	pcre2_code *re_patch; /* K only: ^[+-].*value/x */
 	const char *prefix; /* F/X: literal bytes every match starts with */
@@ -37,11 +38,12 @@ struct tv {
 	size_t start; /* typed: find_starting_index of its section */
 };
 
-/* An F:/X: entry filed under the first path component of its prefix. */
-struct fx_key {
-	const char *comp;
+/* The F:/X: entries whose literal prefix starts with one path component. */
+struct fx_bucket {
+	const char *comp; /* "drivers": the prefix up to its first '/' */
 	size_t len;
-	size_t tvi;
+	size_t *tvi; /* in MAINTAINERS order */
+	size_t nr, alloc;
 };
 
 struct mapent {
@@ -57,9 +59,8 @@ struct pr_maint {
 	size_t nnames, alloc_names, naddrs, alloc_addrs;
 	char *tree;
 	char *text; /* MAINTAINERS, NUL at each line end; values point in */
-	struct pr_buf prefixes; /* unescaped prefixes, NUL-separated */
-	struct fx_key *fx; /* F/X with a '/' in the prefix, sorted */
-	size_t nfx;
+	struct fx_bucket *fx; /* F/X with a '/' in the prefix */
+	size_t nfx, alloc_fx;
 	size_t *fx_any; /* F/X whose prefix has no '/': tried on every file */
 	size_t nfx_any;
 	size_t *nk, *kw; /* the N: and K: entries, in order */
@@ -384,88 +385,85 @@ static size_t count_slashes(const char *s)
 static const int rx_failed_marker;
 #define RX_FAILED ((pcre2_code *)(uintptr_t)&rx_failed_marker)
 
-/*
- * The literal bytes every match of a converted F:/X: pattern begins with,
- * appended NUL-terminated to m->prefixes (offsets fixed up after load);
- * sets t->literal when the whole pattern is that literal.
- */
-static void pattern_prefix(struct pr_maint *m, struct tv *t)
-{
-	const char *s = t->value;
-	size_t off = m->prefixes.len;
-
-	t->literal = true;
-	while (*s) {
-		if (s[0] == '\\' && s[1] == '.') {
-			pr_buf_addch(&m->prefixes, '.');
-			s += 2;
-			continue;
-		}
-		if (strchr("\\^$.|?*+()[]{}", *s)) {
-			/* a quantifier makes the byte before it optional */
-			if (strchr("?*+{", *s) && m->prefixes.len > off)
-				pr_buf_setlen(&m->prefixes,
-					      m->prefixes.len - 1);
-			t->literal = false;
-			break;
-		}
-		pr_buf_addch(&m->prefixes, *s);
-		s++;
-	}
-	t->prefix_len = m->prefixes.len - off;
-	t->prefix =
-		(const char *)(uintptr_t)off; /* an offset until load ends */
-	pr_buf_addch(&m->prefixes, '\0');
-}
-
 static bool perl_space_not_nl(int c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
-static void convert_file_pattern(struct tv *t, const char *tree)
+/*
+ * An F:/X: value, in one pass over it as written: its slashes, and the
+ * literal bytes every match of the converted pattern begins with, which are
+ * the value's own first bytes (get_maintainer.pl converts '.' -> '\.',
+ * '*' -> '.*', '?' -> '.'): a converted '.' is literal; '*' and '?' become
+ * '.', which ends the prefix, as does any other regex byte ('+' and '{'
+ * make the byte before them optional too).  get_maintainer.pl's
+ * `-d $value` runs on the converted value, which names no directory when
+ * the conversion changed it: only the other values are stat()ed.
+ */
+static void file_entry(struct tv *t, const char *tree)
 {
-	struct pr_buf b = PR_BUF_INIT, path = PR_BUF_INIT;
+	struct pr_buf path = PR_BUF_INIT;
+	const char *s = t->value;
+	size_t n = 0, plen = 0;
+	bool changed = false, stop = false;
 	struct stat st;
-	const char *s;
-	bool changed = false;
 
-	for (s = t->value; *s; s++) {
-		if (*s == '.' || *s == '*' || *s == '?') {
+	for (; s[n]; n++) {
+		char c = s[n];
+
+		t->nslash += c == '/';
+		if (c == '.' || c == '*' || c == '?')
 			changed = true;
-			break;
+		if (stop)
+			continue;
+		if (c == '*' || c == '?' || c == '\\' || c == '^' || c == '$' ||
+		    c == '|' || c == '(' || c == ')' || c == '[' || c == ']' ||
+		    c == '}') {
+			stop = true;
+		} else if (c == '+' || c == '{') {
+			if (plen)
+				plen--;
+			stop = true;
+		} else {
+			plen++;
 		}
 	}
-	if (changed) {
-		for (s = t->value; *s; s++) {
-			if (*s == '.')
-				pr_buf_adds(&b, "\\.");
-			else if (*s == '*')
-				pr_buf_adds(&b, ".*");
-			else if (*s == '?')
-				pr_buf_addch(&b, '.');
-			else
-				pr_buf_addch(&b, *s);
-		}
-		t->value = pr_buf_detach(&b, NULL);
-		t->owned = true;
-	}
-	/*
-	 * get_maintainer.pl's `-d $value` runs on the converted value: one
-	 * that holds "\." or ".*" names no directory, so only values the
-	 * conversion left alone are worth a stat.
-	 */
-	s = t->value;
-	if (!changed && *s && s[strlen(s) - 1] != '/') {
+	t->literal = !stop;
+	t->dir = n && s[n - 1] == '/';
+	if (!changed && !t->dir && n) {
 		pr_buf_addf(&path, "%s/%s", tree, s);
 		if (!stat(path.ptr, &st) && S_ISDIR(st.st_mode)) {
-			pr_buf_addf(&b, "%s/", s);
-			t->value = pr_buf_detach(&b, NULL);
+			char *v = pr_malloc(n + 2);
+
+			memcpy(v, s, n);
+			memcpy(v + n, "/", 2);
+			t->value = v;
 			t->owned = true;
+			t->dir = true;
+			t->nslash++;
+			if (t->literal)
+				plen++;
 		}
+		pr_buf_release(&path);
 	}
-	pr_buf_release(&path);
-	pr_buf_release(&b);
+	t->prefix = t->value;
+	t->prefix_len = plen;
+}
+
+/* "^" and the F:/X: value as get_maintainer.pl converts it. */
+static void convert_file_pattern(struct pr_buf *b, const char *s)
+{
+	pr_buf_addch(b, '^');
+	for (; *s; s++) {
+		if (*s == '.')
+			pr_buf_adds(b, "\\.");
+		else if (*s == '*')
+			pr_buf_adds(b, ".*");
+		else if (*s == '?')
+			pr_buf_addch(b, '.');
+		else
+			pr_buf_addch(b, *s);
+	}
 }
 
 /* The regex of t (K: patch form when `patch`), compiled on first use. */
@@ -480,7 +478,7 @@ static pcre2_code *tv_re(const struct pr_maint *m, struct tv *t, bool patch)
 	switch (t->type) {
 	case 'F':
 	case 'X':
-		pr_buf_addf(&b, "^%s", t->value);
+		convert_file_pattern(&b, t->value);
 		re = rx_compile(b.ptr, b.len, 0, false);
 		break;
 	case 'N':
@@ -515,29 +513,30 @@ static bool blank_or_comment(const char *s)
 	return !*s || *s == '#';
 }
 
-static int cmp_fx(const void *a, const void *b)
-{
-	const struct fx_key *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->comp, y->comp, n);
-
-	if (c)
-		return c;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return x->tvi < y->tvi ? -1 : x->tvi > y->tvi;
-}
-
 static size_t find_starting_index(const struct pr_maint *m, size_t i);
 
-/* After parsing: prefixes, sections and the F:/X:, N: and K: indexes. */
+/* The bucket of component comp[0..len), or NULL. */
+static struct fx_bucket *fx_find(const struct pr_maint *m, const char *comp,
+				 size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < m->nfx; i++)
+		if (m->fx[i].len == len && !memcmp(m->fx[i].comp, comp, len))
+			return &m->fx[i];
+	return NULL;
+}
+
+/* After parsing: sections and the F:/X:, N: and K: indexes. */
 static void build_index(struct pr_maint *m)
 {
-	size_t i, afx = 0, aany = 0, an = 0, ak = 0;
+	size_t i, aany = 0, an = 0, ak = 0;
+	struct fx_bucket *last = NULL;
 
 	for (i = 0; i < m->ntv; i++) {
 		struct tv *t = &m->tv[i];
 		const char *slash;
+		size_t len;
 
 		if (!t->type)
 			continue;
@@ -553,21 +552,27 @@ static void build_index(struct pr_maint *m)
 		}
 		if (t->type != 'F' && t->type != 'X')
 			continue;
-		t->prefix = m->prefixes.ptr + (uintptr_t)t->prefix;
 		slash = memchr(t->prefix, '/', t->prefix_len);
-		if (slash) {
-			PR_ALLOC_GROW(m->fx, m->nfx + 1, afx);
-			m->fx[m->nfx].comp = t->prefix;
-			m->fx[m->nfx].len = (size_t)(slash - t->prefix);
-			m->fx[m->nfx].tvi = i;
-			m->nfx++;
-		} else {
+		if (!slash) {
 			PR_ALLOC_GROW(m->fx_any, m->nfx_any + 1, aany);
 			m->fx_any[m->nfx_any++] = i;
+			continue;
 		}
+		len = (size_t)(slash - t->prefix);
+		/* neighbours mostly share a component: try the last first */
+		if (!last || last->len != len ||
+		    memcmp(last->comp, t->prefix, len))
+			last = fx_find(m, t->prefix, len);
+		if (!last) {
+			PR_ALLOC_GROW(m->fx, m->nfx + 1, m->alloc_fx);
+			last = &m->fx[m->nfx++];
+			memset(last, 0, sizeof(*last));
+			last->comp = t->prefix;
+			last->len = len;
+		}
+		PR_ALLOC_GROW(last->tvi, last->nr + 1, last->alloc);
+		last->tvi[last->nr++] = i;
 	}
-	if (m->nfx)
-		qsort(m->fx, m->nfx, sizeof(*m->fx), cmp_fx);
 }
 
 int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
@@ -600,6 +605,12 @@ int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
 	}
 	m->text = pr_buf_detach(&text, &len);
 	end = m->text + len;
+	/* one entry a line at most: one allocation */
+	for (p = m->text; p < end && (nl = memchr(p, '\n', (size_t)(end - p)));
+	     p = nl + 1)
+		m->alloc_tv++;
+	m->alloc_tv++;
+	m->tv = pr_calloc(m->alloc_tv, sizeof(*m->tv));
 	for (p = m->text; p < end; p = nl + 1) {
 		struct tv t = { 0 };
 
@@ -615,13 +626,8 @@ int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
 				v++;
 			t.type = p[0];
 			t.value = v;
-			if (t.type == 'F' || t.type == 'X') {
-				convert_file_pattern(&t, tree);
-				t.dir = *t.value &&
-					t.value[strlen(t.value) - 1] == '/';
-				t.nslash = count_slashes(t.value);
-				pattern_prefix(m, &t);
-			}
+			if (t.type == 'F' || t.type == 'X')
+				file_entry(&t, tree);
 		} else if (!blank_or_comment(p)) {
 			t.value = p;
 		} else {
@@ -664,7 +670,8 @@ void pr_maint_free(struct pr_maint *m)
 	free(m->tv);
 	free(m->tree);
 	free(m->text);
-	pr_buf_release(&m->prefixes);
+	for (i = 0; i < m->nfx; i++)
+		free(m->fx[i].tvi);
 	free(m->fx);
 	free(m->fx_any);
 	free(m->nk);
@@ -1238,29 +1245,14 @@ static void candidates(struct route *r, const char *file, size_t flen)
 {
 	const struct pr_maint *m = r->m;
 	const char *slash = memchr(file, '/', flen);
-	struct fx_key key = { file, slash ? (size_t)(slash - file) : flen, 0 };
-	size_t lo = 0, hi = m->nfx, i;
+	const struct fx_bucket *b =
+		slash ? fx_find(m, file, (size_t)(slash - file)) : NULL;
+	size_t i;
 
 	r->ncand = 0;
-	/* the first entry filed under this component */
-	while (slash && lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct fx_key *k = &m->fx[mid];
-		size_t n = k->len < key.len ? k->len : key.len;
-		int c = memcmp(k->comp, key.comp, n);
-
-		if (!c)
-			c = k->len < key.len ? -1 : k->len > key.len;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = lo; slash && i < m->nfx && m->fx[i].len == key.len &&
-		     !memcmp(m->fx[i].comp, key.comp, key.len);
-	     i++) {
+	for (i = 0; b && i < b->nr; i++) {
 		PR_ALLOC_GROW(r->cand, r->ncand + 1, r->alloc_cand);
-		r->cand[r->ncand++] = m->fx[i].tvi;
+		r->cand[r->ncand++] = b->tvi[i];
 	}
 	for (i = 0; i < m->nfx_any; i++) {
 		PR_ALLOC_GROW(r->cand, r->ncand + 1, r->alloc_cand);
@@ -1306,7 +1298,8 @@ static void match_file(struct route *r, const char *file, struct hit **hits,
 
 				if (!t->dir)
 					pd++;
-				if (!strncmp(t->value, ".*", 2))
+				/* the converted value starts ".*" */
+				if (t->value[0] == '*')
 					pd = -1;
 				depth = pd;
 				hit = true;
