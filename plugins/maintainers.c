@@ -24,17 +24,24 @@
  * compare-and-swap, so that a loaded struct pr_maint stays shareable
  * between threads; RX_FAILED marks a value that does not compile.
  */
+enum {
+	DIR_NO = 0,
+	DIR_YES,
+	DIR_UNKNOWN
+};
+
 struct tv {
 	char type; /* 'A'..'Z', or 0 for a section header or other line */
 	bool owned; /* value was allocated */
 	bool literal; /* F/X: "^value" is a plain prefix test */
-	bool dir; /* F/X: value ends in '/' */
+	bool slash_end; /* F/X: value as written ends in '/' */
+	unsigned char dir; /* F/X: DIR_NO, DIR_YES, DIR_UNKNOWN (stat on use) */
 	char *value; /* the value (F/X: as written), or the whole line */
 	pcre2_code *re; /* F/X: ^value; N: value/x; K: value/x */
 	pcre2_code *re_patch; /* K only: ^[+-].*value/x */
 	const char *prefix; /* F/X: literal bytes every match starts with */
 	size_t prefix_len;
-	size_t nslash; /* F/X: slashes in value */
+	size_t nslash; /* F/X: slashes in value as written */
 	size_t start; /* typed: find_starting_index of its section */
 };
 
@@ -400,18 +407,17 @@ static bool perl_space_not_nl(int c)
  * `-d $value` runs on the converted value, which names no directory when
  * the conversion changed it: only the other values are stat()ed.
  */
-static void file_entry(struct tv *t, const char *tree)
+static void file_entry(struct tv *t)
 {
-	struct pr_buf path = PR_BUF_INIT;
 	const char *s = t->value;
-	size_t n = 0, plen = 0;
+	size_t n = 0, plen = 0, nslash = 0;
 	bool changed = false, stop = false;
-	struct stat st;
 
+	/* locals, not t's fields: stores through t could alias s */
 	for (; s[n]; n++) {
 		char c = s[n];
 
-		t->nslash += c == '/';
+		nslash += c == '/';
 		if (c == '.' || c == '*' || c == '?')
 			changed = true;
 		if (stop)
@@ -428,26 +434,40 @@ static void file_entry(struct tv *t, const char *tree)
 			plen++;
 		}
 	}
+	t->nslash = nslash;
 	t->literal = !stop;
-	t->dir = n && s[n - 1] == '/';
-	if (!changed && !t->dir && n) {
-		pr_buf_addf(&path, "%s/%s", tree, s);
-		if (!stat(path.ptr, &st) && S_ISDIR(st.st_mode)) {
-			char *v = pr_malloc(n + 2);
-
-			memcpy(v, s, n);
-			memcpy(v + n, "/", 2);
-			t->value = v;
-			t->owned = true;
-			t->dir = true;
-			t->nslash++;
-			if (t->literal)
-				plen++;
-		}
-		pr_buf_release(&path);
-	}
+	t->slash_end = n && s[n - 1] == '/';
+	/* a '/' is added on first use when the value names a directory */
+	t->dir = t->slash_end ? DIR_YES : changed || !n ? DIR_NO : DIR_UNKNOWN;
 	t->prefix = t->value;
 	t->prefix_len = plen;
+}
+
+/*
+ * Whether F:/X: value t is a directory pattern (written with a trailing
+ * '/', or naming a directory of the tree, when get_maintainer.pl adds
+ * one); the stat runs once, on first use, and is kept (a race only runs
+ * it twice, with the same answer).
+ */
+static bool tv_isdir(const struct pr_maint *m, struct tv *t)
+{
+	unsigned char d = __atomic_load_n(&t->dir, __ATOMIC_ACQUIRE);
+	struct pr_buf path = PR_BUF_INIT;
+	struct stat st;
+
+	if (d != DIR_UNKNOWN)
+		return d == DIR_YES;
+	pr_buf_addf(&path, "%s/%s", m->tree, t->value);
+	d = !stat(path.ptr, &st) && S_ISDIR(st.st_mode) ? DIR_YES : DIR_NO;
+	pr_buf_release(&path);
+	__atomic_store_n(&t->dir, d, __ATOMIC_RELEASE);
+	return d == DIR_YES;
+}
+
+/* Slashes of the value as get_maintainer.pl matches it. */
+static size_t tv_nslash(const struct pr_maint *m, struct tv *t)
+{
+	return t->nslash + (!t->slash_end && tv_isdir(m, t));
 }
 
 /* "^" and the F:/X: value as get_maintainer.pl converts it. */
@@ -479,6 +499,8 @@ static pcre2_code *tv_re(const struct pr_maint *m, struct tv *t, bool patch)
 	case 'F':
 	case 'X':
 		convert_file_pattern(&b, t->value);
+		if (!t->slash_end && tv_isdir(m, t))
+			pr_buf_addch(&b, '/');
 		re = rx_compile(b.ptr, b.len, 0, false);
 		break;
 	case 'N':
@@ -627,7 +649,7 @@ int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
 			t.type = p[0];
 			t.value = v;
 			if (t.type == 'F' || t.type == 'X')
-				file_entry(&t, tree);
+				file_entry(&t);
 		} else if (!blank_or_comment(p)) {
 			t.value = p;
 		} else {
@@ -853,15 +875,19 @@ static void read_patch(struct route *r, const struct pr_buf *patch)
 }
 
 static bool file_match_pattern(struct route *r, const char *file, size_t flen,
-			       size_t fslash, const struct tv *t)
+			       size_t fslash, struct tv *t)
 {
 	if (flen < t->prefix_len || memcmp(file, t->prefix, t->prefix_len))
 		return false;
-	/* a pattern that is all literal matches by its prefix alone */
-	if (!t->literal &&
-	    !rx_match(tv_re(r->m, (struct tv *)t, false), file, flen, r->md))
+	if (t->literal) {
+		/* "^value" is a prefix test; "^value/" for a directory */
+		if (!t->slash_end && tv_isdir(r->m, t) &&
+		    (flen == t->prefix_len || file[t->prefix_len] != '/'))
+			return false;
+	} else if (!rx_match(tv_re(r->m, t, false), file, flen, r->md)) {
 		return false;
-	return t->dir || fslash == t->nslash;
+	}
+	return tv_isdir(r->m, t) || fslash == tv_nslash(r->m, t);
 }
 
 static size_t find_starting_index(const struct pr_maint *m, size_t i)
@@ -1283,7 +1309,7 @@ static void match_file(struct route *r, const char *file, struct hit **hits,
 		     b++)
 			;
 		for (i = a; i < b && !exclude; i++) {
-			const struct tv *t = &m->tv[r->cand[i]];
+			struct tv *t = (struct tv *)&m->tv[r->cand[i]];
 
 			if (t->type == 'X' &&
 			    file_match_pattern(r, file, flen, fslash, t))
@@ -1294,9 +1320,9 @@ static void match_file(struct route *r, const char *file, struct hit **hits,
 
 			if (t->type == 'F' &&
 			    file_match_pattern(r, file, flen, fslash, t)) {
-				long pd = (long)t->nslash;
+				long pd = (long)tv_nslash(m, t);
 
-				if (!t->dir)
+				if (!tv_isdir(m, t))
 					pd++;
 				/* the converted value starts ".*" */
 				if (t->value[0] == '*')
