@@ -271,14 +271,61 @@ static void map_set(struct mapent **v, size_t *nr, size_t *alloc,
 	(*nr)++;
 }
 
+/* Sorted by key by map_finish: a binary search. */
 static const char *map_get(const struct mapent *v, size_t nr, const char *key)
 {
-	size_t i;
+	size_t lo = 0, hi = nr;
 
-	for (i = nr; i-- > 0;)
-		if (!strcmp(v[i].key, key))
-			return v[i].val;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(v[mid].key, key);
+
+		if (!c)
+			return v[mid].val;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
+}
+
+struct mapsort {
+	struct mapent e;
+	size_t pos;
+};
+
+static int cmp_mapsort(const void *a, const void *b)
+{
+	const struct mapsort *x = a, *y = b;
+	int c = strcmp(x->e.key, y->e.key);
+
+	if (c)
+		return c;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Sort a map by key; of entries with one key, the last one read wins. */
+static void map_finish(struct mapent *v, size_t *nr)
+{
+	struct mapsort *t = pr_calloc(*nr ? *nr : 1, sizeof(*t));
+	size_t i, j = 0;
+
+	for (i = 0; i < *nr; i++) {
+		t[i].e = v[i];
+		t[i].pos = i;
+	}
+	qsort(t, *nr, sizeof(*t), cmp_mapsort);
+	for (i = 0; i < *nr; i++) {
+		if (i + 1 < *nr && !strcmp(t[i].e.key, t[i + 1].e.key)) {
+			free(t[i].e.key);
+			free(t[i].e.val);
+			continue;
+		}
+		v[j++] = t[i].e;
+	}
+	*nr = j;
+	free(t);
 }
 
 static void mailmap_line(struct pr_maint *m, pcre2_match_data *md,
@@ -660,6 +707,8 @@ int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
 	}
 	build_index(m);
 	read_mailmap(m, md, tree);
+	map_finish(m->names, &m->nnames);
+	map_finish(m->addrs, &m->naddrs);
 	*out = m;
 	m = NULL;
 	err = 0;
@@ -1255,13 +1304,6 @@ static int cmp_hit(const void *a, const void *b)
 	return x->tvi < y->tvi ? -1 : x->tvi > y->tvi;
 }
 
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * The F:/X: entries that can match `file` (their literal prefix shares its
  * first path component, or has no '/') and every N: entry, in MAINTAINERS
@@ -1273,23 +1315,23 @@ static void candidates(struct route *r, const char *file, size_t flen)
 	const char *slash = memchr(file, '/', flen);
 	const struct fx_bucket *b =
 		slash ? fx_find(m, file, (size_t)(slash - file)) : NULL;
-	size_t i;
+	const size_t *l[3] = { b ? b->tvi : NULL, m->fx_any, m->nk };
+	size_t nl[3] = { b ? b->nr : 0, m->nfx_any, m->nn }, at[3] = { 0 };
 
+	/* three lists in MAINTAINERS order, merged */
+	PR_ALLOC_GROW(r->cand, nl[0] + nl[1] + nl[2], r->alloc_cand);
 	r->ncand = 0;
-	for (i = 0; b && i < b->nr; i++) {
-		PR_ALLOC_GROW(r->cand, r->ncand + 1, r->alloc_cand);
-		r->cand[r->ncand++] = b->tvi[i];
+	for (;;) {
+		size_t best = 3, k;
+
+		for (k = 0; k < 3; k++)
+			if (at[k] < nl[k] &&
+			    (best == 3 || l[k][at[k]] < l[best][at[best]]))
+				best = k;
+		if (best == 3)
+			break;
+		r->cand[r->ncand++] = l[best][at[best]++];
 	}
-	for (i = 0; i < m->nfx_any; i++) {
-		PR_ALLOC_GROW(r->cand, r->ncand + 1, r->alloc_cand);
-		r->cand[r->ncand++] = m->fx_any[i];
-	}
-	for (i = 0; i < m->nn; i++) {
-		PR_ALLOC_GROW(r->cand, r->ncand + 1, r->alloc_cand);
-		r->cand[r->ncand++] = m->nk[i];
-	}
-	if (r->ncand)
-		qsort(r->cand, r->ncand, sizeof(*r->cand), cmp_size);
 }
 
 static void match_file(struct route *r, const char *file, struct hit **hits,

@@ -251,6 +251,8 @@ static int state_get(struct maint_state **out, struct pr_instance *inst)
 	if (!st->m || !file_id_same(&id, &st->id)) {
 		if ((err = pr_maint_load(&m, st->file, st->tree)))
 			return pr_error_wrap(err, "check '%s'", inst->name);
+		/* an instance routes many series: JIT pays for itself */
+		pr_maint_set_jit(m, true);
 		if (st->m)
 			pr_log_info(inst->prefix, "'%s' changed: reloaded",
 				    st->file);
