@@ -245,4 +245,96 @@ git -C "$tmp/clone" fetch -q origin 2>/dev/null && fail "fetch did not fail"
 s=$(req GET /_emu/log)
 [ "$(jq_ 'sum(1 for e in d if e["status"] == 304 and e["if_none_match"])')" = 1 ] ||
 	fail "log does not show the 304"
+kill "$pid"
+wait "$pid" 2>/dev/null
+
+# ---- GitLab ----
+rm -f "$tmp/port"
+$PY "$PR_SRC/tests/emulators/gitlab.py" --root "$tmp/groot" \
+	--port-file "$tmp/port" &
+pid=$!
+i=0
+while [ ! -s "$tmp/port" ]; do
+	i=$((i + 1))
+	[ $i -gt 100 ] && fail "gitlab emulator did not start"
+	sleep 0.1
+done
+B=http://127.0.0.1:$(cat "$tmp/port")
+A=/api/v4/projects/grp%2Fproj
+TOK='PRIVATE-TOKEN: tok-bot'
+s=$(req POST /_emu/users '{"login":"alice","token":"tok-alice","name":"Alice A","email":"alice@example.org"}')
+[ "$s" = 201 ] || fail "gitlab: create user: $s"
+s=$(req POST /_emu/users '{"login":"bot","token":"tok-bot"}')
+s=$(req POST /_emu/repos "{\"owner\":\"grp\",\"repo\":\"proj\",\"from\":\"$src\",\"branch\":\"main\"}")
+[ "$s" = 201 ] || fail "gitlab: create project: $s"
+s=$(req POST /_emu/pulls "{\"owner\":\"grp\",\"repo\":\"proj\",\"user\":\"alice\",\"title\":\"mr\",\"from\":\"$src\",\"ref\":\"topic\",\"count\":45}")
+[ "$s" = 201 ] || fail "gitlab: create MRs: $s"
+s=$(req GET "$A/merge_requests/1" '' -H "$TOK")
+[ "$s" = 200 ] || fail "gitlab: get MR: $s"
+[ "$(jq_ 'd["iid"], d["sha"], d["state"], d["author"]["username"], d["source_branch"], d["target_branch"]')" = \
+	"1 $head2 opened alice topic main" ] || fail "gitlab: MR fields"
+[ "$(jq_ 'd["diff_refs"]["start_sha"]')" = "$main" ] || fail "diff_refs"
+pidn=$(jq_ 'd["project_id"]')
+etag=$(hdr etag)
+s=$(req GET "$A/merge_requests/1" '' -H "$TOK" -H "If-None-Match: $etag")
+[ "$s" = 304 ] || fail "gitlab: conditional GET: $s"
+# numeric project id works the same
+s=$(req GET "/api/v4/projects/$pidn/merge_requests/1" '' -H "$TOK")
+[ "$s" = 200 ] || fail "gitlab: numeric project id: $s"
+# pagination through x-next-page, default per_page 20
+n=0
+page=1
+pages=0
+while [ -n "$page" ]; do
+	s=$(req GET "$A/merge_requests?page=$page" '' -H "$TOK")
+	[ "$s" = 200 ] || fail "gitlab: list: $s"
+	[ "$(hdr x-total)" = 45 ] || fail "x-total"
+	[ "$(hdr x-total-pages)" = 3 ] || fail "x-total-pages"
+	n=$((n + $(jq_ 'len(d)')))
+	pages=$((pages + 1))
+	page=$(hdr x-next-page)
+done
+[ $n -eq 45 ] && [ $pages -eq 3 ] || fail "gitlab: $n MRs in $pages pages"
+# notes: by the token's user; 400 without a body; close adds a system note
+s=$(req POST "$A/merge_requests/1/notes" '{"body":"hello"}' -H "$TOK")
+[ "$s" = 201 ] || fail "gitlab: note: $s"
+[ "$(jq_ 'd["author"]["username"], d["system"]')" = "bot False" ] ||
+	fail "gitlab: note fields"
+s=$(req POST "$A/merge_requests/1/notes" '{}' -H "$TOK")
+[ "$s" = 400 ] || fail "gitlab: note without body: $s"
+s=$(req PUT "$A/merge_requests/1" '{"state_event":"close","add_labels":"a,b"}' -H "$TOK")
+[ "$s" = 200 ] || fail "gitlab: close: $s"
+[ "$(jq_ 'd["state"], d["labels"]')" = "closed ['a', 'b']" ] ||
+	fail "gitlab: closed state/labels"
+s=$(req PUT "$A/merge_requests/1" '{"state_event":"shut"}' -H "$TOK")
+[ "$s" = 400 ] || fail "gitlab: bad state_event: $s"
+s=$(req GET "$A/merge_requests/1/notes?sort=asc" '' -H "$TOK")
+[ "$(jq_ '[(n["body"], n["system"]) for n in d]')" = \
+	"[('hello', False), ('closed', True)]" ] || fail "gitlab: notes list"
+# commits
+s=$(req GET "$A/merge_requests/1/commits" '' -H "$TOK")
+[ "$(jq_ 'd[0]["id"], d[0]["title"]')" = "$head2 f: add two and three" ] ||
+	fail "gitlab: commits"
+# 401, 404
+s=$(req GET /api/v4/user '' -H 'PRIVATE-TOKEN: wrong')
+[ "$s" = 401 ] || fail "gitlab: bad token: $s"
+[ "$(jq_ 'd["message"]')" = "401 Unauthorized" ] || fail "gitlab: 401 body"
+s=$(req GET /api/v4/projects/grp%2Fnope/merge_requests '' -H "$TOK")
+[ "$s" = 404 ] || fail "gitlab: unknown project: $s"
+s=$(req GET "$A/merge_requests/999" '' -H "$TOK")
+[ "$s" = 404 ] || fail "gitlab: unknown MR: $s"
+# rate limit: 429 with Retry-After when exhausted
+now=$(date +%s)
+s=$(req POST /_emu/ratelimit "{\"remaining\":0,\"reset\":$((now + 30))}")
+s=$(req GET "$A/merge_requests/1" '' -H "$TOK")
+[ "$s" = 429 ] || fail "gitlab: exhausted: $s"
+[ -n "$(hdr retry-after)" ] || fail "gitlab: no Retry-After"
+[ "$(hdr ratelimit-remaining)" = 0 ] || fail "gitlab: RateLimit-Remaining"
+s=$(req POST /_emu/ratelimit '{"remaining":100}')
+# git: refs/merge-requests/N/head over smart HTTP
+git clone -q "$B/git/grp/proj.git" "$tmp/gclone" || fail "gitlab: clone"
+git -C "$tmp/gclone" fetch -q origin merge-requests/1/head ||
+	fail "gitlab: fetch merge-requests/1/head"
+[ "$(git -C "$tmp/gclone" rev-parse FETCH_HEAD)" = "$head2" ] ||
+	fail "gitlab: refs/merge-requests/1/head"
 echo ok
