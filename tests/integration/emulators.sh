@@ -331,6 +331,18 @@ s=$(req GET "$A/merge_requests/1" '' -H "$TOK")
 [ -n "$(hdr retry-after)" ] || fail "gitlab: no Retry-After"
 [ "$(hdr ratelimit-remaining)" = 0 ] || fail "gitlab: RateLimit-Remaining"
 s=$(req POST /_emu/ratelimit '{"remaining":100}')
+s=$(req GET "$A/merge_requests/1" '' -H "$TOK")
+[ "$s" = 200 ] || fail "gitlab: after the limit came back: $s"
+[ "$(hdr ratelimit-remaining)" = 99 ] || fail "gitlab: remaining not counted"
+# secondary: a one-off 429 with Retry-After and GitLab's body
+s=$(req POST /_emu/fail '{"match":"/notes","status":429,"headers":{"Retry-After":"2"}}')
+s=$(req GET "$A/merge_requests/1/notes" '' -H "$TOK")
+[ "$s" = 429 ] || fail "gitlab: secondary: $s"
+[ "$(hdr retry-after)" = 2 ] || fail "gitlab: secondary Retry-After"
+jq_ 'd["message"]["error"]' | grep -q 'too many times' ||
+	fail "gitlab: 429 body"
+s=$(req GET "$A/merge_requests/1/notes" '' -H "$TOK")
+[ "$s" = 200 ] || fail "gitlab: after the secondary limit: $s"
 # git: refs/merge-requests/N/head over smart HTTP
 git clone -q "$B/git/grp/proj.git" "$tmp/gclone" || fail "gitlab: clone"
 git -C "$tmp/gclone" fetch -q origin merge-requests/1/head ||
