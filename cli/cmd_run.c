@@ -26,8 +26,9 @@ static void on_signal(int sig)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: patchrelay run -c FILE [--once] "
-			"[--interval SECONDS]\n");
+	fprintf(stderr,
+		"usage: patchrelay run -c FILE [--once] "
+		"[--interval SECONDS] [--dry-run [--dry-run-dir DIR]]\n");
 }
 
 static int load(struct pr_graph **out, const char *file)
@@ -48,14 +49,18 @@ static int load(struct pr_graph **out, const char *file)
 }
 
 /*
- * patchrelay run -c FILE [--once] [--interval SECONDS]: poll every route's
- * source, deliver to its sinks, record it all in the state store; loop
- * until SIGTERM or SIGINT (the pass in flight is finished), reloading the
- * config on SIGHUP when the new one validates.
+ * patchrelay run -c FILE [--once] [--interval SECONDS] [--dry-run
+ * [--dry-run-dir DIR]]: poll every route's source, deliver to its sinks,
+ * record it all in the state store; loop until SIGTERM or SIGINT (the pass
+ * in flight is finished), reloading the config on SIGHUP when the new one
+ * validates.  --dry-run writes the mails to stdout (or DIR) instead of the
+ * sinks and moves no cursor; it implies --once, since a loop would only
+ * print the same mails again.
  */
 int cmd_run(int argc, char **argv)
 {
 	struct pr_engine_pass_stats stats;
+	struct pr_engine_opts opts = { false, STDOUT_FILENO, NULL };
 	struct pr_graph *g = NULL;
 	struct pr_store *st = NULL;
 	struct sigaction sa;
@@ -67,6 +72,10 @@ int cmd_run(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--once")) {
 			once = true;
+		} else if (!strcmp(argv[i], "--dry-run")) {
+			opts.dry_run = true;
+		} else if (!strcmp(argv[i], "--dry-run-dir") && i + 1 < argc) {
+			opts.dry_run_dir = argv[++i];
 		} else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
 			file = argv[++i];
 		} else if (!strcmp(argv[i], "--interval") && i + 1 < argc) {
@@ -80,10 +89,12 @@ int cmd_run(int argc, char **argv)
 			return PR_EXIT_USAGE;
 		}
 	}
-	if (!file) {
+	if (!file || (opts.dry_run_dir && !opts.dry_run)) {
 		usage();
 		return PR_EXIT_USAGE;
 	}
+	if (opts.dry_run)
+		once = true;
 	if (load(&g, file) < 0)
 		return PR_EXIT_USAGE;
 	if (pr_store_open(&st, g->state ? g->state : DEFAULT_STATE) < 0) {
@@ -99,7 +110,7 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	for (;;) {
 		long slept;
-		int err = pr_engine_pass(&stats, g, st);
+		int err = pr_engine_pass(&stats, g, st, &opts);
 
 		pr_log_info("run",
 			    "pass: %zu version(s) seen, %zu new, %zu mail(s) "
