@@ -38,7 +38,12 @@ static int load(struct pr_graph **out, const char *file)
 	int err;
 
 	err = pr_graph_load(out, file, pr_builtin_registry(), &problems);
-	if (err < 0) {
+	if (err == 0 && (err = pr_engine_open(*out)) < 0) {
+		/* an open() failure is a config error naming the instance */
+		pr_graph_free(*out);
+		*out = NULL;
+		pr_cli_error(NULL);
+	} else if (err < 0) {
 		for (i = 0; i < problems.nr; i++)
 			fprintf(stderr, "patchrelay: error: %s\n",
 				problems.items[i]);
@@ -134,6 +139,7 @@ int cmd_run(int argc, char **argv)
 
 				run_signal = 0;
 				if (load(&ng, file) == 0) {
+					pr_engine_close(g);
 					pr_graph_free(g);
 					g = ng;
 					pr_log_info("run", "reloaded '%s'",
@@ -154,6 +160,7 @@ int cmd_run(int argc, char **argv)
 	}
 done:
 	pr_store_free(st);
+	pr_engine_close(g);
 	pr_graph_free(g);
 	return ret;
 }

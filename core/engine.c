@@ -353,6 +353,57 @@ static int on_event(const struct pr_event *ev, void *payload)
 	return err;
 }
 
+static void node_close(struct pr_graph_node *n)
+{
+	if (n->connector && n->connector->close)
+		n->connector->close(&n->inst);
+	else if (n->plugin && n->plugin->close)
+		n->plugin->close(&n->inst);
+}
+
+int pr_engine_open(struct pr_graph *g)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < g->nr_nodes; i++) {
+		struct pr_graph_node *n = &g->nodes[i];
+
+		if (n->connector && n->connector->open)
+			err = n->connector->open(&n->inst);
+		else if (n->plugin && n->plugin->open)
+			err = n->plugin->open(&n->inst);
+		if (err < 0)
+			break;
+	}
+	if (err < 0) {
+		const struct pr_instance *in = &g->nodes[i].inst;
+		struct pr_buf who = PR_BUF_INIT;
+
+		/* name the instance once: smtp's open() already does */
+		if (pr_buf_addf(&who, "%s '%s'", in->kind, in->name) == 0 &&
+		    !strncmp(pr_error_message(), who.ptr, who.len))
+			err = pr_error_wrap(PR_ECONFIG, "%s", g->file);
+		else
+			err = pr_error_wrap(PR_ECONFIG, "%s: %s", g->file,
+					    who.ptr);
+		pr_buf_release(&who);
+		while (i--)
+			node_close(&g->nodes[i]);
+	}
+	return err;
+}
+
+void pr_engine_close(struct pr_graph *g)
+{
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = g->nr_nodes; i--;)
+		node_close(&g->nodes[i]);
+}
+
 int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 		   struct pr_store *st, const struct pr_engine_opts *opts)
 {

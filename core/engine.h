@@ -105,6 +105,18 @@ struct pr_engine_opts {
 };
 
 /*
+ * Call each instance's open() (connector or plugin) once, in graph order,
+ * before the first pass over a freshly loaded graph.  On a failure the
+ * instances opened so far are closed again and the error is PR_ECONFIG
+ * naming the instance ("sink 'mail': option 'url': ..."), so a graph is
+ * either all open or all closed.  pr_engine_close() calls each close() in
+ * reverse order; call it once per successful pr_engine_open(), before
+ * pr_graph_free() (on shutdown and for the old graph of a SIGHUP swap).
+ */
+int pr_engine_open(struct pr_graph *g);
+void pr_engine_close(struct pr_graph *g);
+
+/*
  * One pass; returns 0 when every route ran (even with pending mails) or
  * the error of the last route that failed (its message recorded).
  */
