@@ -1,5 +1,6 @@
 #include "pr.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -84,8 +85,12 @@ int cmd_run(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
 			file = argv[++i];
 		} else if (!strcmp(argv[i], "--interval") && i + 1 < argc) {
-			interval = strtol(argv[++i], NULL, 10);
-			if (interval < 1) {
+			char *end;
+
+			errno = 0;
+			interval = strtol(argv[++i], &end, 10);
+			/* "10x" or "99999999999999999999" is not an interval */
+			if (interval < 1 || *end || errno) {
 				usage();
 				return PR_EXIT_USAGE;
 			}

@@ -44,4 +44,12 @@ sed -i 's|http://127.0.0.1:25|smtp://127.0.0.1:25|' relay.conf
 "$PATCHRELAY" run -c relay.conf --once --dry-run >out 2>log2 ||
 	fail "good config: $(cat log2)"
 grep -q 'pass:' log2 || fail "no pass: $(cat log2)"
+
+# a bad --interval is a usage error
+for bad in 0 10x -3 99999999999999999999; do
+	rc=0
+	"$PATCHRELAY" run -c relay.conf --once --dry-run --interval "$bad" \
+		>/dev/null 2>&1 || rc=$?
+	[ "$rc" -eq 2 ] || fail "--interval $bad: exit status $rc"
+done
 exit 0
