@@ -1,6 +1,9 @@
 #include "pr.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <git2.h>
+#include <unistd.h>
 
 #include "delivery.h"
 #include "engine.h"
@@ -117,7 +120,78 @@ struct pass_ctx {
 	struct pr_store *st;
 	struct pr_engine_pass_stats *stats;
 	const char *cursor_key;
+	const struct pr_engine_opts *opts; /* never NULL */
+	size_t *dry_run_written; /* mails written to opts->dry_run_fd */
 };
+
+static bool name_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '-' || ch == '_';
+}
+
+/*
+ * Dry run: write what pr_engine_deliver would hand to sink `sink` as files
+ * in opts->dry_run_dir or to opts->dry_run_fd; the store is not touched.
+ */
+static int dry_run_write(const struct pass_ctx *c,
+			 const struct pr_engine_version *v, const char *sink,
+			 const char *const *mails, const size_t *lens,
+			 size_t nr)
+{
+	const struct pr_engine_opts *o = c->opts;
+	struct pr_buf key = PR_BUF_INIT, path = PR_BUF_INIT;
+	const char *p;
+	size_t i;
+	int err, fd = -1;
+
+	if ((err = pr_engine_delivery_key(&key, v, sink)))
+		goto done;
+	pr_log_info(c->route->name, "dry run: %zu mail(s) of '%s' v%d to '%s'",
+		    nr, v->key, v->number, sink);
+	for (i = 0; i < nr; i++) {
+		if (!o->dry_run_dir) {
+			/* git format-patch --stdout puts a blank line between mails */
+			if ((*c->dry_run_written)++ &&
+			    (err = pr_write_all(o->dry_run_fd, "\n", 1)))
+				goto done;
+			if ((err = pr_write_all(o->dry_run_fd, mails[i],
+						lens[i])))
+				goto done;
+			continue;
+		}
+		pr_buf_reset(&path);
+		if ((err = pr_buf_addf(&path, "%s/", o->dry_run_dir)))
+			goto done;
+		/* a sink name is any config subsection: keep it one name */
+		for (p = sink; *p && !err; p++)
+			err = pr_buf_addch(&path, name_char(*p) ? *p : '_');
+		if (err || (err = pr_buf_addf(&path, ".%s.%zu", key.ptr, i)))
+			goto done;
+		fd = open(path.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			  0644);
+		if (fd < 0) {
+			err = pr_error(PR_EIO, "dry run file '%s': %s",
+				       path.ptr, strerror(errno));
+			goto done;
+		}
+		if ((err = pr_write_all(fd, mails[i], lens[i])))
+			goto done;
+		if (close(fd) < 0) {
+			fd = -1;
+			err = pr_error(PR_EIO, "dry run file '%s': %s",
+				       path.ptr, strerror(errno));
+			goto done;
+		}
+		fd = -1;
+	}
+done:
+	if (fd >= 0)
+		close(fd);
+	pr_buf_release(&path);
+	pr_buf_release(&key);
+	return err;
+}
 
 /*
  * Run the route's steps in order into `report`.  A step that could not run
@@ -300,6 +374,13 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 				       c->route->name, c->route->to.items[i]);
 			goto done;
 		}
+		if (c->opts->dry_run) {
+			if ((err = dry_run_write(c, &ev2, n->inst.name,
+						 (const char *const *)mails,
+						 lens, v->nr)))
+				goto done;
+			continue;
+		}
 		if ((err = pr_engine_deliver(
 			     &ds, c->st, &ev2, (struct pr_instance *)&n->inst,
 			     n->connector, (const char *const *)mails, lens,
@@ -323,16 +404,71 @@ static int on_event(const struct pr_event *ev, void *payload)
 	if ((ev->kind == PR_EVENT_SERIES || ev->kind == PR_EVENT_VERSION) && v)
 		err = deliver_version(c, ev, v);
 	/* the cursor moves only once the event is stored and handled */
-	if (!err && ev->cursor)
+	if (!err && ev->cursor && !c->opts->dry_run)
 		err = pr_store_cursor_set(c->st, c->cursor_key, ev->cursor,
 					  NULL);
 	return err;
 }
 
-int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
-		   struct pr_store *st)
+static void node_close(struct pr_graph_node *n)
 {
-	struct pass_ctx c = { g, NULL, st, out, NULL };
+	if (n->connector && n->connector->close)
+		n->connector->close(&n->inst);
+	else if (n->plugin && n->plugin->close)
+		n->plugin->close(&n->inst);
+}
+
+int pr_engine_open(struct pr_graph *g)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < g->nr_nodes; i++) {
+		struct pr_graph_node *n = &g->nodes[i];
+
+		if (n->connector && n->connector->open)
+			err = n->connector->open(&n->inst);
+		else if (n->plugin && n->plugin->open)
+			err = n->plugin->open(&n->inst);
+		if (err < 0)
+			break;
+	}
+	if (err < 0) {
+		const struct pr_instance *in = &g->nodes[i].inst;
+		struct pr_buf who = PR_BUF_INIT;
+
+		/* name the instance once: smtp's open() already does */
+		if (pr_buf_addf(&who, "%s '%s'", in->kind, in->name) == 0 &&
+		    !strncmp(pr_error_message(), who.ptr, who.len))
+			err = pr_error_wrap(PR_ECONFIG, "%s", g->file);
+		else
+			err = pr_error_wrap(PR_ECONFIG, "%s: %s", g->file,
+					    who.ptr);
+		pr_buf_release(&who);
+		while (i--)
+			node_close(&g->nodes[i]);
+	}
+	return err;
+}
+
+void pr_engine_close(struct pr_graph *g)
+{
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = g->nr_nodes; i--;)
+		node_close(&g->nodes[i]);
+}
+
+int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
+		   struct pr_store *st, const struct pr_engine_opts *opts)
+{
+	static const struct pr_engine_opts defaults = { false, -1, NULL };
+	size_t written = 0;
+	struct pass_ctx c = { g,       NULL, st,
+			      out,     NULL, opts ? opts : &defaults,
+			      &written };
 	size_t i;
 	int ret = 0;
 
