@@ -484,6 +484,11 @@ static int add_summary(struct pr_buf *out, const struct sink_job *j, int number)
 	return err;
 }
 
+/*
+ * Handle one version on the route: record it, run the steps, render and
+ * deliver it to each sink, give feedback.  Returns 0, 1 when mails are
+ * left for a retry (the cursor must not move), or a negative PR_E*.
+ */
 static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 			   struct pr_version *v)
 {
@@ -495,6 +500,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	struct pr_buf summary = PR_BUF_INIT;
 	struct sink_job *jobs = NULL;
 	size_t i, nr_jobs = c->route->to.nr, sent = 0, pending = 0;
+	bool retry = false;
 	char fp[41];
 	int err;
 
@@ -553,12 +559,21 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 		c->stats->pending += ds.pending;
 		sent += ds.sent;
 		pending += ds.pending;
+		if (ds.pending && ds.status == PR_DELIVER_RETRY)
+			retry = true;
 		if ((err = add_summary(&summary, j, sv.number)))
 			goto done;
 	}
 	/* told once: when the pass that sent the last mail ends */
 	if (sent && !pending)
 		give_feedback(c, ev->series, &report, summary.ptr);
+	/*
+	 * A sink that asked to retry holds the source's cursor (1: the
+	 * caller stores no cursor and stops this source's poll), so the next
+	 * pass sees the event again and resumes at the first unsent mail.
+	 */
+	if (retry)
+		err = 1;
 	goto done;
 refused:
 	/* Junk never reaches a sink: nothing is delivered. */
