@@ -613,18 +613,40 @@ static int assign_row_reduce(int *col2row, int *row2col, int *v, int *free_rows,
 	return nfree;
 }
 
-/* Shortest augmenting path (Dijkstra on reduced costs) from row start. */
+/* A free column, or -1: the fallback when the search has nowhere to go. */
+static int any_free_column(const int *col2row, int n)
+{
+	int j;
+
+	for (j = 0; j < n; j++)
+		if (col2row[j] < 0)
+			return j;
+	return -1;
+}
+
+/*
+ * Shortest augmenting path (Dijkstra on reduced costs) from row start.
+ *
+ * One quirk of git 2.39.5 is reproduced on purpose: when the free column
+ * is found among the columns just gathered at the new smallest distance,
+ * git augments along the column its gathering loop looked at last, not
+ * along the free one.  That can leave a cheaper pairing unmade (a patch
+ * shown as removed and added although it changed little), and
+ * range-diffs only match git's byte for byte with the same choice.  The
+ * walk back is bounded so that the inconsistent state this can leave
+ * never loops.
+ */
 static void assign_augment(int *col2row, int *row2col, int *v, int *d,
 			   int *pred, int *cols, int start, const int *cost,
 			   int n)
 {
-	int low = 0, up = 0, last = 0, min = 0, end = -1;
-	int i, j, k;
+	int low = 0, up = 0, last = 0, min = 0, end = -1, steps = 0;
+	int i, j = -1, k, jlast = -1;
 
-	for (j = 0; j < n; j++) {
-		d[j] = COST(j, start) - v[j];
-		pred[j] = start;
-		cols[j] = j;
+	for (k = 0; k < n; k++) {
+		d[k] = COST(k, start) - v[k];
+		pred[k] = start;
+		cols[k] = k;
 	}
 	/*
 	 * cols[0..low) are done, cols[low..up) are at distance min and wait
@@ -632,10 +654,16 @@ static void assign_augment(int *col2row, int *row2col, int *v, int *d,
 	 */
 	while (end < 0) {
 		if (low == up) {
+			if (up >= n) {
+				end = any_free_column(col2row, n);
+				if (end < 0)
+					return;
+				break;
+			}
 			last = low;
 			min = d[cols[up++]];
 			for (k = up; k < n; k++) {
-				j = cols[k];
+				j = jlast = cols[k];
 				if (d[j] > min)
 					continue;
 				if (d[j] < min) {
@@ -647,7 +675,7 @@ static void assign_augment(int *col2row, int *row2col, int *v, int *d,
 			}
 			for (k = low; k < up && end < 0; k++)
 				if (col2row[cols[k]] < 0)
-					end = cols[k];
+					end = jlast >= 0 ? jlast : cols[k];
 			if (end >= 0)
 				break;
 		}
@@ -659,7 +687,7 @@ static void assign_augment(int *col2row, int *row2col, int *v, int *d,
 			for (k = up; k < n && end < 0; k++) {
 				int h;
 
-				j = cols[k];
+				j = jlast = cols[k];
 				h = COST(j, i) - v[j] - u1;
 				if (h >= d[j])
 					continue;
@@ -687,7 +715,7 @@ static void assign_augment(int *col2row, int *row2col, int *v, int *d,
 		t = row2col[i];
 		row2col[i] = j;
 		j = t;
-	} while (i != start);
+	} while (i != start && j >= 0 && j < n && ++steps <= n);
 }
 
 void pr_rangediff_assign(int *col2row, int *row2col, const int *cost, int n)
