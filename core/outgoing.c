@@ -503,33 +503,6 @@ done:
 	return err;
 }
 
-/* The cover text as git's pp_remainder writes it: lines rtrimmed, no blank
- * lines at either end. */
-static int add_clean_text(struct pr_buf *out, const char *text)
-{
-	size_t start = out->len, content = out->len;
-	int err = 0;
-
-	while (text && *text && !err) {
-		size_t len = strcspn(text, "\n");
-		const char *line = text;
-
-		text += len + (text[len] ? 1 : 0);
-		while (len && isspace((unsigned char)line[len - 1]))
-			len--;
-		if (!len && out->len == start)
-			continue;
-		err = pr_buf_add(out, line, len);
-		if (!err)
-			err = pr_buf_addch(out, '\n');
-		if (len)
-			content = out->len;
-	}
-	if (!err)
-		pr_buf_setlen(out, content);
-	return err;
-}
-
 /* The blurb: the cover's body, then the links to what came before. */
 static int add_blurb(struct pr_buf *out, const struct render *r)
 {
@@ -537,7 +510,7 @@ static int add_blurb(struct pr_buf *out, const struct render *r)
 	size_t start = out->len;
 	int err;
 
-	if ((err = add_clean_text(out, r->v->cover->body)))
+	if ((err = pr_format_add_body(out, r->v->cover->body)))
 		return err;
 	if ((o->prev_message_id || o->url) && out->len > start &&
 	    (err = pr_buf_addch(out, '\n')))
