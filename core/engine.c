@@ -12,7 +12,11 @@
 #include "format.h"
 #include "cfg.h"
 #include "graph.h"
+#include "mailinfo.h"
+#include "mbox.h"
 #include "outgoing.h"
+#include "rangediff.h"
+#include "am.h"
 
 int pr_engine_delivery_key(struct pr_buf *out,
 			   const struct pr_engine_version *v, const char *sink)
@@ -434,21 +438,75 @@ static int version_mbox(struct pr_buf *out, const struct pr_version *v)
 	return err;
 }
 
+struct mbox_version {
+	struct pr_version *v;
+	int err;
+};
+
+/* One mail of a stored version's mbox as a patch of mv->v. */
+static int stored_patch(const char *data, size_t len,
+			const struct pr_mbox_where *where, void *payload)
+{
+	struct mbox_version *mv = payload;
+	struct pr_mailinfo mi;
+	struct pr_patch *p = NULL;
+	int err;
+
+	PR_UNUSED(where);
+	pr_mailinfo_init(&mi);
+	if ((err = pr_mailinfo_parse(&mi, data, len)) ||
+	    (err = pr_am_patch_from_mailinfo(&p, &mi)))
+		goto done;
+	/* format-patch's "From <commit> Mon Sep 17 ..." line keeps the id */
+	if (len > 45 && !memcmp(data, "From ", 5) && data[45] == ' ' &&
+	    strspn(data + 5, "0123456789abcdef") == 40) {
+		memcpy(p->commit_id, data + 5, 40);
+		p->commit_id[40] = 0;
+	}
+	pr_version_add_patch(mv->v, p);
+done:
+	pr_mailinfo_release(&mi);
+	return err;
+}
+
 /*
- * The range-diff of v against the previous version, empty when there is
- * none.  RANGE-DIFF: this is the one call site; until core/rangediff.h
- * lands (pr_range_diff), it leaves `out` empty and the cover letter has no
- * "Range-diff against vN:" block.  The previous version's mbox is in the
- * store (schema 3) for it.
+ * The range-diff of v against the previous version (the one before it in
+ * the store, whose mbox was kept for this), as `git format-patch
+ * --range-diff` puts it in the cover letter.  Empty when that mbox is
+ * unknown (a version recorded before schema 3) or has no patches; a
+ * range-diff that cannot be made (too many patches) is logged and left
+ * out, since it is a courtesy to reviewers and never a reason not to send.
  */
 static int range_diff(struct pr_buf *out, const struct pass_ctx *c,
 		      int64_t series_id, const struct pr_version *v)
 {
-	PR_UNUSED(out);
-	PR_UNUSED(c);
-	PR_UNUSED(series_id);
-	PR_UNUSED(v);
-	return 0;
+	struct pr_buf mbox = PR_BUF_INIT;
+	struct mbox_version mv = { NULL, 0 };
+	int err;
+
+	err = pr_store_version_mbox_get(&mbox, c->st, series_id,
+					v->number > 1 ? v->number - 1 : 0);
+	if (err == PR_ENOENT || (!err && !mbox.len)) {
+		err = 0;
+		goto done;
+	}
+	if (err)
+		goto done;
+	mv.v = pr_version_new(v->number - 1);
+	err = pr_mbox_split(mbox.ptr, mbox.len, "stored version", NULL,
+			    stored_patch, &mv);
+	if (!err && mv.v->nr)
+		err = pr_range_diff(out, mv.v, v);
+	if (err) {
+		pr_log_warn(c->route->name, "no range-diff against v%d: %s",
+			    v->number - 1, pr_error_message());
+		pr_buf_reset(out);
+		err = 0;
+	}
+done:
+	pr_version_free(mv.v);
+	pr_buf_release(&mbox);
+	return err;
 }
 
 /* One sink's part of a delivery, rendered before anything is sent. */
@@ -641,6 +699,8 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 					   ev->series->origin_key, fp, v->nr)))
 		goto done;
 	c->stats->events++;
+	/* the store numbers versions; subjects and links follow it */
+	v->number = sv.number;
 	if (sv.is_new) {
 		c->stats->new_versions++;
 		/* kept for the range-diff of the next version */
