@@ -5,8 +5,11 @@
 #include "sha1.h"
 
 #include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <git2.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static time_t time_now(void)
@@ -209,6 +212,265 @@ static int fix_binary(struct pr_buf *text)
 	return err;
 }
 
+/* git's minimum and fallback abbreviation lengths (core.abbrev) */
+#define ABBREV_MIN 4
+#define ABBREV_FALLBACK 7
+
+/*
+ * The object count of one pack index: the last fan-out entry.  A version
+ * 2 index starts with "\377tOc" and a version number before the table.
+ */
+static size_t idx_objects(const char *path)
+{
+	unsigned char head[8 + 256 * 4];
+	const unsigned char *last;
+	size_t off = 0;
+	ssize_t n = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	while (off < sizeof(head)) {
+		n = read(fd, head + off, sizeof(head) - off);
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	close(fd);
+	if (off < 256 * 4)
+		return 0;
+	if (!memcmp(head, "\377tOc", 4)) {
+		if (off < sizeof(head))
+			return 0;
+		last = head + 8 + 255 * 4;
+	} else {
+		last = head + 255 * 4;
+	}
+	return (size_t)last[0] << 24 | (size_t)last[1] << 16 |
+	       (size_t)last[2] << 8 | (size_t)last[3];
+}
+
+/*
+ * The object count git's automatic abbreviation starts from: the entries
+ * of the pack indexes (of packs whose .pack is there).  Loose objects are
+ * not counted: git 2.39 gives 7 digits with 46,000 loose objects and 8
+ * with 16,384 packed ones.  Multi-pack indexes and alternates are not read.
+ */
+static size_t approximate_count(git_repository *repo)
+{
+	struct pr_buf path = PR_BUF_INIT;
+	struct dirent *de;
+	size_t count = 0, base;
+	DIR *d;
+
+	if (pr_buf_addf(&path, "%sobjects/pack/",
+			git_repository_commondir(repo)))
+		goto done;
+	base = path.len;
+	d = opendir(path.ptr);
+	if (!d)
+		goto done;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len < 5 || strcmp(de->d_name + len - 4, ".idx"))
+			continue;
+		pr_buf_setlen(&path, base);
+		if (pr_buf_add(&path, de->d_name, len - 4) ||
+		    pr_buf_adds(&path, ".pack"))
+			break;
+		if (access(path.ptr, F_OK))
+			continue;
+		pr_buf_setlen(&path, base);
+		if (pr_buf_adds(&path, de->d_name))
+			break;
+		count += idx_objects(path.ptr);
+	}
+	closedir(d);
+done:
+	pr_buf_release(&path);
+	return count;
+}
+
+/*
+ * The abbreviation length git starts from: core.abbrev when it is a
+ * number ("no" is the full 40), else from the object count.  With about
+ * 2^b objects a collision is expected at b/2 bits, and a hex digit holds
+ * 4 bits: b being the bit length of the count, (b + 1) / 2 digits, at
+ * least 7.
+ */
+static int abbrev_start(int *out, git_repository *repo)
+{
+	git_config *cfg = NULL;
+	git_buf val = { 0 };
+	size_t count, bits = 0;
+	int err = 0;
+
+	*out = 0;
+	if (git_repository_config_snapshot(&cfg, repo) < 0) {
+		err = git_fail("repository", "config");
+		goto done;
+	}
+	if (!git_config_get_string_buf(&val, cfg, "core.abbrev") &&
+	    strcmp(val.ptr, "auto")) {
+		char *end = NULL;
+		long n = strtol(val.ptr, &end, 10);
+
+		if (!strcmp(val.ptr, "no") || !strcmp(val.ptr, "false")) {
+			*out = GIT_OID_HEXSZ;
+		} else if (end == val.ptr || *end || n < ABBREV_MIN ||
+			   n > GIT_OID_HEXSZ) {
+			err = pr_error(PR_EINVAL,
+				       "config core.abbrev '%s': not a length "
+				       "from %d to %d, 'auto' or 'no'",
+				       val.ptr, ABBREV_MIN, GIT_OID_HEXSZ);
+		} else {
+			*out = (int)n;
+		}
+		goto done;
+	}
+	for (count = approximate_count(repo); count; count >>= 1)
+		bits++;
+	*out = (int)((bits + 1) / 2);
+	if (*out < ABBREV_FALLBACK)
+		*out = ABBREV_FALLBACK;
+done:
+	git_buf_dispose(&val);
+	git_config_free(cfg);
+	return err;
+}
+
+/*
+ * Append the shortest abbreviation of hex, at least len digits, that no
+ * other object of odb shares (git's find_unique_abbrev).  hex need not
+ * name an object (the null id of a new file).
+ */
+static int abbrev_hex(struct pr_buf *out, git_odb *odb, const char *hex,
+		      int len)
+{
+	git_oid full, prefix, found;
+
+	if (git_oid_fromstrn(&full, hex, GIT_OID_HEXSZ) < 0)
+		return pr_error(PR_EINVAL, "object id '%.40s': not hex", hex);
+	for (; len < GIT_OID_HEXSZ; len++) {
+		int r;
+
+		git_oid_fromstrn(&prefix, hex, (size_t)len);
+		r = git_odb_exists_prefix(&found, odb, &prefix, (size_t)len);
+		if (r == GIT_ENOTFOUND || (!r && git_oid_equal(&found, &full)))
+			break;
+		if (r < 0 && r != GIT_EAMBIGUOUS)
+			return git_fail("object", hex);
+	}
+	return pr_buf_add(out, hex, (size_t)len);
+}
+
+static bool is_hex40(const char *s, const char *end)
+{
+	int i;
+
+	if (end - s < GIT_OID_HEXSZ)
+		return false;
+	for (i = 0; i < GIT_OID_HEXSZ; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/*
+ * libgit2 writes full "index A..B" ids (id_abbrev 40); git abbreviates
+ * them as find_unique_abbrev does, except for a binary file patched with
+ * --binary, where both stay full.
+ */
+static int abbrev_index_lines(struct pr_buf *text, git_repository *repo)
+{
+	struct pr_buf out = PR_BUF_INIT;
+	const char *p = text->ptr, *end = text->ptr + text->len;
+	git_odb *odb = NULL;
+	bool binary = false;
+	int len, err;
+
+	err = abbrev_start(&len, repo);
+	if (err)
+		goto done;
+	if (git_repository_odb(&odb, repo) < 0) {
+		err = git_fail("repository", "object database");
+		goto done;
+	}
+	while (p < end && !err) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl + 1 : end, *a, *b;
+
+		if (!strncmp(p, "diff --git ", 11)) {
+			/* is there a binary patch before the next file? */
+			const char *q = eol;
+
+			binary = false;
+			while (q < end && strncmp(q, "diff --git ", 11)) {
+				const char *qn =
+					memchr(q, '\n', (size_t)(end - q));
+
+				if (!strncmp(q, "GIT binary patch\n", 17)) {
+					binary = true;
+					break;
+				}
+				q = qn ? qn + 1 : end;
+			}
+		}
+		a = p + 6;
+		b = a + GIT_OID_HEXSZ + 2;
+		if (binary || len == GIT_OID_HEXSZ || strncmp(p, "index ", 6) ||
+		    !is_hex40(a, eol) || strncmp(a + GIT_OID_HEXSZ, "..", 2) ||
+		    !is_hex40(b, eol)) {
+			err = pr_buf_add(&out, p, (size_t)(eol - p));
+			p = eol;
+			continue;
+		}
+		err = pr_buf_adds(&out, "index ");
+		if (!err)
+			err = abbrev_hex(&out, odb, a, len);
+		if (!err)
+			err = pr_buf_adds(&out, "..");
+		if (!err)
+			err = abbrev_hex(&out, odb, b, len);
+		if (!err)
+			err = pr_buf_add(&out, b + GIT_OID_HEXSZ,
+					 (size_t)(eol - b - GIT_OID_HEXSZ));
+		p = eol;
+	}
+	if (!err) {
+		pr_buf_release(text);
+		*text = out;
+		out = (struct pr_buf)PR_BUF_INIT;
+	}
+done:
+	pr_buf_release(&out);
+	git_odb_free(odb);
+	return err;
+}
+
+int pr_gitrepo_abbrev(struct pr_buf *out, const char *dir, const char *hex)
+{
+	git_repository *repo = NULL;
+	git_odb *odb = NULL;
+	int len, err;
+
+	git_libgit2_init();
+	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0 ||
+	    git_repository_odb(&odb, repo) < 0) {
+		err = git_fail("repository", dir);
+		goto done;
+	}
+	err = abbrev_start(&len, repo);
+	if (!err)
+		err = abbrev_hex(out, odb, hex, len);
+done:
+	git_odb_free(odb);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return err;
+}
+
 /* The diff text and --stat --summary text between two trees. */
 static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 		      git_repository *repo, git_tree *old, git_tree *new,
@@ -222,9 +484,9 @@ static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 	size_t i;
 	int err;
 
-	/* format-patch prints binary patches and 7-digit index lines */
+	/* binary patches; full ids, abbreviated by abbrev_index_lines() */
 	dopts.flags |= GIT_DIFF_SHOW_BINARY;
-	dopts.id_abbrev = 7;
+	dopts.id_abbrev = GIT_OID_HEXSZ;
 	/* diff.renames defaults to true: renames, not copies */
 	fopts.flags = GIT_DIFF_FIND_RENAMES;
 	if (git_diff_tree_to_tree(&diff, repo, old, new, &dopts) < 0 ||
@@ -236,6 +498,8 @@ static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 	err = pr_buf_add(text, raw.ptr, raw.size);
 	if (!err)
 		err = fix_binary(text);
+	if (!err)
+		err = abbrev_index_lines(text, repo);
 	if (!stat)
 		goto done;
 	/* the stat is computed from the text, as it is for mails */

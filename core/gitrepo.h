@@ -16,7 +16,7 @@
  *   line of the message alone, which git's %f and so the file name use),
  *   body (the rest of the
  *   message), commit_id, diff (what format-patch prints after the stat:
- *   abbreviated index lines, renames found as git's defaults find them,
+ *   index lines abbreviated as pr_gitrepo_abbrev() says, renames found as git's defaults find them,
  *   binary files as --binary writes them) and diffstat (--stat --summary).
  * - libgit2 is initialised and shut down inside each call.
  */
@@ -42,6 +42,14 @@ int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
  */
 int pr_gitrepo_committer(struct pr_ident *out, int64_t *time, int *tz,
 			 const char *dir);
+
+/*
+ * Append hex (40 digits) abbreviated as git abbreviates ids in the
+ * repository at dir: core.abbrev digits when it is set to a number, else
+ * a length that grows with the number of packed objects (7 below 2^14,
+ * 8 below 2^16, ...), lengthened while another object shares the prefix.
+ */
+int pr_gitrepo_abbrev(struct pr_buf *out, const char *dir, const char *hex);
 
 /* 1 when commit descends from (or is) ancestor, 0 when not, or an error. */
 int pr_gitrepo_descends(const char *dir, const char *commit,
