@@ -651,30 +651,67 @@ struct queued {
 	int64_t date;
 };
 
-/*
- * Order the commits of a range as git's revision walk does (format-patch
- * sets no topo order): a queue by committer date where a commit goes after
- * those of the same date, each commit queued once, when first reached.
- * libgit2's sorts break ties otherwise.  set holds every commit of the
- * range, merges included; out gets the non-merges, newest first.
- */
-static int git_order(git_oid *out, size_t *nr_out, git_repository *repo,
-		     const git_oid *tip, git_oid *set, size_t nset)
+/* The commits a walk has reached: a sorted range set, or all of history. */
+struct reach {
+	git_oid *set; /* sorted; NULL: every commit belongs */
+	size_t nset;
+	bool *seen; /* per set entry */
+	git_oid *extra; /* commits reached when set is NULL */
+	size_t nextra, alloc;
+};
+
+/* Mark id reached; false when it was already or is outside the set. */
+static bool reach_first(struct reach *r, const git_oid *id)
 {
-	bool *seen = pr_calloc(nset ? nset : 1, sizeof(*seen));
-	struct queued *q = pr_reallocarray(NULL, nset + 1, sizeof(*q));
-	size_t head = 0, tail = 0, nr = 0, k;
-	git_commit *c = NULL;
 	git_oid *hit;
+	size_t i;
+
+	if (r->set) {
+		hit = bsearch(id, r->set, r->nset, sizeof(*id), oid_cmp);
+		if (!hit || r->seen[hit - r->set])
+			return false;
+		r->seen[hit - r->set] = true;
+		return true;
+	}
+	/* an unlimited walk stops after a series' worth of commits */
+	for (i = 0; i < r->nextra; i++)
+		if (git_oid_equal(&r->extra[i], id))
+			return false;
+	PR_ALLOC_GROW(r->extra, r->nextra + 1, r->alloc);
+	r->extra[r->nextra++] = *id;
+	return true;
+}
+
+/*
+ * Order commits as git's revision walk does (format-patch sets no topo
+ * order): a queue by committer date where a commit goes after those of
+ * the same date, each commit queued once, when first reached.  libgit2's
+ * sorts break ties otherwise.  set holds every commit of a range, merges
+ * included (it is sorted here); set NULL walks all history from tip and
+ * stops after limit non-merges, which is what "-N" takes (git counts only
+ * the commits it shows, so merges do not count).  out gets the non-merges,
+ * newest first.
+ */
+static int git_order(git_oid **out, size_t *nr_out, git_repository *repo,
+		     const git_oid *tip, git_oid *set, size_t nset,
+		     size_t limit)
+{
+	struct reach r = { set, nset, NULL, NULL, 0, 0 };
+	struct queued *q = NULL;
+	size_t head = 0, tail = 0, qalloc = 0, nr = 0, oalloc = 0, k;
+	git_oid *ids = NULL;
+	git_commit *c = NULL;
 	int err = 0;
 
-	qsort(set, nset, sizeof(*set), oid_cmp);
-	hit = bsearch(tip, set, nset, sizeof(*set), oid_cmp);
-	if (hit) {
-		seen[hit - set] = true;
+	if (set) {
+		qsort(set, nset, sizeof(*set), oid_cmp);
+		r.seen = pr_calloc(nset ? nset : 1, sizeof(*r.seen));
+	}
+	if (reach_first(&r, tip)) {
+		PR_ALLOC_GROW(q, tail + 1, qalloc);
 		q[tail++].id = *tip;
 	}
-	while (head < tail) {
+	while (head < tail && (!limit || nr < limit)) {
 		git_oid id = q[head++].id;
 		unsigned i, np;
 
@@ -683,17 +720,17 @@ static int git_order(git_oid *out, size_t *nr_out, git_repository *repo,
 			goto done;
 		}
 		np = git_commit_parentcount(c);
-		if (np <= 1)
-			out[nr++] = id;
+		if (np <= 1) {
+			PR_ALLOC_GROW(ids, nr + 1, oalloc);
+			ids[nr++] = id;
+		}
 		for (i = 0; i < np; i++) {
 			const git_oid *pid = git_commit_parent_id(c, i);
 			git_commit *pc = NULL;
 			int64_t date;
 
-			hit = bsearch(pid, set, nset, sizeof(*set), oid_cmp);
-			if (!hit || seen[hit - set])
+			if (!reach_first(&r, pid))
 				continue;
-			seen[hit - set] = true;
 			if (git_commit_lookup(&pc, repo, pid) < 0) {
 				err = git_fail("commit", "walk");
 				goto done;
@@ -703,6 +740,7 @@ static int git_order(git_oid *out, size_t *nr_out, git_repository *repo,
 			/* after every queued commit not older than this one */
 			for (k = head; k < tail && q[k].date >= date; k++)
 				;
+			PR_ALLOC_GROW(q, tail + 1, qalloc);
 			memmove(q + k + 1, q + k, (tail - k) * sizeof(*q));
 			q[k].id = *pid;
 			q[k].date = date;
@@ -713,8 +751,10 @@ static int git_order(git_oid *out, size_t *nr_out, git_repository *repo,
 	}
 done:
 	git_commit_free(c);
-	free(seen);
+	free(r.seen);
+	free(r.extra);
 	free(q);
+	*out = ids;
 	*nr_out = nr;
 	return err;
 }
@@ -724,8 +764,8 @@ int pr_gitrepo_load(struct pr_version **out, const char *dir, const char *range)
 	struct pr_version *v = pr_version_new(1);
 	git_repository *repo = NULL;
 	git_revwalk *walk = NULL;
-	git_oid *ids = NULL;
-	size_t nr = 0, alloc = 0, i, first = 0;
+	git_oid *ids = NULL, *all = NULL;
+	size_t nr = 0, alloc = 0, i;
 	git_oid id, tip;
 	int err, count;
 
@@ -738,48 +778,47 @@ int pr_gitrepo_load(struct pr_version **out, const char *dir, const char *range)
 		err = git_fail("repository", dir);
 		goto done;
 	}
-	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL);
 	count = setup_walk(walk, repo, range, &tip);
 	if (count < 0) {
 		err = count;
 		goto done;
 	}
-	/* newest first from the walk; merges are not patches */
-	while (!git_revwalk_next(&id, walk)) {
-		git_commit *c = NULL;
-		bool merge;
-
-		if (count && nr == (size_t)count)
-			break;
-		if (git_commit_lookup(&c, repo, &id) < 0) {
-			err = git_fail("repository", dir);
+	if (count) {
+		/* -N: the last N non-merges of HEAD in git's date order */
+		if (count > PR_LIMIT_SERIES_PATCHES) {
+			err = pr_error(PR_ETOOBIG,
+				       "revision range '%s': more than %d "
+				       "commits",
+				       range, PR_LIMIT_SERIES_PATCHES);
 			goto done;
 		}
-		merge = git_commit_parentcount(c) > 1;
-		git_commit_free(c);
-		/* a range keeps its merges for git_order's walk */
-		if (merge && count)
-			continue;
-		if (nr >= PR_LIMIT_SERIES_PATCHES) {
-			err = pr_error(
-				PR_ETOOBIG,
-				"revision range '%s': more than %d commits",
-				range, PR_LIMIT_SERIES_PATCHES);
+		if (git_reference_name_to_id(&tip, repo, "HEAD") < 0) {
+			err = git_fail("revision range", range);
 			goto done;
 		}
-		PR_ALLOC_GROW(ids, nr + 1, alloc);
-		ids[nr++] = id;
-	}
-	if (!count && nr) {
-		git_oid *all = ids;
-
-		ids = pr_reallocarray(NULL, nr, sizeof(*ids));
-		err = git_order(ids, &nr, repo, &tip, all, nr);
-		free(all);
+		err = git_order(&ids, &nr, repo, &tip, NULL, 0, (size_t)count);
 		if (err)
 			goto done;
+	} else {
+		/* the whole range, merges included, for git_order's walk */
+		while (!git_revwalk_next(&id, walk)) {
+			if (nr >= PR_LIMIT_SERIES_PATCHES) {
+				err = pr_error(PR_ETOOBIG,
+					       "revision range '%s': more "
+					       "than %d commits",
+					       range, PR_LIMIT_SERIES_PATCHES);
+				goto done;
+			}
+			PR_ALLOC_GROW(all, nr + 1, alloc);
+			all[nr++] = id;
+		}
+		if (nr) {
+			err = git_order(&ids, &nr, repo, &tip, all, nr, 0);
+			if (err)
+				goto done;
+		}
 	}
-	for (i = nr; i > first; i--) {
+	for (i = nr; i > 0; i--) {
 		struct pr_patch *p = NULL;
 
 		err = load_commit(&p, repo, &ids[i - 1]);
@@ -792,6 +831,7 @@ int pr_gitrepo_load(struct pr_version **out, const char *dir, const char *range)
 	err = 0;
 done:
 	free(ids);
+	free(all);
 	pr_version_free(v);
 	git_revwalk_free(walk);
 	git_repository_free(repo);

@@ -9,8 +9,10 @@
  *
  * Invariants:
  * - A REVRANGE is what `git format-patch` takes: "A..B", "A" (meaning
- *   A..HEAD) or "-N" (the last N commits of HEAD).  Merge commits are left
- *   out, as format-patch leaves them out; the commits come oldest first.
+ *   A..HEAD) or "-N" (the last N non-merge commits of HEAD, taken in
+ *   git's committer-date walk order, merges neither kept nor counted).
+ *   Merge commits are left out, as format-patch leaves them out; the
+ *   commits come oldest first.
  * - Each pr_patch gets author, time, tz_minutes, date, subject (the first
  *   paragraph joined with spaces, as git's %s), subject_raw (the first
  *   line of the message alone, which git's %f and so the file name use),

@@ -236,6 +236,43 @@ check "merge in range" mbase
 check "merge in range, cover letter" --cover-letter mbase..HEAD
 cd "$R"
 
+# -N over merges: git walks HEAD's history by committer date, skips the
+# merges without counting them and keeps the first N others, oldest first;
+# the dates here make that order differ from a topological one
+N="$T/nmerge"
+git init -q -b main "$N"
+cd "$N"
+t=1700000000
+dated() {
+	t=$((t + $2))
+	echo "$1" >>"$1.f"
+	git add -A
+	GIT_COMMITTER_DATE="@$t +0000" GIT_AUTHOR_DATE="@$t +0000" \
+		git commit -q -m "$1"
+}
+dated root 10
+dated base 10
+git checkout -q -b side
+dated s1 10
+dated s2 10
+git checkout -q main
+dated m1 5
+dated m2 30
+git checkout -q -b side2 HEAD~1
+dated t1 1
+git checkout -q main
+t=$((t + 10))
+GIT_COMMITTER_DATE="@$t +0000" git merge -q --no-edit side side2 >/dev/null
+dated after 10
+for n in 1 2 3 4 5 6 7 9; do
+	check "-$n over an octopus merge" -$n
+done
+check "-4 over merges, cover letter" --cover-letter -4
+git format-patch --stdout -3 | grep '^Subject' >"$T/subj"
+printf 'Subject: [PATCH 1/3] m2\nSubject: [PATCH 2/3] t1\nSubject: [PATCH 3/3] after\n' |
+	cmp -s - "$T/subj" || { echo "FAIL git's -3 order is not the date order"; fail=1; }
+cd "$R"
+
 # -C DIR, and no -o: files land in DIR, names printed bare
 cfail=$fail
 fail=0
