@@ -346,6 +346,9 @@ int cmd_format(int argc, char **argv)
 		}
 	}
 	for (i = 0; i < v->nr; i++) {
+		const char *subj;
+		char *first;
+
 		opts.nr = (int)i + 1;
 		/* without a cover letter the first patch carries the base */
 		opts.base_info =
@@ -371,13 +374,17 @@ int cmd_format(int argc, char **argv)
 		if (fa.to_stdout && shown && !empty)
 			pr_buf_addch(&mail, '\n');
 		/* git shows nothing for a commit without changes: empty file */
+		subj = v->patches[i]->subject_raw ? v->patches[i]->subject_raw
+						  : v->patches[i]->subject;
+		/* git names the file after the message's first line (%f) */
+		first = pr_strndup(subj, strcspn(subj, "\n"));
 		if ((!empty && pr_format_patch(&mail, v->patches[i], &opts)) ||
-		    emit(&fa, &path, &mail, opts.nr,
-			 v->patches[i]->subject_raw ? v->patches[i]->subject_raw
-						    : v->patches[i]->subject)) {
+		    emit(&fa, &path, &mail, opts.nr, first)) {
+			free(first);
 			pr_cli_error("format");
 			goto done;
 		}
+		free(first);
 		shown = shown || !empty;
 	}
 	ret = PR_EXIT_OK;

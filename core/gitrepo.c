@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <git2.h>
+#include <git2/sys/hashsig.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -30,6 +31,7 @@ static void split_message(struct pr_patch *p, const char *msg)
 {
 	struct pr_buf subj = PR_BUF_INIT;
 	const char *line = msg;
+	size_t n;
 
 	while (*line) {
 		const char *nl = strchr(line, '\n');
@@ -46,8 +48,11 @@ static void split_message(struct pr_patch *p, const char *msg)
 		line += len + (nl ? 1 : 0);
 	}
 	p->subject = pr_buf_detach(&subj, NULL);
-	/* git names the file after the first line only (%f) */
-	p->subject_raw = pr_strndup(msg, strcspn(msg, "\n"));
+	/* the paragraph's own lines, which `git log` (and range-diff) shows */
+	n = (size_t)(line - msg);
+	if (n && msg[n - 1] == '\n')
+		n--;
+	p->subject_raw = pr_strndup(msg, n);
 	p->body = pr_strdup(line);
 }
 
@@ -151,7 +156,7 @@ static int fix_binary(struct pr_buf *text)
 {
 	struct pr_buf out = PR_BUF_INIT, z = PR_BUF_INIT;
 	const char *p = text->ptr, *end = text->ptr + text->len;
-	bool in_binary = false, in_header = false;
+	bool in_binary = false, in_header = false, exact = false;
 	int err = 0;
 
 	while (p < end && !err) {
@@ -163,6 +168,14 @@ static int fix_binary(struct pr_buf *text)
 		if (!strncmp(p, "diff --git ", 11)) {
 			in_binary = false;
 			in_header = true;
+			exact = false;
+		} else if (in_header && len == 21 &&
+			   !strncmp(p, "similarity index 100%", 21)) {
+			exact = true;
+		} else if (exact && !strncmp(p, "Binary files ", 13)) {
+			/* git shows nothing for a binary renamed unchanged */
+			p += len + (nl ? 1 : 0);
+			continue;
 		} else if (!strncmp(p, "@@ ", 3)) {
 			in_header = false;
 		} else if (in_header && len > 4 &&
@@ -471,6 +484,163 @@ done:
 	return err;
 }
 
+/*
+ * Rename similarity.  libgit2's line-hash signature pairs small binary
+ * files git never pairs ("bin\0gone" => "bin\0new!" at 50%), so binary
+ * files get git's own measure, written from its documented idea: content
+ * is cut into spans ending at '\n' or after 64 bytes, each span hashed;
+ * the bytes of the spans both sides hold are the copied bytes, and the
+ * score is copied * 100 / the larger size, 0 when the sizes alone differ
+ * by more than half.  Text files keep libgit2's signature (whitespace-
+ * smart, its default), which the format tests compare against git.
+ */
+#define SPAN_MAX 64
+#define SPAN_HASHBASE 107927
+#define BINARY_PROBE 8000
+
+struct span {
+	uint32_t hash;
+	size_t bytes;
+};
+
+struct sim_sig {
+	bool binary;
+	git_hashsig *text; /* NULL when libgit2 finds the text too small */
+	size_t size;
+	struct span *spans; /* sorted by hash, one entry per hash */
+	size_t nr;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+static void add_span(struct sim_sig *sig, size_t *alloc, uint32_t a1,
+		     uint32_t a2, size_t bytes)
+{
+	PR_ALLOC_GROW(sig->spans, sig->nr + 1, *alloc);
+	sig->spans[sig->nr].hash = (a1 + a2 * 0x61) % SPAN_HASHBASE;
+	sig->spans[sig->nr++].bytes = bytes;
+}
+
+/* The spans of buf; a text file's CR of a CRLF is not counted. */
+static void make_spans(struct sim_sig *sig, const unsigned char *buf,
+		       size_t len)
+{
+	uint32_t a1 = 0, a2 = 0;
+	size_t i, n = 0, alloc = 0, k;
+
+	for (i = 0; i < len; i++) {
+		uint32_t c = buf[i], old = a1;
+
+		if (!sig->binary && c == '\r' && i + 1 < len &&
+		    buf[i + 1] == '\n')
+			continue;
+		a1 = (a1 << 7) ^ (a2 >> 25);
+		a2 = (a2 << 7) ^ (old >> 25);
+		a1 += c;
+		if (++n < SPAN_MAX && c != '\n')
+			continue;
+		add_span(sig, &alloc, a1, a2, n);
+		n = 0;
+		a1 = a2 = 0;
+	}
+	if (n)
+		add_span(sig, &alloc, a1, a2, n);
+	if (!sig->nr)
+		return;
+	qsort(sig->spans, sig->nr, sizeof(*sig->spans), span_cmp);
+	for (i = 1, k = 0; i < sig->nr; i++) {
+		if (sig->spans[i].hash == sig->spans[k].hash)
+			sig->spans[k].bytes += sig->spans[i].bytes;
+		else
+			sig->spans[++k] = sig->spans[i];
+	}
+	sig->nr = k + 1;
+}
+
+static int sim_buffer_sig(void **out, const git_diff_file *file,
+			  const char *buf, size_t len, void *payload)
+{
+	struct sim_sig *sig = pr_calloc(1, sizeof(*sig));
+	int r;
+
+	(void)file;
+	(void)payload;
+	sig->size = len;
+	sig->binary = memchr(buf, 0, len < BINARY_PROBE ? len : BINARY_PROBE);
+	make_spans(sig, (const unsigned char *)buf, len);
+	r = git_hashsig_create(&sig->text, buf, len,
+			       GIT_HASHSIG_SMART_WHITESPACE);
+	if (r < 0) {
+		sig->text = NULL;
+		git_error_clear();
+	}
+	*out = sig;
+	return 0;
+}
+
+static int sim_file_sig(void **out, const git_diff_file *file, const char *path,
+			void *payload)
+{
+	struct pr_buf buf = PR_BUF_INIT;
+	int err = pr_buf_read_file(&buf, path);
+
+	if (!err)
+		err = sim_buffer_sig(out, file, buf.ptr, buf.len, payload);
+	pr_buf_release(&buf);
+	return err ? -1 : 0;
+}
+
+static void sim_free(void *p, void *payload)
+{
+	struct sim_sig *sig = p;
+
+	(void)payload;
+	if (!sig)
+		return;
+	git_hashsig_free(sig->text);
+	free(sig->spans);
+	free(sig);
+}
+
+static int sim_score(int *score, void *pa, void *pb, void *payload)
+{
+	const struct sim_sig *a = pa, *b = pb;
+	size_t max, min, copied = 0, i = 0, j = 0;
+
+	(void)payload;
+	*score = 0;
+	if (!a->binary && !b->binary) {
+		if (a->text && b->text)
+			*score = git_hashsig_compare(a->text, b->text);
+		return *score < 0 ? *score : 0;
+	}
+	max = a->size > b->size ? a->size : b->size;
+	min = a->size < b->size ? a->size : b->size;
+	/* more than half of the larger file cannot have been copied */
+	if (!max || max < 2 * (max - min))
+		return 0;
+	while (i < a->nr && j < b->nr) {
+		if (a->spans[i].hash < b->spans[j].hash) {
+			i++;
+		} else if (a->spans[i].hash > b->spans[j].hash) {
+			j++;
+		} else {
+			copied += a->spans[i].bytes < b->spans[j].bytes
+					  ? a->spans[i].bytes
+					  : b->spans[j].bytes;
+			i++;
+			j++;
+		}
+	}
+	*score = (int)(copied * 100 / max);
+	return 0;
+}
+
 /* The diff text and --stat --summary text between two trees. */
 static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 		      git_repository *repo, git_tree *old, git_tree *new,
@@ -478,6 +648,8 @@ static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 {
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
+	git_diff_similarity_metric metric = { sim_file_sig, sim_buffer_sig,
+					      sim_free, sim_score, NULL };
 	struct pr_diff parsed = PR_DIFF_INIT;
 	git_diff *diff = NULL;
 	git_buf raw = { 0 };
@@ -489,6 +661,7 @@ static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 	dopts.id_abbrev = GIT_OID_HEXSZ;
 	/* diff.renames defaults to true: renames, not copies */
 	fopts.flags = GIT_DIFF_FIND_RENAMES;
+	fopts.metric = &metric;
 	if (git_diff_tree_to_tree(&diff, repo, old, new, &dopts) < 0 ||
 	    (renames && git_diff_find_similar(diff, &fopts) < 0) ||
 	    git_diff_to_buf(&raw, diff, GIT_DIFF_FORMAT_PATCH) < 0) {
@@ -511,7 +684,11 @@ static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 		struct pr_diff_file *f = &parsed.files[i];
 
-		if (f->binary && !f->binary_sizes) {
+		if (!f->binary && (d->flags & GIT_DIFF_FLAG_BINARY) &&
+		    git_oid_equal(&d->old_file.id, &d->new_file.id)) {
+			/* renamed unchanged: a bare "Bin" as git prints it */
+			f->binary = true;
+		} else if (f->binary && !f->binary_sizes) {
 			f->binary_sizes = true;
 			f->old_size = (size_t)d->old_file.size;
 			f->new_size = (size_t)d->new_file.size;

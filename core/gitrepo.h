@@ -15,8 +15,8 @@
  *   commits come oldest first.
  * - Each pr_patch gets author, time, tz_minutes, date, subject (the first
  *   paragraph joined with spaces, as git's %s), subject_raw (the first
- *   line of the message alone, which git's %f and so the file name use),
- *   body (the rest of the
+ *   paragraph with its own line breaks, as `git log` shows it; git's %f
+ *   and so the file name use its first line), body (the rest of the
  *   message), commit_id, diff (what format-patch prints after the stat:
  *   index lines abbreviated as pr_gitrepo_abbrev() says, renames found as git's defaults find them,
  *   binary files as --binary writes them) and diffstat (--stat --summary).

@@ -186,13 +186,21 @@ static int add_message(struct pr_buf *out, const struct pr_patch *p)
 {
 	struct pr_buf msg = PR_BUF_INIT;
 	const char *body = p->body ? p->body : "";
+	const char *subject = p->subject ? p->subject : "";
 	const char *s;
 	size_t blanks = 0;
 	bool started = false;
 	int err;
 
-	/* gitrepo bodies start with the blank separator line, mailinfo's not */
-	err = pr_buf_addf(&msg, "%s\n%s%s", p->subject ? p->subject : "",
+	/*
+	 * A commit's first paragraph is shown with its own line breaks
+	 * (gitrepo keeps them in subject_raw; a mail's subject_raw is its
+	 * Subject: header).  gitrepo bodies start with the blank separator
+	 * line, mailinfo's not.
+	 */
+	if (p->commit_id[0] && p->subject_raw)
+		subject = p->subject_raw;
+	err = pr_buf_addf(&msg, "%s\n%s%s", subject,
 			  *body && *body != '\n' ? "\n" : "", body);
 	for (s = msg.ptr; !err && *s;) {
 		const char *nl = strchr(s, '\n');

@@ -18,7 +18,7 @@
  *	Author: NAME <EMAIL>
  *
  *	 ## Commit message ##
- *	    subject
+ *	    subject (the first paragraph, one or more lines)
  *
  *	    body line, tabs expanded to 8 columns, trailing blanks cut
  *
@@ -57,8 +57,11 @@
  * - Each version may have at most PR_LIMIT_RANGE_DIFF_PATCHES patches (the
  *   cost matrix is quadratic in their sum); past that PR_ETOOBIG.
  *
- * Known differences from git: a commit message whose first paragraph has
- * several lines is shown as one subject line (the model joins it); tab
+ * - A commit's first paragraph (subject_raw of a pr_gitrepo_load() patch)
+ *   keeps its line breaks in the "## Commit message ##" part; the header
+ *   line shows it joined with spaces (p->subject), as git's oneline does.
+ *
+ * Known differences from git: tab
  * expansion counts East Asian wide characters as two columns with a small
  * table, not the full Unicode one; and `.mailmap`, notes and merge commits
  * are not handled.

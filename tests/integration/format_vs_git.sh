@@ -236,6 +236,52 @@ check "merge in range" mbase
 check "merge in range, cover letter" --cover-letter mbase..HEAD
 cd "$R"
 
+# binary files: small ones git does not pair as a rename (libgit2's
+# similarity would), a binary renamed unchanged (a bare "Bin", no
+# "Binary files" line), a binary renamed with an edit, new and deleted
+# binaries; and the range-diff of two such series (git log -p there runs
+# without --binary: "Binary files X and Y differ")
+B="$T/binary"
+git init -q -b main "$B"
+cd "$B"
+printf 'bin\000one' >a.bin
+printf 'bin\000gone' >g.bin
+/usr/bin/python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)) * 8)' >big.bin
+echo t >t.txt
+commit "binary base"
+git tag bbase
+printf 'bin\000two' >a.bin
+printf 'bin\000new!' >n.bin
+git rm -q g.bin
+echo u >>t.txt
+commit "binary: edit, create, delete"
+git mv a.bin r.bin
+commit "binary: rename unchanged"
+git mv big.bin big2.bin
+printf 'tail\000' >>big2.bin
+commit "binary: rename with an edit"
+check "binary shapes" bbase
+check "binary shapes, cover letter" --cover-letter bbase
+git checkout -q -b bv2 bbase
+printf 'bin\000three' >a.bin
+printf 'bin\000newer' >n.bin
+git rm -q g.bin
+commit "binary: edit, create, delete"
+git mv a.bin r.bin
+commit "binary: rename unchanged"
+for f in 60 300; do
+	git range-diff --no-color --creation-factor=$f bbase..main bbase..bv2 >"$T/rd.git"
+	"$PATCHRELAY" range-diff --creation-factor $f bbase..main bbase..bv2 >"$T/rd.pr"
+	if cmp -s "$T/rd.git" "$T/rd.pr"; then
+		echo "ok binary range-diff, creation factor $f"
+	else
+		echo "FAIL binary range-diff, creation factor $f"
+		diff "$T/rd.git" "$T/rd.pr" | head -20
+		fail=1
+	fi
+done
+cd "$R"
+
 # -N over merges: git walks HEAD's history by committer date, skips the
 # merges without counting them and keeps the first N others, oldest first;
 # the dates here make that order differ from a topological one
