@@ -263,27 +263,67 @@ static size_t idx_objects(const char *path)
 	       (size_t)last[2] << 8 | (size_t)last[3];
 }
 
+/* A 4-byte big-endian number. */
+static size_t be32(const unsigned char *p)
+{
+	return (size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 |
+	       (size_t)p[3];
+}
+
 /*
- * The object count git's automatic abbreviation starts from: the entries
- * of the pack indexes (of packs whose .pack is there).  Loose objects are
- * not counted: git 2.39 gives 7 digits with 46,000 loose objects and 8
- * with 16,384 packed ones.  Multi-pack indexes and alternates are not read.
+ * The object count of a multi-pack index: the last entry of its OIDF
+ * fan-out chunk; 0 when there is none or it cannot be read.
  */
-static size_t approximate_count(git_repository *repo)
+static size_t midx_objects(const char *path)
+{
+	struct pr_buf b = PR_BUF_INIT;
+	const unsigned char *u = NULL;
+	size_t nchunks, i, oidf = 0, count = 0;
+
+	if (access(path, F_OK) || pr_buf_read_file(&b, path) || b.len < 12 ||
+	    memcmp(b.ptr, "MIDX", 4) || b.ptr[7] != 0)
+		goto done;
+	u = (const unsigned char *)b.ptr;
+	nchunks = u[6];
+	if (12 + (nchunks + 1) * 12 > b.len)
+		goto done;
+	for (i = 0; i < nchunks; i++) {
+		const unsigned char *e = u + 12 + i * 12;
+
+		/* offsets are 64-bit; an index past 4 GiB is not read */
+		if (!memcmp(e, "OIDF", 4) && !be32(e + 4))
+			oidf = be32(e + 8);
+	}
+	if (oidf && oidf + 256 * 4 <= b.len)
+		count = be32(u + oidf + 255 * 4);
+done:
+	pr_buf_release(&b);
+	return count;
+}
+
+/* The packed objects of one object directory, as git counts them. */
+static size_t count_objects_dir(const char *objects)
 {
 	struct pr_buf path = PR_BUF_INIT;
 	struct dirent *de;
 	size_t count = 0, base;
-	DIR *d;
+	DIR *d = NULL;
 
-	if (pr_buf_addf(&path, "%sobjects/pack/",
-			git_repository_commondir(repo)))
+	if (pr_buf_addf(&path, "%s/pack/", objects))
 		goto done;
 	base = path.len;
-	d = opendir(path.ptr);
-	if (!d)
+	if (pr_buf_adds(&path, "multi-pack-index"))
 		goto done;
-	while ((de = readdir(d))) {
+	/*
+	 * git 2.39 counts a multi-pack index's entries plus those of each
+	 * pack it has opened through it by then, which for format-patch are
+	 * the packs holding what it diffed: count every pack (exact when
+	 * the index covers one pack).
+	 */
+	count = midx_objects(path.ptr);
+	pr_buf_setlen(&path, base);
+	d = opendir(path.ptr);
+	while (d && (de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 
 		if (len < 5 || strcmp(de->d_name + len - 4, ".idx"))
@@ -299,9 +339,66 @@ static size_t approximate_count(git_repository *repo)
 			break;
 		count += idx_objects(path.ptr);
 	}
-	closedir(d);
 done:
+	if (d)
+		closedir(d);
 	pr_buf_release(&path);
+	return count;
+}
+
+/* git follows alternates of alternates this deep */
+#define ALTERNATES_DEPTH 5
+
+/*
+ * The packed objects of objects and of the object directories its
+ * info/alternates names (one a line, '#' comments, relative to objects).
+ */
+static size_t count_with_alternates(const char *objects, int depth)
+{
+	struct pr_buf file = PR_BUF_INIT, alt = PR_BUF_INIT;
+	size_t count = count_objects_dir(objects);
+	const char *p, *end;
+
+	/* most repositories have none: check before reading */
+	if (depth >= ALTERNATES_DEPTH ||
+	    pr_buf_addf(&alt, "%s/info/alternates", objects) ||
+	    access(alt.ptr, F_OK) || pr_buf_read_file(&file, alt.ptr))
+		goto done;
+	for (p = file.ptr, end = p + file.len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (len && *p != '#') {
+			pr_buf_reset(&alt);
+			if (*p != '/')
+				pr_buf_addf(&alt, "%s/", objects);
+			if (!pr_buf_add(&alt, p, len))
+				count += count_with_alternates(alt.ptr,
+							       depth + 1);
+		}
+		p += len + 1;
+	}
+done:
+	pr_buf_release(&file);
+	pr_buf_release(&alt);
+	return count;
+}
+
+/*
+ * The object count git's automatic abbreviation starts from: the entries
+ * of the pack indexes (of packs whose .pack is there) and of a multi-pack
+ * index, alternates included.  Loose
+ * objects are not counted: git 2.39 gives 7 digits with 46,000 loose
+ * objects and 8 with 16,384 packed ones.
+ */
+static size_t approximate_count(git_repository *repo)
+{
+	struct pr_buf objects = PR_BUF_INIT;
+	size_t count = 0;
+
+	if (!pr_buf_addf(&objects, "%sobjects", git_repository_commondir(repo)))
+		count = count_with_alternates(objects.ptr, 0);
+	pr_buf_release(&objects);
 	return count;
 }
 
@@ -644,7 +741,7 @@ static int sim_score(int *score, void *pa, void *pb, void *payload)
 /* The diff text and --stat --summary text between two trees. */
 static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 		      git_repository *repo, git_tree *old, git_tree *new,
-		      bool renames)
+		      bool renames, bool binary)
 {
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
@@ -657,7 +754,8 @@ static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 	int err;
 
 	/* binary patches; full ids, abbreviated by abbrev_index_lines() */
-	dopts.flags |= GIT_DIFF_SHOW_BINARY;
+	if (binary)
+		dopts.flags |= GIT_DIFF_SHOW_BINARY;
 	dopts.id_abbrev = GIT_OID_HEXSZ;
 	/* diff.renames defaults to true: renames, not copies */
 	fopts.flags = GIT_DIFF_FIND_RENAMES;
@@ -705,7 +803,8 @@ done:
 	return err;
 }
 
-static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c)
+static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c,
+		     bool binary)
 {
 	git_tree *old = NULL, *new = NULL;
 	git_commit *parent = NULL;
@@ -719,7 +818,7 @@ static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c)
 		err = git_fail("commit", p->commit_id);
 		goto done;
 	}
-	err = diff_trees(&text, &stat, repo, old, new, true);
+	err = diff_trees(&text, &stat, repo, old, new, true, binary);
 	if (err)
 		goto done;
 	p->diff = pr_buf_detach(&text, NULL);
@@ -734,7 +833,7 @@ done:
 }
 
 static int load_commit(struct pr_patch **out, git_repository *repo,
-		       const git_oid *id)
+		       const git_oid *id, bool binary)
 {
 	struct pr_patch *p = pr_patch_new();
 	struct pr_buf date = PR_BUF_INIT;
@@ -756,7 +855,7 @@ static int load_commit(struct pr_patch **out, git_repository *repo,
 		goto done;
 	p->date = pr_buf_detach(&date, NULL);
 	split_message(p, git_commit_message(c));
-	err = load_diff(p, repo, c);
+	err = load_diff(p, repo, c, binary);
 done:
 	pr_buf_release(&date);
 	git_commit_free(c);
@@ -938,6 +1037,12 @@ done:
 
 int pr_gitrepo_load(struct pr_version **out, const char *dir, const char *range)
 {
+	return pr_gitrepo_load_flags(out, dir, range, 0);
+}
+
+int pr_gitrepo_load_flags(struct pr_version **out, const char *dir,
+			  const char *range, unsigned flags)
+{
 	struct pr_version *v = pr_version_new(1);
 	git_repository *repo = NULL;
 	git_revwalk *walk = NULL;
@@ -998,7 +1103,8 @@ int pr_gitrepo_load(struct pr_version **out, const char *dir, const char *range)
 	for (i = nr; i > 0; i--) {
 		struct pr_patch *p = NULL;
 
-		err = load_commit(&p, repo, &ids[i - 1]);
+		err = load_commit(&p, repo, &ids[i - 1],
+				  !(flags & PR_GITREPO_NO_BINARY));
 		if (err)
 			goto done;
 		pr_version_add_patch(v, p);
@@ -1051,7 +1157,7 @@ int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
 	    git_object_peel((git_object **)&tb, b, GIT_OBJECT_TREE) < 0)
 		err = git_fail("revision range", from);
 	else
-		err = diff_trees(&text, out, repo, ta, tb, true);
+		err = diff_trees(&text, out, repo, ta, tb, true, true);
 	pr_buf_release(&text);
 	git_tree_free(ta);
 	git_tree_free(tb);
@@ -1330,7 +1436,7 @@ int pr_gitrepo_patch_id(char out[41], const char *dir, const char *rev)
 		goto done;
 	}
 	/* git's commit_patch_id finds renames as diff.renames says */
-	err = diff_trees(&text, NULL, repo, old, new, true);
+	err = diff_trees(&text, NULL, repo, old, new, true, true);
 	if (!err)
 		err = internal_patch_id(out, &text);
 done:
@@ -1379,6 +1485,59 @@ int pr_gitrepo_has_merge(const char *dir, const char *range)
 	}
 done:
 	git_revwalk_free(walk);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return ret;
+}
+
+int pr_gitrepo_boundary(char out[41], const char *dir,
+			const struct pr_version *v)
+{
+	git_repository *repo = NULL;
+	git_oid *shown = NULL, found;
+	git_commit *c = NULL;
+	size_t i, nfound = 0;
+	int ret = 0;
+
+	git_libgit2_init();
+	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0) {
+		ret = git_fail("repository", dir);
+		goto done;
+	}
+	shown = pr_reallocarray(NULL, v->nr ? v->nr : 1, sizeof(*shown));
+	for (i = 0; i < v->nr; i++)
+		if (git_oid_fromstr(&shown[i], v->patches[i]->commit_id) < 0) {
+			ret = pr_error(PR_EINVAL, "patch %zu: no commit id",
+				       i + 1);
+			goto done;
+		}
+	qsort(shown, v->nr, sizeof(*shown), oid_cmp);
+	for (i = 0; i < v->nr && nfound < 2; i++) {
+		unsigned k, np;
+
+		if (git_commit_lookup(&c, repo, &shown[i]) < 0) {
+			ret = git_fail("commit", v->patches[i]->commit_id);
+			goto done;
+		}
+		np = git_commit_parentcount(c);
+		for (k = 0; k < np && nfound < 2; k++) {
+			const git_oid *pid = git_commit_parent_id(c, k);
+
+			if (bsearch(pid, shown, v->nr, sizeof(*shown), oid_cmp))
+				continue;
+			if (!nfound || !git_oid_equal(&found, pid))
+				found = *pid, nfound++;
+		}
+		git_commit_free(c);
+		c = NULL;
+	}
+	if (nfound == 1) {
+		git_oid_tostr(out, 41, &found);
+		ret = 1;
+	}
+done:
+	git_commit_free(c);
+	free(shown);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return ret;

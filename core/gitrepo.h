@@ -27,6 +27,17 @@
 int pr_gitrepo_load(struct pr_version **out, const char *dir,
 		    const char *range);
 
+/* pr_gitrepo_load_flags(): binary files as --no-binary shows them */
+#define PR_GITREPO_NO_BINARY 1u
+
+/*
+ * The same with flags: PR_GITREPO_NO_BINARY gives each binary file the
+ * "Binary files a/X and b/Y differ" line of format-patch --no-binary
+ * (abbreviated index ids) instead of a "GIT binary patch".
+ */
+int pr_gitrepo_load_flags(struct pr_version **out, const char *dir,
+			  const char *range, unsigned flags);
+
 /* The full id of rev in the repository at dir, as 40 hex digits. */
 int pr_gitrepo_resolve(char out[41], const char *dir, const char *rev);
 
@@ -62,6 +73,17 @@ int pr_gitrepo_descends(const char *dir, const char *commit,
  * internal commit_patch_id, stable form): no rename detection.
  */
 int pr_gitrepo_patch_id(char out[41], const char *dir, const char *rev);
+
+/*
+ * The commit a cover letter's --stat starts from, as git 2.39 picks it:
+ * the one commit outside v that is a parent of a commit of v (v as
+ * pr_gitrepo_load() made it; merges are never in v, so a merge whose
+ * child is in v is such a commit).  1 with out set when there is exactly
+ * one, 0 when there are none (a series from the root) or several (git
+ * prints no stat then), or an error.
+ */
+int pr_gitrepo_boundary(char out[41], const char *dir,
+			const struct pr_version *v);
 
 /*
  * 1 when range holds a merge commit, 0 when not, or an error.  git prints

@@ -109,6 +109,33 @@ if "$PATCHRELAY" format -o "$T/bad" -1 >/dev/null 2>&1; then
 fi
 git config --unset core.abbrev
 
+# alternates count: a --shared clone (no pack of its own) gets 8 digits
+git clone -q --shared "$R" "$T/shared" 2>/dev/null
+cd "$T/shared"
+git checkout -q -b topic origin/main
+echo clone >>f1.txt
+git commit -q -am "f1: in the clone"
+check "objects of alternates: 8 digits" -1
+[ "$(widest)" = 8 ] || { echo "FAIL 8 digits expected"; fail=1; }
+
+# a multi-pack index: git 2.39 counts its entries plus those of the packs
+# it opened through it (format-patch has read the pack here): 10,002
+# objects give 7 digits, 8 once the index is written
+M="$T/midx"
+git init -q -b main "$M"
+cd "$M"
+blobs main 10000
+git reset -q --hard main
+echo y >y.txt
+git add y.txt
+git commit -q -m "y: add"
+check "10,002 packed objects: 7 digits" -1
+[ "$(widest)" = 7 ] || { echo "FAIL 7 digits expected"; fail=1; }
+git multi-pack-index write
+check "10,002 objects under a multi-pack index: 8 digits" -1
+[ "$(widest)" = 8 ] || { echo "FAIL 8 digits expected"; fail=1; }
+cd "$R"
+
 # range-diff: the id column uses the same length
 git checkout -q -b v2 HEAD~3
 echo changed >>f1.txt

@@ -262,6 +262,13 @@ printf 'tail\000' >>big2.bin
 commit "binary: rename with an edit"
 check "binary shapes" bbase
 check "binary shapes, cover letter" --cover-letter bbase
+# without --binary: "Binary files a/x and b/x differ" (/dev/null for a
+# created or deleted file), abbreviated index ids, sizes still in the stat
+check "binary shapes, --no-binary" --no-binary bbase
+check "binary shapes, --no-binary and cover letter" --no-binary --cover-letter bbase
+grep -q '^Binary files /dev/null and b/n.bin differ$' "$T"/git/*.patch ||
+	{ echo "FAIL no created binary in git's --no-binary output"; fail=1; }
+check "binary shapes, --no-binary then --binary" --no-binary --binary bbase
 git checkout -q -b bv2 bbase
 printf 'bin\000three' >a.bin
 printf 'bin\000newer' >n.bin
@@ -313,7 +320,18 @@ dated after 10
 for n in 1 2 3 4 5 6 7 9; do
 	check "-$n over an octopus merge" -$n
 done
-check "-4 over merges, cover letter" --cover-letter -4
+# the cover letter's stat: git starts it at the one commit outside the
+# series that is a parent of a series commit, and prints none when there
+# are several; a range ending at a merge has one (base), the whole history
+# has one (the merge below "after")
+nbase=$(git log --format=%H --grep='^base$')
+for n in 1 2 3 4 5 7 8; do
+	check "-$n over merges, cover letter" --cover-letter -$n
+done
+check "range ending at a merge, cover letter" --cover-letter "$nbase..HEAD~1"
+grep -q '^ 2 files changed' "$T/git/0000-cover-letter.patch" ||
+	{ echo "FAIL git shows no stat for a range ending at a merge"; fail=1; }
+check "range over a merge, cover letter" --cover-letter "$nbase..HEAD"
 git format-patch --stdout -3 | grep '^Subject' >"$T/subj"
 printf 'Subject: [PATCH 1/3] m2\nSubject: [PATCH 2/3] t1\nSubject: [PATCH 3/3] after\n' |
 	cmp -s - "$T/subj" || { echo "FAIL git's -3 order is not the date order"; fail=1; }
