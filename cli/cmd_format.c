@@ -21,6 +21,7 @@ struct format_args {
 	bool thread;
 	bool cover;
 	bool to_stdout;
+	bool no_binary;
 };
 
 static void format_usage(void)
@@ -32,7 +33,7 @@ static void format_usage(void)
 		"[--signature S]\n"
 		"                         [--from[=IDENT]] [--in-reply-to ID] "
 		"[--thread[=shallow]]\n"
-		"                         [--stdout] REVRANGE\n");
+		"                         [--stdout] [--[no-]binary] REVRANGE\n");
 }
 
 /*
@@ -81,6 +82,10 @@ static int parse_args(struct format_args *fa, int argc, char **argv)
 			fa->cover = true;
 		else if (!strcmp(a, "--stdout"))
 			fa->to_stdout = true;
+		else if (!strcmp(a, "--no-binary"))
+			fa->no_binary = true;
+		else if (!strcmp(a, "--binary"))
+			fa->no_binary = false;
 		else if (!strcmp(a, "--from"))
 			fa->from = "";
 		else if (!strncmp(a, "--from=", 7))
@@ -175,8 +180,14 @@ static int series_bounds(struct pr_buf *info, char parent[41],
 		parent[0] = '\0';
 		pr_error_clear();
 	}
-	if (fa->cover && !fa->base && pr_gitrepo_has_merge(".", fa->range))
-		nostat = true;
+	if (fa->cover && !fa->base) {
+		/* git's stat starts at the series' one boundary commit */
+		err = pr_gitrepo_boundary(parent, ".", v);
+		if (err < 0)
+			goto done;
+		nostat = !err;
+		err = 0;
+	}
 	if (!fa->base)
 		goto done;
 	err = pr_gitrepo_resolve(base, ".", fa->base);
@@ -276,7 +287,8 @@ int cmd_format(int argc, char **argv)
 			fa.dir, strerror(errno));
 		return PR_EXIT_USAGE;
 	}
-	if (pr_gitrepo_load(&v, ".", fa.range)) {
+	if (pr_gitrepo_load_flags(&v, ".", fa.range,
+				  fa.no_binary ? PR_GITREPO_NO_BINARY : 0)) {
 		pr_cli_error("format");
 		goto done;
 	}
@@ -346,6 +358,9 @@ int cmd_format(int argc, char **argv)
 		}
 	}
 	for (i = 0; i < v->nr; i++) {
+		const char *subj;
+		char *first;
+
 		opts.nr = (int)i + 1;
 		/* without a cover letter the first patch carries the base */
 		opts.base_info =
@@ -371,13 +386,17 @@ int cmd_format(int argc, char **argv)
 		if (fa.to_stdout && shown && !empty)
 			pr_buf_addch(&mail, '\n');
 		/* git shows nothing for a commit without changes: empty file */
+		subj = v->patches[i]->subject_raw ? v->patches[i]->subject_raw
+						  : v->patches[i]->subject;
+		/* git names the file after the message's first line (%f) */
+		first = pr_strndup(subj, strcspn(subj, "\n"));
 		if ((!empty && pr_format_patch(&mail, v->patches[i], &opts)) ||
-		    emit(&fa, &path, &mail, opts.nr,
-			 v->patches[i]->subject_raw ? v->patches[i]->subject_raw
-						    : v->patches[i]->subject)) {
+		    emit(&fa, &path, &mail, opts.nr, first)) {
+			free(first);
 			pr_cli_error("format");
 			goto done;
 		}
+		free(first);
 		shown = shown || !empty;
 	}
 	ret = PR_EXIT_OK;

@@ -29,6 +29,14 @@ static bool parse_factor(const char *s, int *out)
 	return true;
 }
 
+/* The ID column as git abbreviates it; payload is the repository dir. */
+static int abbrev_id(struct pr_buf *out, const char *hex, void *payload)
+{
+	const char *const *dir = payload;
+
+	return pr_gitrepo_abbrev(out, *dir, hex);
+}
+
 /*
  * patchrelay range-diff [--git-dir DIR] [--creation-factor N] A..B C..D:
  * load both ranges with pr_gitrepo_load() and print pr_range_diff(), which
@@ -83,7 +91,7 @@ int cmd_range_diff(int argc, char **argv)
 		ret = PR_EXIT_USAGE;
 		goto done;
 	}
-	if (pr_rangediff_format(&out, old, new, factor)) {
+	if (pr_rangediff_format_ids(&out, old, new, factor, abbrev_id, &dir)) {
 		pr_cli_error("range-diff");
 		ret = PR_EXIT_RUNTIME;
 		goto done;

@@ -5,8 +5,12 @@
 #include "sha1.h"
 
 #include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <git2.h>
+#include <git2/sys/hashsig.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static time_t time_now(void)
@@ -27,6 +31,7 @@ static void split_message(struct pr_patch *p, const char *msg)
 {
 	struct pr_buf subj = PR_BUF_INIT;
 	const char *line = msg;
+	size_t n;
 
 	while (*line) {
 		const char *nl = strchr(line, '\n');
@@ -43,8 +48,11 @@ static void split_message(struct pr_patch *p, const char *msg)
 		line += len + (nl ? 1 : 0);
 	}
 	p->subject = pr_buf_detach(&subj, NULL);
-	/* git names the file after the first line only (%f) */
-	p->subject_raw = pr_strndup(msg, strcspn(msg, "\n"));
+	/* the paragraph's own lines, which `git log` (and range-diff) shows */
+	n = (size_t)(line - msg);
+	if (n && msg[n - 1] == '\n')
+		n--;
+	p->subject_raw = pr_strndup(msg, n);
 	p->body = pr_strdup(line);
 }
 
@@ -148,7 +156,7 @@ static int fix_binary(struct pr_buf *text)
 {
 	struct pr_buf out = PR_BUF_INIT, z = PR_BUF_INIT;
 	const char *p = text->ptr, *end = text->ptr + text->len;
-	bool in_binary = false, in_header = false;
+	bool in_binary = false, in_header = false, exact = false;
 	int err = 0;
 
 	while (p < end && !err) {
@@ -160,6 +168,14 @@ static int fix_binary(struct pr_buf *text)
 		if (!strncmp(p, "diff --git ", 11)) {
 			in_binary = false;
 			in_header = true;
+			exact = false;
+		} else if (in_header && len == 21 &&
+			   !strncmp(p, "similarity index 100%", 21)) {
+			exact = true;
+		} else if (exact && !strncmp(p, "Binary files ", 13)) {
+			/* git shows nothing for a binary renamed unchanged */
+			p += len + (nl ? 1 : 0);
+			continue;
 		} else if (!strncmp(p, "@@ ", 3)) {
 			in_header = false;
 		} else if (in_header && len > 4 &&
@@ -209,24 +225,541 @@ static int fix_binary(struct pr_buf *text)
 	return err;
 }
 
+/* git's minimum and fallback abbreviation lengths (core.abbrev) */
+#define ABBREV_MIN 4
+#define ABBREV_FALLBACK 7
+
+/*
+ * The object count of one pack index: the last fan-out entry.  A version
+ * 2 index starts with "\377tOc" and a version number before the table.
+ */
+static size_t idx_objects(const char *path)
+{
+	unsigned char head[8 + 256 * 4];
+	const unsigned char *last;
+	size_t off = 0;
+	ssize_t n = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	while (off < sizeof(head)) {
+		n = read(fd, head + off, sizeof(head) - off);
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	close(fd);
+	if (off < 256 * 4)
+		return 0;
+	if (!memcmp(head, "\377tOc", 4)) {
+		if (off < sizeof(head))
+			return 0;
+		last = head + 8 + 255 * 4;
+	} else {
+		last = head + 255 * 4;
+	}
+	return (size_t)last[0] << 24 | (size_t)last[1] << 16 |
+	       (size_t)last[2] << 8 | (size_t)last[3];
+}
+
+/* A 4-byte big-endian number. */
+static size_t be32(const unsigned char *p)
+{
+	return (size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 |
+	       (size_t)p[3];
+}
+
+/*
+ * The object count of a multi-pack index: the last entry of its OIDF
+ * fan-out chunk; 0 when there is none or it cannot be read.
+ */
+static size_t midx_objects(const char *path)
+{
+	struct pr_buf b = PR_BUF_INIT;
+	const unsigned char *u = NULL;
+	size_t nchunks, i, oidf = 0, count = 0;
+
+	if (access(path, F_OK) || pr_buf_read_file(&b, path) || b.len < 12 ||
+	    memcmp(b.ptr, "MIDX", 4) || b.ptr[7] != 0)
+		goto done;
+	u = (const unsigned char *)b.ptr;
+	nchunks = u[6];
+	if (12 + (nchunks + 1) * 12 > b.len)
+		goto done;
+	for (i = 0; i < nchunks; i++) {
+		const unsigned char *e = u + 12 + i * 12;
+
+		/* offsets are 64-bit; an index past 4 GiB is not read */
+		if (!memcmp(e, "OIDF", 4) && !be32(e + 4))
+			oidf = be32(e + 8);
+	}
+	if (oidf && oidf + 256 * 4 <= b.len)
+		count = be32(u + oidf + 255 * 4);
+done:
+	pr_buf_release(&b);
+	return count;
+}
+
+/* The packed objects of one object directory, as git counts them. */
+static size_t count_objects_dir(const char *objects)
+{
+	struct pr_buf path = PR_BUF_INIT;
+	struct dirent *de;
+	size_t count = 0, base;
+	DIR *d = NULL;
+
+	if (pr_buf_addf(&path, "%s/pack/", objects))
+		goto done;
+	base = path.len;
+	if (pr_buf_adds(&path, "multi-pack-index"))
+		goto done;
+	/*
+	 * git 2.39 counts a multi-pack index's entries plus those of each
+	 * pack it has opened through it by then, which for format-patch are
+	 * the packs holding what it diffed: count every pack (exact when
+	 * the index covers one pack).
+	 */
+	count = midx_objects(path.ptr);
+	pr_buf_setlen(&path, base);
+	d = opendir(path.ptr);
+	while (d && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len < 5 || strcmp(de->d_name + len - 4, ".idx"))
+			continue;
+		pr_buf_setlen(&path, base);
+		if (pr_buf_add(&path, de->d_name, len - 4) ||
+		    pr_buf_adds(&path, ".pack"))
+			break;
+		if (access(path.ptr, F_OK))
+			continue;
+		pr_buf_setlen(&path, base);
+		if (pr_buf_adds(&path, de->d_name))
+			break;
+		count += idx_objects(path.ptr);
+	}
+done:
+	if (d)
+		closedir(d);
+	pr_buf_release(&path);
+	return count;
+}
+
+/* git follows alternates of alternates this deep */
+#define ALTERNATES_DEPTH 5
+
+/*
+ * The packed objects of objects and of the object directories its
+ * info/alternates names (one a line, '#' comments, relative to objects).
+ */
+static size_t count_with_alternates(const char *objects, int depth)
+{
+	struct pr_buf file = PR_BUF_INIT, alt = PR_BUF_INIT;
+	size_t count = count_objects_dir(objects);
+	const char *p, *end;
+
+	/* most repositories have none: check before reading */
+	if (depth >= ALTERNATES_DEPTH ||
+	    pr_buf_addf(&alt, "%s/info/alternates", objects) ||
+	    access(alt.ptr, F_OK) || pr_buf_read_file(&file, alt.ptr))
+		goto done;
+	for (p = file.ptr, end = p + file.len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (len && *p != '#') {
+			pr_buf_reset(&alt);
+			if (*p != '/')
+				pr_buf_addf(&alt, "%s/", objects);
+			if (!pr_buf_add(&alt, p, len))
+				count += count_with_alternates(alt.ptr,
+							       depth + 1);
+		}
+		p += len + 1;
+	}
+done:
+	pr_buf_release(&file);
+	pr_buf_release(&alt);
+	return count;
+}
+
+/*
+ * The object count git's automatic abbreviation starts from: the entries
+ * of the pack indexes (of packs whose .pack is there) and of a multi-pack
+ * index, alternates included.  Loose
+ * objects are not counted: git 2.39 gives 7 digits with 46,000 loose
+ * objects and 8 with 16,384 packed ones.
+ */
+static size_t approximate_count(git_repository *repo)
+{
+	struct pr_buf objects = PR_BUF_INIT;
+	size_t count = 0;
+
+	if (!pr_buf_addf(&objects, "%sobjects", git_repository_commondir(repo)))
+		count = count_with_alternates(objects.ptr, 0);
+	pr_buf_release(&objects);
+	return count;
+}
+
+/*
+ * The abbreviation length git starts from: core.abbrev when it is a
+ * number ("no" is the full 40), else from the object count.  With about
+ * 2^b objects a collision is expected at b/2 bits, and a hex digit holds
+ * 4 bits: b being the bit length of the count, (b + 1) / 2 digits, at
+ * least 7.
+ */
+static int abbrev_start(int *out, git_repository *repo)
+{
+	git_config *cfg = NULL;
+	git_buf val = { 0 };
+	size_t count, bits = 0;
+	int err = 0;
+
+	*out = 0;
+	if (git_repository_config_snapshot(&cfg, repo) < 0) {
+		err = git_fail("repository", "config");
+		goto done;
+	}
+	if (!git_config_get_string_buf(&val, cfg, "core.abbrev") &&
+	    strcmp(val.ptr, "auto")) {
+		char *end = NULL;
+		long n = strtol(val.ptr, &end, 10);
+
+		if (!strcmp(val.ptr, "no") || !strcmp(val.ptr, "false")) {
+			*out = GIT_OID_HEXSZ;
+		} else if (end == val.ptr || *end || n < ABBREV_MIN ||
+			   n > GIT_OID_HEXSZ) {
+			err = pr_error(PR_EINVAL,
+				       "config core.abbrev '%s': not a length "
+				       "from %d to %d, 'auto' or 'no'",
+				       val.ptr, ABBREV_MIN, GIT_OID_HEXSZ);
+		} else {
+			*out = (int)n;
+		}
+		goto done;
+	}
+	for (count = approximate_count(repo); count; count >>= 1)
+		bits++;
+	*out = (int)((bits + 1) / 2);
+	if (*out < ABBREV_FALLBACK)
+		*out = ABBREV_FALLBACK;
+done:
+	git_buf_dispose(&val);
+	git_config_free(cfg);
+	return err;
+}
+
+/*
+ * Append the shortest abbreviation of hex, at least len digits, that no
+ * other object of odb shares (git's find_unique_abbrev).  hex need not
+ * name an object (the null id of a new file).
+ */
+static int abbrev_hex(struct pr_buf *out, git_odb *odb, const char *hex,
+		      int len)
+{
+	git_oid full, prefix, found;
+
+	if (git_oid_fromstrn(&full, hex, GIT_OID_HEXSZ) < 0)
+		return pr_error(PR_EINVAL, "object id '%.40s': not hex", hex);
+	for (; len < GIT_OID_HEXSZ; len++) {
+		int r;
+
+		git_oid_fromstrn(&prefix, hex, (size_t)len);
+		r = git_odb_exists_prefix(&found, odb, &prefix, (size_t)len);
+		if (r == GIT_ENOTFOUND || (!r && git_oid_equal(&found, &full)))
+			break;
+		if (r < 0 && r != GIT_EAMBIGUOUS)
+			return git_fail("object", hex);
+	}
+	return pr_buf_add(out, hex, (size_t)len);
+}
+
+static bool is_hex40(const char *s, const char *end)
+{
+	int i;
+
+	if (end - s < GIT_OID_HEXSZ)
+		return false;
+	for (i = 0; i < GIT_OID_HEXSZ; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/*
+ * libgit2 writes full "index A..B" ids (id_abbrev 40); git abbreviates
+ * them as find_unique_abbrev does, except for a binary file patched with
+ * --binary, where both stay full.
+ */
+static int abbrev_index_lines(struct pr_buf *text, git_repository *repo)
+{
+	struct pr_buf out = PR_BUF_INIT;
+	const char *p = text->ptr, *end = text->ptr + text->len;
+	git_odb *odb = NULL;
+	bool binary = false;
+	int len, err;
+
+	err = abbrev_start(&len, repo);
+	if (err)
+		goto done;
+	if (git_repository_odb(&odb, repo) < 0) {
+		err = git_fail("repository", "object database");
+		goto done;
+	}
+	while (p < end && !err) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl + 1 : end, *a, *b;
+
+		if (!strncmp(p, "diff --git ", 11)) {
+			/* is there a binary patch before the next file? */
+			const char *q = eol;
+
+			binary = false;
+			while (q < end && strncmp(q, "diff --git ", 11)) {
+				const char *qn =
+					memchr(q, '\n', (size_t)(end - q));
+
+				if (!strncmp(q, "GIT binary patch\n", 17)) {
+					binary = true;
+					break;
+				}
+				q = qn ? qn + 1 : end;
+			}
+		}
+		a = p + 6;
+		b = a + GIT_OID_HEXSZ + 2;
+		if (binary || len == GIT_OID_HEXSZ || strncmp(p, "index ", 6) ||
+		    !is_hex40(a, eol) || strncmp(a + GIT_OID_HEXSZ, "..", 2) ||
+		    !is_hex40(b, eol)) {
+			err = pr_buf_add(&out, p, (size_t)(eol - p));
+			p = eol;
+			continue;
+		}
+		err = pr_buf_adds(&out, "index ");
+		if (!err)
+			err = abbrev_hex(&out, odb, a, len);
+		if (!err)
+			err = pr_buf_adds(&out, "..");
+		if (!err)
+			err = abbrev_hex(&out, odb, b, len);
+		if (!err)
+			err = pr_buf_add(&out, b + GIT_OID_HEXSZ,
+					 (size_t)(eol - b - GIT_OID_HEXSZ));
+		p = eol;
+	}
+	if (!err) {
+		pr_buf_release(text);
+		*text = out;
+		out = (struct pr_buf)PR_BUF_INIT;
+	}
+done:
+	pr_buf_release(&out);
+	git_odb_free(odb);
+	return err;
+}
+
+int pr_gitrepo_abbrev(struct pr_buf *out, const char *dir, const char *hex)
+{
+	git_repository *repo = NULL;
+	git_odb *odb = NULL;
+	int len, err;
+
+	git_libgit2_init();
+	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0 ||
+	    git_repository_odb(&odb, repo) < 0) {
+		err = git_fail("repository", dir);
+		goto done;
+	}
+	err = abbrev_start(&len, repo);
+	if (!err)
+		err = abbrev_hex(out, odb, hex, len);
+done:
+	git_odb_free(odb);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return err;
+}
+
+/*
+ * Rename similarity.  libgit2's line-hash signature pairs small binary
+ * files git never pairs ("bin\0gone" => "bin\0new!" at 50%), so binary
+ * files get git's own measure, written from its documented idea: content
+ * is cut into spans ending at '\n' or after 64 bytes, each span hashed;
+ * the bytes of the spans both sides hold are the copied bytes, and the
+ * score is copied * 100 / the larger size, 0 when the sizes alone differ
+ * by more than half.  Text files keep libgit2's signature (whitespace-
+ * smart, its default), which the format tests compare against git.
+ */
+#define SPAN_MAX 64
+#define SPAN_HASHBASE 107927
+#define BINARY_PROBE 8000
+
+struct span {
+	uint32_t hash;
+	size_t bytes;
+};
+
+struct sim_sig {
+	bool binary;
+	git_hashsig *text; /* NULL when libgit2 finds the text too small */
+	size_t size;
+	struct span *spans; /* sorted by hash, one entry per hash */
+	size_t nr;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+static void add_span(struct sim_sig *sig, size_t *alloc, uint32_t a1,
+		     uint32_t a2, size_t bytes)
+{
+	PR_ALLOC_GROW(sig->spans, sig->nr + 1, *alloc);
+	sig->spans[sig->nr].hash = (a1 + a2 * 0x61) % SPAN_HASHBASE;
+	sig->spans[sig->nr++].bytes = bytes;
+}
+
+/* The spans of buf; a text file's CR of a CRLF is not counted. */
+static void make_spans(struct sim_sig *sig, const unsigned char *buf,
+		       size_t len)
+{
+	uint32_t a1 = 0, a2 = 0;
+	size_t i, n = 0, alloc = 0, k;
+
+	for (i = 0; i < len; i++) {
+		uint32_t c = buf[i], old = a1;
+
+		if (!sig->binary && c == '\r' && i + 1 < len &&
+		    buf[i + 1] == '\n')
+			continue;
+		a1 = (a1 << 7) ^ (a2 >> 25);
+		a2 = (a2 << 7) ^ (old >> 25);
+		a1 += c;
+		if (++n < SPAN_MAX && c != '\n')
+			continue;
+		add_span(sig, &alloc, a1, a2, n);
+		n = 0;
+		a1 = a2 = 0;
+	}
+	if (n)
+		add_span(sig, &alloc, a1, a2, n);
+	if (!sig->nr)
+		return;
+	qsort(sig->spans, sig->nr, sizeof(*sig->spans), span_cmp);
+	for (i = 1, k = 0; i < sig->nr; i++) {
+		if (sig->spans[i].hash == sig->spans[k].hash)
+			sig->spans[k].bytes += sig->spans[i].bytes;
+		else
+			sig->spans[++k] = sig->spans[i];
+	}
+	sig->nr = k + 1;
+}
+
+static int sim_buffer_sig(void **out, const git_diff_file *file,
+			  const char *buf, size_t len, void *payload)
+{
+	struct sim_sig *sig = pr_calloc(1, sizeof(*sig));
+	int r;
+
+	(void)file;
+	(void)payload;
+	sig->size = len;
+	sig->binary = memchr(buf, 0, len < BINARY_PROBE ? len : BINARY_PROBE);
+	make_spans(sig, (const unsigned char *)buf, len);
+	r = git_hashsig_create(&sig->text, buf, len,
+			       GIT_HASHSIG_SMART_WHITESPACE);
+	if (r < 0) {
+		sig->text = NULL;
+		git_error_clear();
+	}
+	*out = sig;
+	return 0;
+}
+
+static int sim_file_sig(void **out, const git_diff_file *file, const char *path,
+			void *payload)
+{
+	struct pr_buf buf = PR_BUF_INIT;
+	int err = pr_buf_read_file(&buf, path);
+
+	if (!err)
+		err = sim_buffer_sig(out, file, buf.ptr, buf.len, payload);
+	pr_buf_release(&buf);
+	return err ? -1 : 0;
+}
+
+static void sim_free(void *p, void *payload)
+{
+	struct sim_sig *sig = p;
+
+	(void)payload;
+	if (!sig)
+		return;
+	git_hashsig_free(sig->text);
+	free(sig->spans);
+	free(sig);
+}
+
+static int sim_score(int *score, void *pa, void *pb, void *payload)
+{
+	const struct sim_sig *a = pa, *b = pb;
+	size_t max, min, copied = 0, i = 0, j = 0;
+
+	(void)payload;
+	*score = 0;
+	if (!a->binary && !b->binary) {
+		if (a->text && b->text)
+			*score = git_hashsig_compare(a->text, b->text);
+		return *score < 0 ? *score : 0;
+	}
+	max = a->size > b->size ? a->size : b->size;
+	min = a->size < b->size ? a->size : b->size;
+	/* more than half of the larger file cannot have been copied */
+	if (!max || max < 2 * (max - min))
+		return 0;
+	while (i < a->nr && j < b->nr) {
+		if (a->spans[i].hash < b->spans[j].hash) {
+			i++;
+		} else if (a->spans[i].hash > b->spans[j].hash) {
+			j++;
+		} else {
+			copied += a->spans[i].bytes < b->spans[j].bytes
+					  ? a->spans[i].bytes
+					  : b->spans[j].bytes;
+			i++;
+			j++;
+		}
+	}
+	*score = (int)(copied * 100 / max);
+	return 0;
+}
+
 /* The diff text and --stat --summary text between two trees. */
 static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 		      git_repository *repo, git_tree *old, git_tree *new,
-		      bool renames)
+		      bool renames, bool binary)
 {
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
+	git_diff_similarity_metric metric = { sim_file_sig, sim_buffer_sig,
+					      sim_free, sim_score, NULL };
 	struct pr_diff parsed = PR_DIFF_INIT;
 	git_diff *diff = NULL;
 	git_buf raw = { 0 };
 	size_t i;
 	int err;
 
-	/* format-patch prints binary patches and 7-digit index lines */
-	dopts.flags |= GIT_DIFF_SHOW_BINARY;
-	dopts.id_abbrev = 7;
+	/* binary patches; full ids, abbreviated by abbrev_index_lines() */
+	if (binary)
+		dopts.flags |= GIT_DIFF_SHOW_BINARY;
+	dopts.id_abbrev = GIT_OID_HEXSZ;
 	/* diff.renames defaults to true: renames, not copies */
 	fopts.flags = GIT_DIFF_FIND_RENAMES;
+	fopts.metric = &metric;
 	if (git_diff_tree_to_tree(&diff, repo, old, new, &dopts) < 0 ||
 	    (renames && git_diff_find_similar(diff, &fopts) < 0) ||
 	    git_diff_to_buf(&raw, diff, GIT_DIFF_FORMAT_PATCH) < 0) {
@@ -236,6 +769,8 @@ static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 	err = pr_buf_add(text, raw.ptr, raw.size);
 	if (!err)
 		err = fix_binary(text);
+	if (!err)
+		err = abbrev_index_lines(text, repo);
 	if (!stat)
 		goto done;
 	/* the stat is computed from the text, as it is for mails */
@@ -247,7 +782,11 @@ static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 		struct pr_diff_file *f = &parsed.files[i];
 
-		if (f->binary && !f->binary_sizes) {
+		if (!f->binary && (d->flags & GIT_DIFF_FLAG_BINARY) &&
+		    git_oid_equal(&d->old_file.id, &d->new_file.id)) {
+			/* renamed unchanged: a bare "Bin" as git prints it */
+			f->binary = true;
+		} else if (f->binary && !f->binary_sizes) {
 			f->binary_sizes = true;
 			f->old_size = (size_t)d->old_file.size;
 			f->new_size = (size_t)d->new_file.size;
@@ -264,7 +803,8 @@ done:
 	return err;
 }
 
-static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c)
+static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c,
+		     bool binary)
 {
 	git_tree *old = NULL, *new = NULL;
 	git_commit *parent = NULL;
@@ -278,7 +818,7 @@ static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c)
 		err = git_fail("commit", p->commit_id);
 		goto done;
 	}
-	err = diff_trees(&text, &stat, repo, old, new, true);
+	err = diff_trees(&text, &stat, repo, old, new, true, binary);
 	if (err)
 		goto done;
 	p->diff = pr_buf_detach(&text, NULL);
@@ -293,7 +833,7 @@ done:
 }
 
 static int load_commit(struct pr_patch **out, git_repository *repo,
-		       const git_oid *id)
+		       const git_oid *id, bool binary)
 {
 	struct pr_patch *p = pr_patch_new();
 	struct pr_buf date = PR_BUF_INIT;
@@ -315,7 +855,7 @@ static int load_commit(struct pr_patch **out, git_repository *repo,
 		goto done;
 	p->date = pr_buf_detach(&date, NULL);
 	split_message(p, git_commit_message(c));
-	err = load_diff(p, repo, c);
+	err = load_diff(p, repo, c, binary);
 done:
 	pr_buf_release(&date);
 	git_commit_free(c);
@@ -387,30 +927,67 @@ struct queued {
 	int64_t date;
 };
 
-/*
- * Order the commits of a range as git's revision walk does (format-patch
- * sets no topo order): a queue by committer date where a commit goes after
- * those of the same date, each commit queued once, when first reached.
- * libgit2's sorts break ties otherwise.  set holds every commit of the
- * range, merges included; out gets the non-merges, newest first.
- */
-static int git_order(git_oid *out, size_t *nr_out, git_repository *repo,
-		     const git_oid *tip, git_oid *set, size_t nset)
+/* The commits a walk has reached: a sorted range set, or all of history. */
+struct reach {
+	git_oid *set; /* sorted; NULL: every commit belongs */
+	size_t nset;
+	bool *seen; /* per set entry */
+	git_oid *extra; /* commits reached when set is NULL */
+	size_t nextra, alloc;
+};
+
+/* Mark id reached; false when it was already or is outside the set. */
+static bool reach_first(struct reach *r, const git_oid *id)
 {
-	bool *seen = pr_calloc(nset ? nset : 1, sizeof(*seen));
-	struct queued *q = pr_reallocarray(NULL, nset + 1, sizeof(*q));
-	size_t head = 0, tail = 0, nr = 0, k;
-	git_commit *c = NULL;
 	git_oid *hit;
+	size_t i;
+
+	if (r->set) {
+		hit = bsearch(id, r->set, r->nset, sizeof(*id), oid_cmp);
+		if (!hit || r->seen[hit - r->set])
+			return false;
+		r->seen[hit - r->set] = true;
+		return true;
+	}
+	/* an unlimited walk stops after a series' worth of commits */
+	for (i = 0; i < r->nextra; i++)
+		if (git_oid_equal(&r->extra[i], id))
+			return false;
+	PR_ALLOC_GROW(r->extra, r->nextra + 1, r->alloc);
+	r->extra[r->nextra++] = *id;
+	return true;
+}
+
+/*
+ * Order commits as git's revision walk does (format-patch sets no topo
+ * order): a queue by committer date where a commit goes after those of
+ * the same date, each commit queued once, when first reached.  libgit2's
+ * sorts break ties otherwise.  set holds every commit of a range, merges
+ * included (it is sorted here); set NULL walks all history from tip and
+ * stops after limit non-merges, which is what "-N" takes (git counts only
+ * the commits it shows, so merges do not count).  out gets the non-merges,
+ * newest first.
+ */
+static int git_order(git_oid **out, size_t *nr_out, git_repository *repo,
+		     const git_oid *tip, git_oid *set, size_t nset,
+		     size_t limit)
+{
+	struct reach r = { set, nset, NULL, NULL, 0, 0 };
+	struct queued *q = NULL;
+	size_t head = 0, tail = 0, qalloc = 0, nr = 0, oalloc = 0, k;
+	git_oid *ids = NULL;
+	git_commit *c = NULL;
 	int err = 0;
 
-	qsort(set, nset, sizeof(*set), oid_cmp);
-	hit = bsearch(tip, set, nset, sizeof(*set), oid_cmp);
-	if (hit) {
-		seen[hit - set] = true;
+	if (set) {
+		qsort(set, nset, sizeof(*set), oid_cmp);
+		r.seen = pr_calloc(nset ? nset : 1, sizeof(*r.seen));
+	}
+	if (reach_first(&r, tip)) {
+		PR_ALLOC_GROW(q, tail + 1, qalloc);
 		q[tail++].id = *tip;
 	}
-	while (head < tail) {
+	while (head < tail && (!limit || nr < limit)) {
 		git_oid id = q[head++].id;
 		unsigned i, np;
 
@@ -419,17 +996,17 @@ static int git_order(git_oid *out, size_t *nr_out, git_repository *repo,
 			goto done;
 		}
 		np = git_commit_parentcount(c);
-		if (np <= 1)
-			out[nr++] = id;
+		if (np <= 1) {
+			PR_ALLOC_GROW(ids, nr + 1, oalloc);
+			ids[nr++] = id;
+		}
 		for (i = 0; i < np; i++) {
 			const git_oid *pid = git_commit_parent_id(c, i);
 			git_commit *pc = NULL;
 			int64_t date;
 
-			hit = bsearch(pid, set, nset, sizeof(*set), oid_cmp);
-			if (!hit || seen[hit - set])
+			if (!reach_first(&r, pid))
 				continue;
-			seen[hit - set] = true;
 			if (git_commit_lookup(&pc, repo, pid) < 0) {
 				err = git_fail("commit", "walk");
 				goto done;
@@ -439,6 +1016,7 @@ static int git_order(git_oid *out, size_t *nr_out, git_repository *repo,
 			/* after every queued commit not older than this one */
 			for (k = head; k < tail && q[k].date >= date; k++)
 				;
+			PR_ALLOC_GROW(q, tail + 1, qalloc);
 			memmove(q + k + 1, q + k, (tail - k) * sizeof(*q));
 			q[k].id = *pid;
 			q[k].date = date;
@@ -449,19 +1027,27 @@ static int git_order(git_oid *out, size_t *nr_out, git_repository *repo,
 	}
 done:
 	git_commit_free(c);
-	free(seen);
+	free(r.seen);
+	free(r.extra);
 	free(q);
+	*out = ids;
 	*nr_out = nr;
 	return err;
 }
 
 int pr_gitrepo_load(struct pr_version **out, const char *dir, const char *range)
 {
+	return pr_gitrepo_load_flags(out, dir, range, 0);
+}
+
+int pr_gitrepo_load_flags(struct pr_version **out, const char *dir,
+			  const char *range, unsigned flags)
+{
 	struct pr_version *v = pr_version_new(1);
 	git_repository *repo = NULL;
 	git_revwalk *walk = NULL;
-	git_oid *ids = NULL;
-	size_t nr = 0, alloc = 0, i, first = 0;
+	git_oid *ids = NULL, *all = NULL;
+	size_t nr = 0, alloc = 0, i;
 	git_oid id, tip;
 	int err, count;
 
@@ -474,51 +1060,51 @@ int pr_gitrepo_load(struct pr_version **out, const char *dir, const char *range)
 		err = git_fail("repository", dir);
 		goto done;
 	}
-	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL);
 	count = setup_walk(walk, repo, range, &tip);
 	if (count < 0) {
 		err = count;
 		goto done;
 	}
-	/* newest first from the walk; merges are not patches */
-	while (!git_revwalk_next(&id, walk)) {
-		git_commit *c = NULL;
-		bool merge;
-
-		if (count && nr == (size_t)count)
-			break;
-		if (git_commit_lookup(&c, repo, &id) < 0) {
-			err = git_fail("repository", dir);
+	if (count) {
+		/* -N: the last N non-merges of HEAD in git's date order */
+		if (count > PR_LIMIT_SERIES_PATCHES) {
+			err = pr_error(PR_ETOOBIG,
+				       "revision range '%s': more than %d "
+				       "commits",
+				       range, PR_LIMIT_SERIES_PATCHES);
 			goto done;
 		}
-		merge = git_commit_parentcount(c) > 1;
-		git_commit_free(c);
-		/* a range keeps its merges for git_order's walk */
-		if (merge && count)
-			continue;
-		if (nr >= PR_LIMIT_SERIES_PATCHES) {
-			err = pr_error(
-				PR_ETOOBIG,
-				"revision range '%s': more than %d commits",
-				range, PR_LIMIT_SERIES_PATCHES);
+		if (git_reference_name_to_id(&tip, repo, "HEAD") < 0) {
+			err = git_fail("revision range", range);
 			goto done;
 		}
-		PR_ALLOC_GROW(ids, nr + 1, alloc);
-		ids[nr++] = id;
-	}
-	if (!count && nr) {
-		git_oid *all = ids;
-
-		ids = pr_reallocarray(NULL, nr, sizeof(*ids));
-		err = git_order(ids, &nr, repo, &tip, all, nr);
-		free(all);
+		err = git_order(&ids, &nr, repo, &tip, NULL, 0, (size_t)count);
 		if (err)
 			goto done;
+	} else {
+		/* the whole range, merges included, for git_order's walk */
+		while (!git_revwalk_next(&id, walk)) {
+			if (nr >= PR_LIMIT_SERIES_PATCHES) {
+				err = pr_error(PR_ETOOBIG,
+					       "revision range '%s': more "
+					       "than %d commits",
+					       range, PR_LIMIT_SERIES_PATCHES);
+				goto done;
+			}
+			PR_ALLOC_GROW(all, nr + 1, alloc);
+			all[nr++] = id;
+		}
+		if (nr) {
+			err = git_order(&ids, &nr, repo, &tip, all, nr, 0);
+			if (err)
+				goto done;
+		}
 	}
-	for (i = nr; i > first; i--) {
+	for (i = nr; i > 0; i--) {
 		struct pr_patch *p = NULL;
 
-		err = load_commit(&p, repo, &ids[i - 1]);
+		err = load_commit(&p, repo, &ids[i - 1],
+				  !(flags & PR_GITREPO_NO_BINARY));
 		if (err)
 			goto done;
 		pr_version_add_patch(v, p);
@@ -528,6 +1114,7 @@ int pr_gitrepo_load(struct pr_version **out, const char *dir, const char *range)
 	err = 0;
 done:
 	free(ids);
+	free(all);
 	pr_version_free(v);
 	git_revwalk_free(walk);
 	git_repository_free(repo);
@@ -570,7 +1157,7 @@ int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
 	    git_object_peel((git_object **)&tb, b, GIT_OBJECT_TREE) < 0)
 		err = git_fail("revision range", from);
 	else
-		err = diff_trees(&text, out, repo, ta, tb, true);
+		err = diff_trees(&text, out, repo, ta, tb, true, true);
 	pr_buf_release(&text);
 	git_tree_free(ta);
 	git_tree_free(tb);
@@ -849,7 +1436,7 @@ int pr_gitrepo_patch_id(char out[41], const char *dir, const char *rev)
 		goto done;
 	}
 	/* git's commit_patch_id finds renames as diff.renames says */
-	err = diff_trees(&text, NULL, repo, old, new, true);
+	err = diff_trees(&text, NULL, repo, old, new, true, true);
 	if (!err)
 		err = internal_patch_id(out, &text);
 done:
@@ -898,6 +1485,59 @@ int pr_gitrepo_has_merge(const char *dir, const char *range)
 	}
 done:
 	git_revwalk_free(walk);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return ret;
+}
+
+int pr_gitrepo_boundary(char out[41], const char *dir,
+			const struct pr_version *v)
+{
+	git_repository *repo = NULL;
+	git_oid *shown = NULL, found;
+	git_commit *c = NULL;
+	size_t i, nfound = 0;
+	int ret = 0;
+
+	git_libgit2_init();
+	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0) {
+		ret = git_fail("repository", dir);
+		goto done;
+	}
+	shown = pr_reallocarray(NULL, v->nr ? v->nr : 1, sizeof(*shown));
+	for (i = 0; i < v->nr; i++)
+		if (git_oid_fromstr(&shown[i], v->patches[i]->commit_id) < 0) {
+			ret = pr_error(PR_EINVAL, "patch %zu: no commit id",
+				       i + 1);
+			goto done;
+		}
+	qsort(shown, v->nr, sizeof(*shown), oid_cmp);
+	for (i = 0; i < v->nr && nfound < 2; i++) {
+		unsigned k, np;
+
+		if (git_commit_lookup(&c, repo, &shown[i]) < 0) {
+			ret = git_fail("commit", v->patches[i]->commit_id);
+			goto done;
+		}
+		np = git_commit_parentcount(c);
+		for (k = 0; k < np && nfound < 2; k++) {
+			const git_oid *pid = git_commit_parent_id(c, k);
+
+			if (bsearch(pid, shown, v->nr, sizeof(*shown), oid_cmp))
+				continue;
+			if (!nfound || !git_oid_equal(&found, pid))
+				found = *pid, nfound++;
+		}
+		git_commit_free(c);
+		c = NULL;
+	}
+	if (nfound == 1) {
+		git_oid_tostr(out, 41, &found);
+		ret = 1;
+	}
+done:
+	git_commit_free(c);
+	free(shown);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return ret;

@@ -9,14 +9,16 @@
  *
  * Invariants:
  * - A REVRANGE is what `git format-patch` takes: "A..B", "A" (meaning
- *   A..HEAD) or "-N" (the last N commits of HEAD).  Merge commits are left
- *   out, as format-patch leaves them out; the commits come oldest first.
+ *   A..HEAD) or "-N" (the last N non-merge commits of HEAD, taken in
+ *   git's committer-date walk order, merges neither kept nor counted).
+ *   Merge commits are left out, as format-patch leaves them out; the
+ *   commits come oldest first.
  * - Each pr_patch gets author, time, tz_minutes, date, subject (the first
  *   paragraph joined with spaces, as git's %s), subject_raw (the first
- *   line of the message alone, which git's %f and so the file name use),
- *   body (the rest of the
+ *   paragraph with its own line breaks, as `git log` shows it; git's %f
+ *   and so the file name use its first line), body (the rest of the
  *   message), commit_id, diff (what format-patch prints after the stat:
- *   abbreviated index lines, renames found as git's defaults find them,
+ *   index lines abbreviated as pr_gitrepo_abbrev() says, renames found as git's defaults find them,
  *   binary files as --binary writes them) and diffstat (--stat --summary).
  * - libgit2 is initialised and shut down inside each call.
  */
@@ -24,6 +26,17 @@
 /* Resolve range in the repository at dir into a new version (number 1). */
 int pr_gitrepo_load(struct pr_version **out, const char *dir,
 		    const char *range);
+
+/* pr_gitrepo_load_flags(): binary files as --no-binary shows them */
+#define PR_GITREPO_NO_BINARY 1u
+
+/*
+ * The same with flags: PR_GITREPO_NO_BINARY gives each binary file the
+ * "Binary files a/X and b/Y differ" line of format-patch --no-binary
+ * (abbreviated index ids) instead of a "GIT binary patch".
+ */
+int pr_gitrepo_load_flags(struct pr_version **out, const char *dir,
+			  const char *range, unsigned flags);
 
 /* The full id of rev in the repository at dir, as 40 hex digits. */
 int pr_gitrepo_resolve(char out[41], const char *dir, const char *rev);
@@ -43,6 +56,14 @@ int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
 int pr_gitrepo_committer(struct pr_ident *out, int64_t *time, int *tz,
 			 const char *dir);
 
+/*
+ * Append hex (40 digits) abbreviated as git abbreviates ids in the
+ * repository at dir: core.abbrev digits when it is set to a number, else
+ * a length that grows with the number of packed objects (7 below 2^14,
+ * 8 below 2^16, ...), lengthened while another object shares the prefix.
+ */
+int pr_gitrepo_abbrev(struct pr_buf *out, const char *dir, const char *hex);
+
 /* 1 when commit descends from (or is) ancestor, 0 when not, or an error. */
 int pr_gitrepo_descends(const char *dir, const char *commit,
 			const char *ancestor);
@@ -52,6 +73,17 @@ int pr_gitrepo_descends(const char *dir, const char *commit,
  * internal commit_patch_id, stable form): no rename detection.
  */
 int pr_gitrepo_patch_id(char out[41], const char *dir, const char *rev);
+
+/*
+ * The commit a cover letter's --stat starts from, as git 2.39 picks it:
+ * the one commit outside v that is a parent of a commit of v (v as
+ * pr_gitrepo_load() made it; merges are never in v, so a merge whose
+ * child is in v is such a commit).  1 with out set when there is exactly
+ * one, 0 when there are none (a series from the root) or several (git
+ * prints no stat then), or an error.
+ */
+int pr_gitrepo_boundary(char out[41], const char *dir,
+			const struct pr_version *v);
 
 /*
  * 1 when range holds a merge commit, 0 when not, or an error.  git prints

@@ -25,7 +25,13 @@ struct rd_patch {
 	int index;
 	int match; /* index on the other side, -1 when unpaired */
 	bool shown;
-	char id[RD_ABBREV + 1];
+	char id[PR_RANGEDIFF_ID_MAX + 1];
+};
+
+/* How the ids of one run are abbreviated (NULL: RD_ABBREV digits). */
+struct rd_ids {
+	pr_rangediff_abbrev_fn *abbrev;
+	void *payload;
 };
 
 /* git's isspace(): space, tab, LF and CR only */
@@ -180,13 +186,21 @@ static int add_message(struct pr_buf *out, const struct pr_patch *p)
 {
 	struct pr_buf msg = PR_BUF_INIT;
 	const char *body = p->body ? p->body : "";
+	const char *subject = p->subject ? p->subject : "";
 	const char *s;
 	size_t blanks = 0;
 	bool started = false;
 	int err;
 
-	/* gitrepo bodies start with the blank separator line, mailinfo's not */
-	err = pr_buf_addf(&msg, "%s\n%s%s", p->subject ? p->subject : "",
+	/*
+	 * A commit's first paragraph is shown with its own line breaks
+	 * (gitrepo keeps them in subject_raw; a mail's subject_raw is its
+	 * Subject: header).  gitrepo bodies start with the blank separator
+	 * line, mailinfo's not.
+	 */
+	if (p->commit_id[0] && p->subject_raw)
+		subject = p->subject_raw;
+	err = pr_buf_addf(&msg, "%s\n%s%s", subject,
 			  *body && *body != '\n' ? "\n" : "", body);
 	for (s = msg.ptr; !err && *s;) {
 		const char *nl = strchr(s, '\n');
@@ -750,20 +764,37 @@ void pr_rangediff_assign(int *col2row, int *row2col, const int *cost, int n)
 	free(cols);
 }
 
-static void set_id(struct rd_patch *rp)
+static int set_id(struct rd_patch *rp, const struct rd_ids *ids)
 {
 	const char *src = rp->p->commit_id[0] ? rp->p->commit_id
 					      : rp->p->patch_id;
+	struct pr_buf abbrev = PR_BUF_INIT;
+	int err = 0;
 
-	if (strlen(src) >= RD_ABBREV)
+	if (ids->abbrev && rp->p->commit_id[0]) {
+		/* a commit: abbreviated as its repository says */
+		err = ids->abbrev(&abbrev, rp->p->commit_id, ids->payload);
+		if (!err &&
+		    (abbrev.len < 1 || abbrev.len > PR_RANGEDIFF_ID_MAX))
+			err = pr_error(PR_EINVAL,
+				       "range-diff: abbreviation of '%s' has "
+				       "%zu digits",
+				       rp->p->commit_id, abbrev.len);
+		if (!err)
+			memcpy(rp->id, abbrev.ptr, abbrev.len + 1);
+	} else if (strlen(src) >= RD_ABBREV) {
 		memcpy(rp->id, src, RD_ABBREV);
-	else
+		rp->id[RD_ABBREV] = '\0';
+	} else {
 		memset(rp->id, '-', RD_ABBREV);
-	rp->id[RD_ABBREV] = '\0';
+		rp->id[RD_ABBREV] = '\0';
+	}
+	pr_buf_release(&abbrev);
+	return err;
 }
 
 static int load_side(struct rd_patch **out, const struct pr_version *v,
-		     const char *which)
+		     const char *which, const struct rd_ids *ids)
 {
 	struct rd_patch *r;
 	size_t i;
@@ -780,8 +811,9 @@ static int load_side(struct rd_patch **out, const struct pr_version *v,
 		r[i].index = (int)i;
 		r[i].match = -1;
 		pr_buf_init(&r[i].text, PR_LIMIT_DIFF_BYTES);
-		set_id(&r[i]);
 	}
+	for (i = 0; i < v->nr && !err; i++)
+		err = set_id(&r[i], ids);
 	for (i = 0; i < v->nr && !err; i++) {
 		err = pr_rangediff_patch_text(&r[i].text, &r[i].diff_offset,
 					      &r[i].diff_lines, v->patches[i]);
@@ -879,9 +911,16 @@ done:
 	return err;
 }
 
-static int add_pair_header(struct pr_buf *out, int width,
+/*
+ * One "N:  ID S M:  ID SUBJECT" line.  git sizes the dashes of a missing
+ * side once, from the id of the first line printed: *dashes is that
+ * length, 0 before the first line.
+ */
+static int add_pair_header(struct pr_buf *out, int width, int *dashes,
 			   const struct rd_patch *a, const struct rd_patch *b)
 {
+	static const char dash[PR_RANGEDIFF_ID_MAX + 1] =
+		"----------------------------------------";
 	const struct rd_patch *named = a ? a : b;
 	char status;
 	int err;
@@ -895,18 +934,20 @@ static int add_pair_header(struct pr_buf *out, int width,
 		status = '!';
 	else
 		status = '=';
+	if (!*dashes)
+		*dashes = (int)strlen(named->id);
 	if (a)
 		err = pr_buf_addf(out, "%*d:  %s ", width, a->index + 1, a->id);
 	else
-		err = pr_buf_addf(out, "%*s:  %.*s ", width, "-", RD_ABBREV,
-				  "--------");
+		err = pr_buf_addf(out, "%*s:  %.*s ", width, "-", *dashes,
+				  dash);
 	if (!err)
 		err = pr_buf_addch(out, status);
 	if (!err && b)
 		err = pr_buf_addf(out, " %*d:  %s", width, b->index + 1, b->id);
 	else if (!err)
-		err = pr_buf_addf(out, " %*s:  %.*s", width, "-", RD_ABBREV,
-				  "--------");
+		err = pr_buf_addf(out, " %*s:  %.*s", width, "-", *dashes,
+				  dash);
 	if (!err)
 		err = pr_buf_addf(out, " %s\n",
 				  named->p->subject ? named->p->subject : "");
@@ -932,24 +973,24 @@ static int output(struct pr_buf *out, struct rd_patch *a, int na,
 		  struct rd_patch *b, int nb)
 {
 	int width = digits(1 + (na > nb ? na : nb));
-	int i = 0, j = 0, err = 0;
+	int i = 0, j = 0, err = 0, dashes = 0;
 
 	while (!err && (i < na || j < nb)) {
 		while (i < na && a[i].shown)
 			i++;
 		if (i < na && a[i].match < 0) {
-			err = add_pair_header(out, width, &a[i], NULL);
+			err = add_pair_header(out, width, &dashes, &a[i], NULL);
 			i++;
 			continue;
 		}
 		while (!err && j < nb && b[j].match < 0) {
-			err = add_pair_header(out, width, NULL, &b[j]);
+			err = add_pair_header(out, width, &dashes, NULL, &b[j]);
 			j++;
 		}
 		if (!err && j < nb) {
 			struct rd_patch *pa = &a[b[j].match];
 
-			err = add_pair_header(out, width, pa, &b[j]);
+			err = add_pair_header(out, width, &dashes, pa, &b[j]);
 			pa->shown = true;
 			j++;
 		}
@@ -960,6 +1001,15 @@ static int output(struct pr_buf *out, struct rd_patch *a, int na,
 int pr_rangediff_format(struct pr_buf *out, const struct pr_version *old,
 			const struct pr_version *new, int creation_factor)
 {
+	return pr_rangediff_format_ids(out, old, new, creation_factor, NULL,
+				       NULL);
+}
+
+int pr_rangediff_format_ids(struct pr_buf *out, const struct pr_version *old,
+			    const struct pr_version *new, int creation_factor,
+			    pr_rangediff_abbrev_fn *abbrev, void *payload)
+{
+	const struct rd_ids ids = { abbrev, payload };
 	struct rd_patch *a = NULL, *b = NULL;
 	size_t start = out->len;
 	int err;
@@ -971,9 +1021,9 @@ int pr_rangediff_format(struct pr_buf *out, const struct pr_version *old,
 				"range-diff: creation factor '%d' out of range",
 				creation_factor);
 	git_libgit2_init();
-	err = load_side(&a, old, "old");
+	err = load_side(&a, old, "old", &ids);
 	if (!err)
-		err = load_side(&b, new, "new");
+		err = load_side(&b, new, "new", &ids);
 	if (err)
 		goto done;
 	exact_matches(a, (int)old->nr, b, (int)new->nr);

@@ -18,7 +18,7 @@
  *	Author: NAME <EMAIL>
  *
  *	 ## Commit message ##
- *	    subject
+ *	    subject (the first paragraph, one or more lines)
  *
  *	    body line, tabs expanded to 8 columns, trailing blanks cut
  *
@@ -47,15 +47,21 @@
  *   old patch's when there is one.  A '!' pair is followed by the diff of
  *   the two patch texts, indented four spaces, each hunk header "@@" plus
  *   the nearest " ## X ##" or "@@ X" line above it.
- * - The ID column is the first 7 hex digits of commit_id.  When commit_id
- *   is "" (a patch from mail), the first 7 digits of patch_id are used;
- *   when that is "" too, "-------".  git abbreviates to more than 7 digits
- *   in large repositories; this module never does.
+ * - The ID column is the first 7 hex digits of commit_id, or what the
+ *   caller's pr_rangediff_abbrev_fn makes of it (git abbreviates as
+ *   core.abbrev and the repository's size say: pr_gitrepo_abbrev()).
+ *   When commit_id is "" (a patch from mail), the first 7 digits of
+ *   patch_id are used; when that is "" too, "-------".  The dashes of a
+ *   missing side are as long as the id of the first header line, as git
+ *   sizes them.
  * - Each version may have at most PR_LIMIT_RANGE_DIFF_PATCHES patches (the
  *   cost matrix is quadratic in their sum); past that PR_ETOOBIG.
  *
- * Known differences from git: a commit message whose first paragraph has
- * several lines is shown as one subject line (the model joins it); tab
+ * - A commit's first paragraph (subject_raw of a pr_gitrepo_load() patch)
+ *   keeps its line breaks in the "## Commit message ##" part; the header
+ *   line shows it joined with spaces (p->subject), as git's oneline does.
+ *
+ * Known differences from git: tab
  * expansion counts East Asian wide characters as two columns with a small
  * table, not the full Unicode one; and `.mailmap`, notes and merge commits
  * are not handled.
@@ -68,6 +74,24 @@ int pr_range_diff(struct pr_buf *out, const struct pr_version *old,
 /* The same with another creation factor (git's --creation-factor, 0..). */
 int pr_rangediff_format(struct pr_buf *out, const struct pr_version *old,
 			const struct pr_version *new, int creation_factor);
+
+/* The longest id the ID column holds: a full SHA-1. */
+#define PR_RANGEDIFF_ID_MAX 40
+
+/*
+ * Append the ID-column abbreviation of commit id hex (40 hex digits) to
+ * out, 1 to PR_RANGEDIFF_ID_MAX characters.
+ */
+typedef int pr_rangediff_abbrev_fn(struct pr_buf *out, const char *hex,
+				   void *payload);
+
+/*
+ * The same with commit ids abbreviated by abbrev (NULL: 7 digits), which
+ * gets payload; its errors end the call.
+ */
+int pr_rangediff_format_ids(struct pr_buf *out, const struct pr_version *old,
+			    const struct pr_version *new, int creation_factor,
+			    pr_rangediff_abbrev_fn *abbrev, void *payload);
 
 /*
  * Append the patch text of p (see above).  *diff_offset is set to the byte

@@ -152,6 +152,21 @@ check_id() {
 }
 check_id plain.diff
 
+# binary files without --binary: "Binary files a/x and b/x differ", with
+# /dev/null for created and deleted ones, must give git's patch ids
+rm -rf nobin
+git format-patch -q --no-binary -o nobin --root HEAD
+for m in nobin/*.patch; do
+	check_id "$m"
+	n=$((n + 1))
+done
+grep -q '^Binary files /dev/null and b/.* differ$' nobin/*.patch ||
+	{ echo "no created binary without --binary"; fail=1; }
+grep -q '^Binary files a/.* and /dev/null differ$' nobin/*.patch ||
+	{ echo "no deleted binary without --binary"; fail=1; }
+grep -q '^Binary files a/.* and b/.* differ$' nobin/*.patch ||
+	{ echo "no changed binary without --binary"; fail=1; }
+
 # the shapes must really be there, or the comparison proves little
 for want in ' copy ' ' rename ' 'dir/{sub/moved.c => other.c}' ' mode change ' \
 	' delete mode ' 'Bin 0 -> ' ' bytes' '"caf\303\251.txt"' '.../' \

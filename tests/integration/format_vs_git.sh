@@ -236,6 +236,107 @@ check "merge in range" mbase
 check "merge in range, cover letter" --cover-letter mbase..HEAD
 cd "$R"
 
+# binary files: small ones git does not pair as a rename (libgit2's
+# similarity would), a binary renamed unchanged (a bare "Bin", no
+# "Binary files" line), a binary renamed with an edit, new and deleted
+# binaries; and the range-diff of two such series (git log -p there runs
+# without --binary: "Binary files X and Y differ")
+B="$T/binary"
+git init -q -b main "$B"
+cd "$B"
+printf 'bin\000one' >a.bin
+printf 'bin\000gone' >g.bin
+/usr/bin/python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)) * 8)' >big.bin
+echo t >t.txt
+commit "binary base"
+git tag bbase
+printf 'bin\000two' >a.bin
+printf 'bin\000new!' >n.bin
+git rm -q g.bin
+echo u >>t.txt
+commit "binary: edit, create, delete"
+git mv a.bin r.bin
+commit "binary: rename unchanged"
+git mv big.bin big2.bin
+printf 'tail\000' >>big2.bin
+commit "binary: rename with an edit"
+check "binary shapes" bbase
+check "binary shapes, cover letter" --cover-letter bbase
+# without --binary: "Binary files a/x and b/x differ" (/dev/null for a
+# created or deleted file), abbreviated index ids, sizes still in the stat
+check "binary shapes, --no-binary" --no-binary bbase
+check "binary shapes, --no-binary and cover letter" --no-binary --cover-letter bbase
+grep -q '^Binary files /dev/null and b/n.bin differ$' "$T"/git/*.patch ||
+	{ echo "FAIL no created binary in git's --no-binary output"; fail=1; }
+check "binary shapes, --no-binary then --binary" --no-binary --binary bbase
+git checkout -q -b bv2 bbase
+printf 'bin\000three' >a.bin
+printf 'bin\000newer' >n.bin
+git rm -q g.bin
+commit "binary: edit, create, delete"
+git mv a.bin r.bin
+commit "binary: rename unchanged"
+for f in 60 300; do
+	git range-diff --no-color --creation-factor=$f bbase..main bbase..bv2 >"$T/rd.git"
+	"$PATCHRELAY" range-diff --creation-factor $f bbase..main bbase..bv2 >"$T/rd.pr"
+	if cmp -s "$T/rd.git" "$T/rd.pr"; then
+		echo "ok binary range-diff, creation factor $f"
+	else
+		echo "FAIL binary range-diff, creation factor $f"
+		diff "$T/rd.git" "$T/rd.pr" | head -20
+		fail=1
+	fi
+done
+cd "$R"
+
+# -N over merges: git walks HEAD's history by committer date, skips the
+# merges without counting them and keeps the first N others, oldest first;
+# the dates here make that order differ from a topological one
+N="$T/nmerge"
+git init -q -b main "$N"
+cd "$N"
+t=1700000000
+dated() {
+	t=$((t + $2))
+	echo "$1" >>"$1.f"
+	git add -A
+	GIT_COMMITTER_DATE="@$t +0000" GIT_AUTHOR_DATE="@$t +0000" \
+		git commit -q -m "$1"
+}
+dated root 10
+dated base 10
+git checkout -q -b side
+dated s1 10
+dated s2 10
+git checkout -q main
+dated m1 5
+dated m2 30
+git checkout -q -b side2 HEAD~1
+dated t1 1
+git checkout -q main
+t=$((t + 10))
+GIT_COMMITTER_DATE="@$t +0000" git merge -q --no-edit side side2 >/dev/null
+dated after 10
+for n in 1 2 3 4 5 6 7 9; do
+	check "-$n over an octopus merge" -$n
+done
+# the cover letter's stat: git starts it at the one commit outside the
+# series that is a parent of a series commit, and prints none when there
+# are several; a range ending at a merge has one (base), the whole history
+# has one (the merge below "after")
+nbase=$(git log --format=%H --grep='^base$')
+for n in 1 2 3 4 5 7 8; do
+	check "-$n over merges, cover letter" --cover-letter -$n
+done
+check "range ending at a merge, cover letter" --cover-letter "$nbase..HEAD~1"
+grep -q '^ 2 files changed' "$T/git/0000-cover-letter.patch" ||
+	{ echo "FAIL git shows no stat for a range ending at a merge"; fail=1; }
+check "range over a merge, cover letter" --cover-letter "$nbase..HEAD"
+git format-patch --stdout -3 | grep '^Subject' >"$T/subj"
+printf 'Subject: [PATCH 1/3] m2\nSubject: [PATCH 2/3] t1\nSubject: [PATCH 3/3] after\n' |
+	cmp -s - "$T/subj" || { echo "FAIL git's -3 order is not the date order"; fail=1; }
+cd "$R"
+
 # -C DIR, and no -o: files land in DIR, names printed bare
 cfail=$fail
 fail=0

@@ -164,6 +164,23 @@ GIT_AUTHOR_NAME="Other Person" p_foo "y += 1;"
 p_b "Body one." 10x 50x; p_e; p_d "d four"; p_mv
 check author base..v1 base..author
 
+# a first paragraph of several lines: the header joins it (oneline), the
+# commit message part keeps its lines
+p_para() {
+	echo "$1" >>e.txt
+	commit -m "e: a subject that goes on
+over $1 lines
+  and a third, indented one" -m "The body."
+}
+branch para1
+p_e; p_para two; p_foo "y += 1;"
+branch para2
+p_e; p_para other; p_foo "y += 1;"
+check para base..para1 base..para2
+check para-cf base..para1 base..para2 --creation-factor=300
+grep -q '^    -    over two lines$' "$tmp/para-cf.git" ||
+	fail "para: the paragraph's second line is not in git's diff"
+
 # usage and bad ranges
 "$PATCHRELAY" range-diff base..v1 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "one range: want exit 2"

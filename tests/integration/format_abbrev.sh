@@ -1,0 +1,164 @@
+#!/bin/sh
+# Index-line abbreviation against git format-patch: git picks the length
+# from the number of packed objects (7 digits below 2^14 = 16384, 8 from
+# there on), respects a numeric core.abbrev and lengthens an ambiguous
+# prefix.  patchrelay range-diff's id column follows the same rule.
+set -eu
+
+: "${PATCHRELAY:?}"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+
+export GIT_AUTHOR_DATE="2026-12-03 12:00:00 +0100"
+export GIT_COMMITTER_DATE="2026-12-03 12:00:00 +0100"
+export GIT_CONFIG_NOSYSTEM=1 HOME="$T"
+export GIT_AUTHOR_NAME="A U Thor" GIT_AUTHOR_EMAIL="author@example.org"
+export GIT_COMMITTER_NAME="C O Mitter" GIT_COMMITTER_EMAIL="c@example.org"
+
+# fast-import a pack of $2 blobs, a tree and a commit on refs/heads/$1
+blobs() {
+	/usr/bin/python3 - "$1" "$2" <<'PY' | git fast-import --quiet
+import sys
+ref, n = sys.argv[1], int(sys.argv[2])
+o = sys.stdout
+for i in range(n):
+    s = "%s blob %d\n" % (ref, i)
+    o.write("blob\nmark :%d\ndata %d\n%s" % (i + 1, len(s), s))
+o.write("commit refs/heads/%s\nmark :%d\n"
+        "committer C O Mitter <c@example.org> 1700000000 +0000\n"
+        "data 5\nbulk\nM 100644 :1 bulk-%s\n\n" % (ref, n + 1, ref))
+PY
+}
+
+# format-patch and patchrelay format agree byte for byte
+check() {
+	name=$1
+	shift
+	rm -rf "$T/git" "$T/pr"
+	git format-patch -q -o "$T/git" "$@"
+	"$PATCHRELAY" format -o "$T/pr" "$@" >/dev/null
+	if diff -r "$T/git" "$T/pr" >"$T/diff"; then
+		echo "ok $name"
+	else
+		echo "FAIL $name"
+		head -20 "$T/diff"
+		fail=1
+	fi
+}
+
+# the longest index id git wrote, but the full ids of binary patches
+widest() {
+	sed -n 's/^index \([0-9a-f]*\)\.\.\([0-9a-f]*\).*/\1\n\2/p' \
+		"$T"/git/*.patch | awk 'length($0) != 40 &&
+		length($0) > m { m = length($0) } END { print m }'
+}
+
+R="$T/repo"
+git init -q -b main "$R"
+cd "$R"
+# 16381 blobs + tree + commit: 16383 packed objects, one short of 2^14
+blobs main 16381
+git reset -q --hard main
+for i in 1 2 3 4 5 6; do
+	seq 1 $((i * 7)) >"f$i.txt"
+	git add -A
+	git commit -q -m "f$i: add"
+done
+printf '\000bin\001' >blob.bin
+echo more >>f1.txt
+git add -A
+git commit -q -m "a binary and an edit"
+git rm -q f2.txt
+git commit -q -m "f2: delete"
+
+[ "$(git rev-parse --short HEAD | wc -c)" = 8 ] ||
+	{ echo "FAIL setup: git does not use 7 digits at 16383 objects"; fail=1; }
+check "16383 packed objects: 7 digits" -8
+[ "$(widest)" = 7 ] || { echo "FAIL 7 digits expected"; fail=1; }
+
+# one more pack (fast-import unpacks fewer than 100 objects): from 2^14
+# packed objects on git uses 8 digits, and loose
+# objects do not count
+blobs more 200
+[ "$(git rev-parse --short HEAD | wc -c)" = 9 ] ||
+	{ echo "FAIL setup: git does not use 8 digits at 16585 objects"; fail=1; }
+check "16585 packed objects: 8 digits" -8
+check "8 digits, cover letter and base" --cover-letter --base=HEAD~8 -8
+[ "$(widest)" = 8 ] || { echo "FAIL 8 digits expected"; fail=1; }
+
+# a numeric core.abbrev wins over the count
+git config core.abbrev 12
+check "core.abbrev 12" -8
+[ "$(widest)" = 12 ] || { echo "FAIL 12 digits expected"; fail=1; }
+
+# with 4 digits among 16,000 objects some prefixes are shared: git
+# lengthens those ids
+git config core.abbrev 4
+check "core.abbrev 4, ambiguous prefixes lengthened" -8
+w=$(widest)
+[ "$w" -gt 4 ] || { echo "FAIL no ambiguous id lengthened ($w)"; fail=1; }
+git config core.abbrev auto
+check "core.abbrev auto" -3
+git config core.abbrev no
+check "core.abbrev no" -3
+git config core.abbrev 3
+if "$PATCHRELAY" format -o "$T/bad" -1 >/dev/null 2>&1; then
+	echo "FAIL core.abbrev 3 accepted (git refuses it)"
+	fail=1
+fi
+git config --unset core.abbrev
+
+# alternates count: a --shared clone (no pack of its own) gets 8 digits
+git clone -q --shared "$R" "$T/shared" 2>/dev/null
+cd "$T/shared"
+git checkout -q -b topic origin/main
+echo clone >>f1.txt
+git commit -q -am "f1: in the clone"
+check "objects of alternates: 8 digits" -1
+[ "$(widest)" = 8 ] || { echo "FAIL 8 digits expected"; fail=1; }
+
+# a multi-pack index: git 2.39 counts its entries plus those of the packs
+# it opened through it (format-patch has read the pack here): 10,002
+# objects give 7 digits, 8 once the index is written
+M="$T/midx"
+git init -q -b main "$M"
+cd "$M"
+blobs main 10000
+git reset -q --hard main
+echo y >y.txt
+git add y.txt
+git commit -q -m "y: add"
+check "10,002 packed objects: 7 digits" -1
+[ "$(widest)" = 7 ] || { echo "FAIL 7 digits expected"; fail=1; }
+git multi-pack-index write
+check "10,002 objects under a multi-pack index: 8 digits" -1
+[ "$(widest)" = 8 ] || { echo "FAIL 8 digits expected"; fail=1; }
+cd "$R"
+
+# range-diff: the id column uses the same length
+git checkout -q -b v2 HEAD~3
+echo changed >>f1.txt
+git commit -q -am "f1: change"
+git commit -q --allow-empty -m "empty one"
+git range-diff --no-color main~5..main HEAD~2..HEAD >"$T/rd.git"
+"$PATCHRELAY" range-diff main~5..main HEAD~2..HEAD >"$T/rd.pr" || true
+if cmp -s "$T/rd.git" "$T/rd.pr"; then
+	echo "ok range-diff, 8-digit ids"
+else
+	echo "FAIL range-diff, 8-digit ids"
+	diff "$T/rd.git" "$T/rd.pr" | head -20
+	fail=1
+fi
+git config core.abbrev 4
+git range-diff --no-color main~5..main HEAD~2..HEAD >"$T/rd.git"
+"$PATCHRELAY" range-diff main~5..main HEAD~2..HEAD >"$T/rd.pr" || true
+if cmp -s "$T/rd.git" "$T/rd.pr"; then
+	echo "ok range-diff, core.abbrev 4"
+else
+	echo "FAIL range-diff, core.abbrev 4"
+	diff "$T/rd.git" "$T/rd.pr" | head -20
+	fail=1
+fi
+
+exit $fail
