@@ -22,18 +22,6 @@ static const struct command commands[] = {
 	{ "status", cmd_status, "show series, versions and deliveries" },
 };
 
-void pr_cli_error(const char *what)
-{
-	const char *msg = pr_error_message();
-
-	if (what && *what)
-		fprintf(stderr, "patchrelay: error: %s%s%s\n", what,
-			*msg ? ": " : "", msg);
-	else
-		fprintf(stderr, "patchrelay: error: %s\n",
-			*msg ? msg : "unknown error");
-}
-
 static void usage(FILE *out)
 {
 	size_t i;
