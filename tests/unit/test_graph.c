@@ -29,8 +29,8 @@ static const struct pr_connector_type fb_type = {
 };
 
 static const struct pr_connector_type *const connectors[] = {
-	&fb_type, &pr_connector_git, &pr_connector_maildir, &pr_connector_mbox,
-	&pr_connector_smtp, NULL,
+	&fb_type,	    &pr_connector_git,	&pr_connector_maildir,
+	&pr_connector_mbox, &pr_connector_smtp, NULL,
 };
 static const struct pr_plugin_type *const plugins[] = {
 	&pr_plugin_size_limit,
