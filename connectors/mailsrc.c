@@ -282,7 +282,7 @@ struct emitter {
 	struct pr_assembly a;
 	struct pr_patch **patches; /* the mails given to the assembly */
 	size_t nr_patches;
-	char **keys; /* per series of the assembly */
+	const char **keys; /* per series of the assembly, borrowed */
 	pr_event_fn emit;
 	void *payload;
 	struct pr_event pending; /* held back so the last one gets the cursor */
@@ -432,6 +432,23 @@ static struct pr_series *new_series(const struct emitter *e, const char *key,
 	return s;
 }
 
+/*
+ * A series' key: the root of the thread its first mail is in (the first of
+ * its References, else its In-Reply-To, else its own Message-ID), so that
+ * a v2 threaded into v1 and the replies to either get v1's key also when a
+ * later poll no longer reads v1.
+ */
+static const char *thread_root(const struct pr_patch *p)
+{
+	if (!p)
+		return "";
+	if (p->nr_references && p->references[0][0])
+		return p->references[0];
+	if (p->in_reply_to && p->in_reply_to[0])
+		return p->in_reply_to;
+	return p->message_id ? p->message_id : "";
+}
+
 static int emit_version(struct emitter *e, size_t si, size_t vi)
 {
 	const struct pr_asm_version *av = &e->a.series[si].versions[vi];
@@ -440,7 +457,9 @@ static int emit_version(struct emitter *e, size_t si, size_t vi)
 	size_t i;
 
 	memset(&ev, 0, sizeof(ev));
-	ev.kind = vi == 0 ? PR_EVENT_SERIES : PR_EVENT_VERSION;
+	/* a v2 whose v1 an earlier poll emitted is a version too */
+	ev.kind = vi == 0 && av->number <= 1 ? PR_EVENT_SERIES
+					     : PR_EVENT_VERSION;
 	ev.series = new_series(e, e->keys[si], first_mail(av));
 	if (av->cover) {
 		v->cover = pr_calloc(1, sizeof(*v->cover));
@@ -537,7 +556,7 @@ static int emit_comment(struct emitter *e, struct pr_patch *r)
 		lone.patches = &answered;
 		lone.nr = 1;
 		av = &lone;
-		key = r->nr_references ? r->references[0] : irt;
+		key = thread_root(r);
 	}
 	got = pr_calloc(av->nr + 1, sizeof(*got));
 	if ((err = pr_am_collect(got, av, &r, 1, &ao)))
@@ -662,7 +681,7 @@ int pr_mailsrc_emit(const struct pr_mailsrc_batch *b,
 				? first_mail(&e.a.series[i].versions[0])
 				: NULL;
 
-		e.keys[i] = f && f->message_id ? f->message_id : "";
+		e.keys[i] = thread_root(f);
 	}
 	for (i = 0; i < e.a.nr; i++) {
 		for (j = 0; j < e.a.series[i].nr; j++) {
@@ -719,7 +738,7 @@ done:
 		pr_patch_free(e.mails[i].p);
 	free(e.mails);
 	free(e.patches);
-	free(e.keys);
+	free((void *)e.keys);
 	pr_assemble_release(&e.a);
 	pr_buf_release(&cur);
 	return err;

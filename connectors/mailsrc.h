@@ -26,11 +26,13 @@
  *   re-read, and a poll that failed (no cursor stored) is repeated whole.
  * - A version is emitted when complete, or, incomplete, once `wait` has
  *   passed since its newest mail's Date (its arrival when it has no Date).
- * - The series key is the Message-ID of the cover letter of the series'
- *   first version in the batch, else of its first patch.  A reply answers
- *   the nearest patch or cover letter of its thread (core/am.h); a reply
- *   whose series is not in the batch is keyed by the first Message-ID of
- *   its References (the thread root), else its In-Reply-To.
+ * - The series key is the thread root (the first Message-ID of its
+ *   References, else its In-Reply-To, else its own Message-ID) of the cover
+ *   letter of the series' first version in the batch, else of its first
+ *   patch, so that v2 threaded into v1 keeps v1's key when a later poll
+ *   reads only v2.  A reply answers the nearest patch or cover letter of
+ *   its thread (core/am.h); a reply whose series is not in the batch is
+ *   keyed by its own thread root.
  * - A COMMENT event's series holds one version (the number of the one
  *   answered) of stubs: for each patch the reply gives trailers to (every
  *   patch for a reply to the cover letter, b4's rule), its message_id,
@@ -91,8 +93,8 @@ struct pr_mailsrc_opts {
 /*
  * Group the batch (in position order) and emit its events: for each
  * series, the versions to emit (PR_EVENT_SERIES for the series' first
- * version in the batch, PR_EVENT_VERSION after), then a PR_EVENT_COMMENT
- * per new reply.  `prev` is the cursor the batch was read from (NULL: the
+ * version in the batch when it is v1, PR_EVENT_VERSION for the others),
+ * then a PR_EVENT_COMMENT per new reply.  `prev` is the cursor the batch was read from (NULL: the
  * beginning).  A message that does not parse is logged and skipped.
  * Returns 0, a negative PR_E*, or what emit returned when non-zero.
  */
