@@ -17,9 +17,14 @@ struct pr_mbox_ctx {
 	char *path;
 };
 
-/* maildir sink. */
+/*
+ * maildir sink and source; the source's wait (milliseconds) and trusted
+ * senders are connectors/mailsrc.h's.
+ */
 struct pr_maildir_ctx {
 	char *path;
+	int64_t wait;
+	struct pr_strlist trusted;
 };
 
 /* git source and sink; cover_letter is "auto", "always" or "never". */

@@ -4,10 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "connectors.h"
 #include "delivery.h"
+#include "mailsrc.h"
+#include "mbox.h"
 
 /*
  * The maildir sink: writes each mail, exactly as the core rendered it, into
@@ -20,6 +23,11 @@
  * flags appended) and write nothing.  The write goes to tmp/ first, is
  * fsync'ed and renamed into new/, so a reader never sees a partial mail
  * and a crash leaves at most a stale tmp/ file that the retry overwrites.
+ *
+ * The maildir source reads the messages of PATH/new and PATH/cur (a reader
+ * moving one from new/ to cur/ keeps its name before ':'), each at the
+ * position "<mtime>.<name>" (connectors/mailsrc.h), and never moves or
+ * flags them: the cursor says what was seen.
  */
 
 static int make_dir(const char *path)
@@ -198,19 +206,145 @@ done:
 	return err;
 }
 
+/* mbox_split's callback: the one message of a file, CRs dropped. */
+struct one_file {
+	struct pr_mailsrc_batch *batch;
+	const char *pos;
+	int64_t arrival;
+};
+
+static int add_message(const char *data, size_t len,
+		       const struct pr_mbox_where *w, void *payload)
+{
+	struct one_file *f = payload;
+
+	PR_UNUSED(w);
+	pr_mailsrc_batch_add(f->batch, f->pos, data, len, f->arrival);
+	return 0;
+}
+
+/* Add the messages of PATH/sub at or after `low` to the batch. */
+static int read_folder(struct pr_mailsrc_batch *batch, const char *path,
+		       const char *sub, const char *low)
+{
+	struct pr_buf dir = PR_BUF_INIT, file, pos = PR_BUF_INIT,
+		      data = PR_BUF_INIT;
+	struct pr_mbox_opts mo = { false };
+	struct dirent *de;
+	DIR *d = NULL;
+	int err = 0;
+
+	pr_buf_init(&file, 0);
+	if ((err = pr_buf_addf(&dir, "%s/%s", path, sub)))
+		goto done;
+	d = opendir(dir.ptr);
+	if (!d) {
+		/* a maildir nobody delivered to yet has no new/ or cur/ */
+		if (errno != ENOENT)
+			err = pr_error(PR_EIO, "maildir '%s': cannot read: %s",
+				       dir.ptr, strerror(errno));
+		goto done;
+	}
+	while ((de = readdir(d))) {
+		struct one_file f;
+		struct stat sb;
+		const char *colon;
+
+		if (de->d_name[0] == '.')
+			continue;
+		pr_buf_reset(&file);
+		pr_buf_reset(&pos);
+		if ((err = pr_buf_addf(&file, "%s/%s", dir.ptr, de->d_name)))
+			goto done;
+		if (stat(file.ptr, &sb) < 0 || !S_ISREG(sb.st_mode))
+			continue; /* moved away meanwhile, or not a mail */
+		colon = strchr(de->d_name, ':');
+		if ((err = pr_buf_addf(&pos, "%020lld.%.*s",
+				       (long long)sb.st_mtime,
+				       colon ? (int)(colon - de->d_name)
+					     : (int)strlen(de->d_name),
+				       de->d_name)))
+			goto done;
+		if (low && strcmp(pos.ptr, low) < 0)
+			continue;
+		pr_buf_release(&data);
+		pr_buf_init(&data, PR_LIMIT_MAIL_BYTES);
+		err = pr_buf_read_file(&data, file.ptr);
+		if (err == PR_ENOENT) {
+			err = 0;
+			continue;
+		}
+		if (err)
+			goto done;
+		f.batch = batch;
+		f.pos = pos.ptr;
+		f.arrival = (int64_t)sb.st_mtime;
+		if ((err = pr_mbox_split(data.ptr, data.len, file.ptr, &mo,
+					 add_message, &f)))
+			goto done;
+	}
+done:
+	if (d)
+		closedir(d);
+	pr_buf_release(&dir);
+	pr_buf_release(&file);
+	pr_buf_release(&pos);
+	pr_buf_release(&data);
+	return err;
+}
+
+static int maildir_poll(struct pr_instance *inst, const char *cursor,
+			pr_event_fn emit, void *payload)
+{
+	const struct pr_maildir_ctx *ctx = inst->ctx;
+	struct pr_mailsrc_cursor prev;
+	struct pr_mailsrc_batch batch = { NULL, 0, 0 };
+	struct pr_mailsrc_opts o;
+	struct stat sb;
+	int err = 0;
+
+	memset(&prev, 0, sizeof(prev));
+	if (cursor && (err = pr_mailsrc_cursor_parse(&prev, cursor)))
+		goto done;
+	if (stat(ctx->path, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+		err = pr_error(PR_ENOENT, "maildir '%s': not a directory",
+			       ctx->path);
+		goto done;
+	}
+	if ((err = read_folder(&batch, ctx->path, "new", prev.low)) ||
+	    (err = read_folder(&batch, ctx->path, "cur", prev.low)))
+		goto done;
+	o.origin = inst->name;
+	o.prefix = inst->prefix;
+	o.wait_ms = ctx->wait;
+	o.trusted = &ctx->trusted;
+	o.now = (int64_t)time(NULL);
+	o.epoch = "";
+	err = pr_mailsrc_emit(&batch, cursor ? &prev : NULL, &o, emit, payload);
+done:
+	if (err < 0)
+		err = pr_error_wrap(err, "source '%s'", inst->name);
+	pr_mailsrc_cursor_release(&prev);
+	pr_mailsrc_batch_release(&batch);
+	return err;
+}
+
 static const struct pr_option maildir_options[] = {
 	{ "path", PR_OPT_PATH, NULL,
-	  "the maildir to write to (cur/, new/ and tmp/ are created)",
+	  "sink: the maildir to write to (cur/, new/ and tmp/ are created); "
+	  "source: the maildir to read",
 	  offsetof(struct pr_maildir_ctx, path), true, NULL },
+	PR_MAILSRC_OPTIONS(struct pr_maildir_ctx),
 	PR_OPTIONS_END,
 };
 
 const struct pr_connector_type pr_connector_maildir = {
 	.abi = PR_ABI_VERSION,
 	.name = "maildir",
-	.summary = "a maildir sink",
-	.caps = PR_CAP_SINK,
+	.summary = "a maildir: mails as a sink, a list's traffic as a source",
+	.caps = PR_CAP_SOURCE | PR_CAP_SINK,
 	.options = maildir_options,
 	.ctx_size = sizeof(struct pr_maildir_ctx),
+	.poll = maildir_poll,
 	.deliver = maildir_deliver,
 };

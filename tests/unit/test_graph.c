@@ -29,14 +29,14 @@ static const struct pr_connector_type fb_type = {
 };
 
 static const struct pr_connector_type *const connectors[] = {
-	&fb_type, &pr_connector_git, &pr_connector_maildir, &pr_connector_mbox,
-	NULL,
+	&fb_type,	    &pr_connector_git,	&pr_connector_maildir,
+	&pr_connector_mbox, &pr_connector_smtp, NULL,
 };
 static const struct pr_plugin_type *const plugins[] = {
 	&pr_plugin_size_limit,
 	NULL,
 };
-static const struct pr_registry reg = { connectors, 4, plugins, 1 };
+static const struct pr_registry reg = { connectors, 5, plugins, 1 };
 
 static char tmpdir[64];
 
@@ -231,8 +231,11 @@ static void test_errors(void **state)
 		   "net.conf: source.x.type: unknown connector type 'github'");
 	expect_one(true, "[check \"x\"]\n\ttype = mbox\n",
 		   "net.conf: check.x.type: unknown plugin type 'mbox'");
-	expect_one(true, "[source \"x\"]\n\ttype = maildir\n\tpath = p\n",
-		   "net.conf: source.x.type: connector 'maildir' cannot be a "
+	/* maildir is a source too (the sources piece): smtp is not */
+	expect_one(true,
+		   "[source \"x\"]\n\ttype = smtp\n\turl = smtp://h\n"
+		   "\tfrom = a@b\n",
+		   "net.conf: source.x.type: connector 'smtp' cannot be a "
 		   "source");
 	expect_one(true, "[route \"r\"]\n\tfrom = gh\n\tto = netdv\n",
 		   "net.conf: route.r.to: unknown sink 'netdv'");

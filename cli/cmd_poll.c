@@ -1,0 +1,329 @@
+#include "pr.h"
+#include "commands.h"
+#include "cfg.h"
+#include "graph.h"
+
+#include <jansson.h>
+
+/*
+ * patchrelay poll -c FILE SOURCE [--json] [--cursor TEXT]: poll one source
+ * once, from the beginning or from a cursor it printed before, and print
+ * what it emits without storing anything, so that sources can be compared.
+ * The JSON has "events" in order, "series" (by key, each version with its
+ * total, completeness, cover and patches, and for each patch the trailers
+ * the comments of this poll gave it), "comments" and the last "cursor".
+ */
+
+struct poll_ctx {
+	bool json;
+	json_t *events, *series, *comments;
+	char *cursor;
+};
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: patchrelay poll -c FILE SOURCE [--json] "
+			"[--cursor TEXT]\n");
+}
+
+static json_t *str(const char *s)
+{
+	json_t *j = json_string(s ? s : "");
+
+	return j ? j : json_string("");
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? str(s) : json_null();
+}
+
+/* The n/N total of a version, and whether 1..N are all there. */
+static int version_total(const struct pr_version *v, bool *complete)
+{
+	int total = 0;
+	size_t i;
+	int k;
+
+	for (i = 0; i < v->nr; i++)
+		if (v->patches[i]->prefix.total > total)
+			total = v->patches[i]->prefix.total;
+	if (!total && v->nr)
+		total = 1; /* a lone [PATCH] */
+	*complete = total > 0;
+	for (k = 1; k <= total && *complete; k++) {
+		bool found = false;
+
+		for (i = 0; i < v->nr && !found; i++)
+			found = (v->patches[i]->prefix.total
+					 ? v->patches[i]->prefix.index
+					 : 1) == k;
+		*complete = found;
+	}
+	return total;
+}
+
+static json_t *trailer_text(const struct pr_trailer *t)
+{
+	struct pr_buf b = PR_BUF_INIT;
+	json_t *j;
+
+	pr_buf_addf(&b, "%s: %s", t->key, t->value);
+	j = str(b.ptr);
+	pr_buf_release(&b);
+	return j;
+}
+
+static void add_version(struct poll_ctx *c, const struct pr_event *ev,
+			const struct pr_version *v)
+{
+	json_t *e = json_object(), *mids = json_array(), *sv = json_object(),
+	       *patches = json_array(), *s, *versions;
+	const char *key = ev->series->origin_key;
+	bool complete;
+	int total = version_total(v, &complete);
+	size_t i;
+
+	for (i = 0; i < v->nr; i++) {
+		json_t *p = json_object();
+
+		json_array_append_new(mids, str(v->patches[i]->message_id));
+		json_object_set_new(p, "message_id",
+				    str(v->patches[i]->message_id));
+		json_object_set_new(p, "subject", str(v->patches[i]->subject));
+		json_object_set_new(p, "trailers", json_array());
+		json_array_append_new(patches, p);
+	}
+	json_object_set_new(e, "kind",
+			    str(ev->kind == PR_EVENT_SERIES ? "series"
+							    : "version"));
+	json_object_set_new(e, "series", str(key));
+	json_object_set_new(e, "version", json_integer(v->number));
+	json_object_set_new(e, "patches", mids);
+	json_array_append_new(c->events, e);
+
+	json_object_set_new(sv, "version", json_integer(v->number));
+	json_object_set_new(sv, "total", json_integer(total));
+	json_object_set_new(sv, "complete", json_boolean(complete));
+	json_object_set_new(sv, "cover",
+			    str_or_null(v->cover ? v->cover->message_id
+						 : NULL));
+	json_object_set_new(sv, "patches", patches);
+	s = json_object_get(c->series, key);
+	if (!s) {
+		s = json_object();
+		json_object_set_new(s, "submitter",
+				    str(ev->series->submitter.email));
+		json_object_set_new(s, "versions", json_array());
+		json_object_set_new(c->series, key, s);
+	}
+	versions = json_object_get(s, "versions");
+	/* a version emitted again (now complete) replaces the earlier one */
+	for (i = 0; i < json_array_size(versions); i++) {
+		json_t *o = json_array_get(versions, i);
+
+		if (json_integer_value(json_object_get(o, "version")) ==
+		    v->number) {
+			json_array_set_new(versions, i, sv);
+			return;
+		}
+	}
+	json_array_append_new(versions, sv);
+}
+
+/* The trailers list of patch `mid` in version `number` of series `key`. */
+static json_t *patch_trailers(struct poll_ctx *c, const char *key, int number,
+			      const char *mid)
+{
+	json_t *versions =
+		json_object_get(json_object_get(c->series, key), "versions");
+	size_t i, j;
+
+	for (i = 0; i < json_array_size(versions); i++) {
+		json_t *v = json_array_get(versions, i), *ps;
+
+		if (json_integer_value(json_object_get(v, "version")) != number)
+			continue;
+		ps = json_object_get(v, "patches");
+		for (j = 0; j < json_array_size(ps); j++) {
+			json_t *p = json_array_get(ps, j);
+
+			if (!strcmp(json_string_value(
+					    json_object_get(p, "message_id")),
+				    mid ? mid : ""))
+				return json_object_get(p, "trailers");
+		}
+	}
+	return NULL;
+}
+
+static void add_comment(struct poll_ctx *c, const struct pr_event *ev)
+{
+	const struct pr_version *v = pr_series_latest(ev->series);
+	json_t *e = json_object(), *answers = json_array(),
+	       *trailers = json_array();
+	size_t i, j;
+
+	for (i = 0; v && i < v->nr; i++) {
+		const struct pr_patch *p = v->patches[i];
+		json_t *into = patch_trailers(c, ev->series->origin_key,
+					      v->number, p->message_id);
+
+		json_array_append_new(answers, str(p->message_id));
+		for (j = 0; into && j < p->trailers.nr; j++)
+			json_array_append_new(
+				into, trailer_text(&p->trailers.items[j]));
+	}
+	for (i = 0; i < ev->trailers.nr; i++)
+		json_array_append_new(trailers,
+				      trailer_text(&ev->trailers.items[i]));
+	json_object_set_new(e, "kind", str("comment"));
+	json_object_set_new(e, "series", str(ev->series->origin_key));
+	json_object_set_new(e, "version", json_integer(v ? v->number : 0));
+	json_object_set_new(e, "from", str(ev->author.email));
+	json_object_set_new(e, "answers", answers);
+	json_object_set_new(e, "trailers", trailers);
+	json_array_append(c->events, e);
+	json_array_append_new(c->comments, e);
+}
+
+static void print_text(const struct pr_event *ev, const struct pr_version *v)
+{
+	size_t i, j;
+
+	if (ev->kind == PR_EVENT_COMMENT) {
+		printf("comment %s v%d from %s\n", ev->series->origin_key,
+		       v ? v->number : 0, ev->author.email);
+		for (i = 0; v && i < v->nr; i++)
+			for (j = 0; j < v->patches[i]->trailers.nr; j++)
+				printf("\t%s\t%s: %s\n",
+				       v->patches[i]->message_id,
+				       v->patches[i]->trailers.items[j].key,
+				       v->patches[i]->trailers.items[j].value);
+		return;
+	}
+	if (v) {
+		bool complete;
+		int total = version_total(v, &complete);
+
+		printf("%s %s v%d %zu/%d%s\n",
+		       ev->kind == PR_EVENT_SERIES ? "series" : "version",
+		       ev->series->origin_key, v->number, v->nr, total,
+		       complete ? " complete" : " incomplete");
+		if (v->cover)
+			printf("\tcover\t%s\n", v->cover->message_id);
+		for (i = 0; i < v->nr; i++)
+			printf("\t%d\t%s\n", v->patches[i]->prefix.index,
+			       v->patches[i]->message_id);
+	}
+}
+
+static int on_event(const struct pr_event *ev, void *payload)
+{
+	struct poll_ctx *c = payload;
+	const struct pr_version *v = ev->series ? pr_series_latest(ev->series)
+						: NULL;
+
+	if (ev->cursor) {
+		free(c->cursor);
+		c->cursor = pr_strdup(ev->cursor);
+	}
+	if (!c->json) {
+		print_text(ev, v);
+		return 0;
+	}
+	if ((ev->kind == PR_EVENT_SERIES || ev->kind == PR_EVENT_VERSION) && v)
+		add_version(c, ev, v);
+	else if (ev->kind == PR_EVENT_COMMENT)
+		add_comment(c, ev);
+	return 0;
+}
+
+int cmd_poll(int argc, char **argv)
+{
+	struct poll_ctx c = { false, NULL, NULL, NULL, NULL };
+	struct pr_strlist problems = { 0 };
+	struct pr_graph *g = NULL;
+	const struct pr_graph_node *n;
+	const char *file = NULL, *name = NULL, *cursor = NULL;
+	int i, err, ret = PR_EXIT_OK;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			c.json = true;
+		} else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
+			file = argv[++i];
+		} else if (!strcmp(argv[i], "--cursor") && i + 1 < argc) {
+			cursor = argv[++i];
+		} else if (argv[i][0] != '-' && !name) {
+			name = argv[i];
+		} else {
+			usage();
+			return PR_EXIT_USAGE;
+		}
+	}
+	if (!file || !name) {
+		usage();
+		return PR_EXIT_USAGE;
+	}
+	if (pr_graph_load(&g, file, pr_builtin_registry(), &problems) < 0) {
+		for (i = 0; (size_t)i < problems.nr; i++)
+			fprintf(stderr, "patchrelay: error: %s\n",
+				problems.items[i]);
+		pr_cli_error(NULL);
+		ret = PR_EXIT_USAGE;
+		goto done;
+	}
+	n = pr_graph_node(g, "source", name);
+	if (!n || !n->connector || !n->connector->poll) {
+		fprintf(stderr,
+			"patchrelay: error: %s: no source '%s' that "
+			"can be polled\n",
+			file, name);
+		ret = PR_EXIT_USAGE;
+		goto done;
+	}
+	if (n->connector->open &&
+	    n->connector->open((struct pr_instance *)&n->inst) < 0) {
+		pr_cli_error(name);
+		ret = PR_EXIT_USAGE;
+		goto done;
+	}
+	c.events = json_array();
+	c.series = json_object();
+	c.comments = json_array();
+	err = n->connector->poll((struct pr_instance *)&n->inst, cursor,
+				 on_event, &c);
+	if (n->connector->close)
+		n->connector->close((struct pr_instance *)&n->inst);
+	if (err < 0) {
+		pr_cli_error(NULL);
+		ret = PR_EXIT_RUNTIME;
+		goto done;
+	}
+	if (c.json) {
+		json_t *root = json_object();
+		char *s;
+
+		json_object_set_new(root, "source", str(name));
+		json_object_set(root, "events", c.events);
+		json_object_set(root, "series", c.series);
+		json_object_set(root, "comments", c.comments);
+		json_object_set_new(root, "cursor", str_or_null(c.cursor));
+		s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
+		if (s)
+			printf("%s\n", s);
+		free(s);
+		json_decref(root);
+	} else if (c.cursor) {
+		printf("cursor %s\n", c.cursor);
+	}
+done:
+	json_decref(c.events);
+	json_decref(c.series);
+	json_decref(c.comments);
+	free(c.cursor);
+	pr_strlist_release(&problems);
+	pr_graph_free(g);
+	return ret;
+}

@@ -1,0 +1,745 @@
+#include "pr.h"
+
+#include <ctype.h>
+
+#include "am.h"
+#include "assemble.h"
+#include "mailinfo.h"
+#include "mailsrc.h"
+#include "subject.h"
+
+void pr_mailsrc_batch_add(struct pr_mailsrc_batch *b, const char *pos,
+			  const char *data, size_t len, int64_t arrival)
+{
+	struct pr_mailsrc_msg *m;
+
+	PR_ALLOC_GROW(b->v, b->nr + 1, b->alloc);
+	m = &b->v[b->nr++];
+	m->pos = pr_strdup(pos);
+	m->data = pr_memdup(data, len);
+	m->len = len;
+	m->arrival = arrival;
+}
+
+void pr_mailsrc_batch_release(struct pr_mailsrc_batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr; i++) {
+		free(b->v[i].pos);
+		free(b->v[i].data);
+	}
+	free(b->v);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- cursor ---- */
+
+static bool plain_byte(unsigned char c)
+{
+	return isalnum(c) || c == '.' || c == '_' || c == '@' || c == '+' ||
+	       c == '-';
+}
+
+static int add_value(struct pr_buf *out, const char *key, const char *v)
+{
+	const unsigned char *p = (const unsigned char *)v;
+	int err = pr_buf_addf(out, " %s=", key);
+
+	if (!err && !v)
+		return pr_buf_addch(out, '-');
+	/* "-" alone means NULL, so a value "-" is written %2D */
+	if (!err && !strcmp(v, "-"))
+		return pr_buf_adds(out, "%2D");
+	for (; !err && *p; p++)
+		err = plain_byte(*p) ? pr_buf_addch(out, *p)
+				     : pr_buf_addf(out, "%%%02X", *p);
+	return err;
+}
+
+int pr_mailsrc_cursor_format(struct pr_buf *out,
+			     const struct pr_mailsrc_cursor *c)
+{
+	int err = pr_buf_adds(out, "mailsrc1");
+
+	if (!err)
+		err = add_value(out, "epoch", c->epoch ? c->epoch : "");
+	if (!err)
+		err = add_value(out, "low", c->low);
+	if (!err)
+		err = add_value(out, "high", c->high);
+	if (!err)
+		err = pr_buf_addf(out, " time=%lld", (long long)c->time);
+	return err;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Read " key=value" at *p into *out (NULL for "-"); false when malformed. */
+static bool read_value(char **out, const char **p, const char *key)
+{
+	struct pr_buf v = PR_BUF_INIT;
+	size_t n = strlen(key);
+	const char *s = *p;
+
+	if (*s != ' ' || strncmp(s + 1, key, n) || s[1 + n] != '=')
+		return false;
+	s += n + 2;
+	if (*s == '-' && (s[1] == ' ' || !s[1])) {
+		*out = NULL;
+		*p = s + 1;
+		return true;
+	}
+	for (; *s && *s != ' '; s++) {
+		if (*s == '%') {
+			int hi = hexval(s[1]), lo = hi < 0 ? -1 : hexval(s[2]);
+
+			if (lo < 0)
+				goto bad;
+			pr_buf_addch(&v, hi * 16 + lo);
+			s += 2;
+		} else if (plain_byte((unsigned char)*s)) {
+			pr_buf_addch(&v, *s);
+		} else {
+			goto bad;
+		}
+	}
+	if (memchr(v.ptr, '\0', v.len))
+		goto bad;
+	*out = pr_buf_detach(&v, NULL);
+	*p = s;
+	return true;
+bad:
+	pr_buf_release(&v);
+	return false;
+}
+
+int pr_mailsrc_cursor_parse(struct pr_mailsrc_cursor *out, const char *text)
+{
+	const char *p = text;
+	char *end;
+	long long t;
+
+	memset(out, 0, sizeof(*out));
+	if (strncmp(p, "mailsrc1", 8))
+		goto bad;
+	p += 8;
+	if (!read_value(&out->epoch, &p, "epoch") ||
+	    !read_value(&out->low, &p, "low") ||
+	    !read_value(&out->high, &p, "high") || strncmp(p, " time=", 6))
+		goto bad;
+	p += 6;
+	if (!isdigit((unsigned char)*p))
+		goto bad;
+	t = strtoll(p, &end, 10);
+	if (*end || t < 0 || t == INT64_MAX)
+		goto bad;
+	out->time = t;
+	if (!out->epoch)
+		out->epoch = pr_strdup("");
+	return 0;
+bad:
+	pr_mailsrc_cursor_release(out);
+	return pr_error(PR_EPARSE, "cursor '%.200s': not a mail source cursor",
+			text);
+}
+
+void pr_mailsrc_cursor_release(struct pr_mailsrc_cursor *c)
+{
+	free(c->epoch);
+	free(c->low);
+	free(c->high);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- dates ---- */
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian), Hinnant's formula. */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* A number of 1..max digits at *s. */
+static bool read_num(long *out, const char **s, int max)
+{
+	const char *p = *s;
+	long v = 0;
+	int n = 0;
+
+	while (isdigit((unsigned char)*p) && n < max) {
+		v = v * 10 + (*p++ - '0');
+		n++;
+	}
+	if (!n || isdigit((unsigned char)*p))
+		return false;
+	*out = v;
+	*s = p;
+	return true;
+}
+
+int pr_mailsrc_parse_date(int64_t *out, const char *s)
+{
+	static const char *const months[] = { "jan", "feb", "mar", "apr",
+					      "may", "jun", "jul", "aug",
+					      "sep", "oct", "nov", "dec" };
+	const char *p = skip_ws(s ? s : "");
+	long day, year, hh, mm, ss = 0, zone = 0;
+	int mon = -1, i, sign = 1;
+
+	/* an optional day name and comma */
+	if (isalpha((unsigned char)*p)) {
+		while (isalpha((unsigned char)*p))
+			p++;
+		if (*p == ',')
+			p++;
+		p = skip_ws(p);
+	}
+	if (!read_num(&day, &p, 2))
+		goto bad;
+	p = skip_ws(p);
+	for (i = 0; i < 12; i++)
+		if (!strncasecmp(p, months[i], 3))
+			mon = i + 1;
+	if (mon < 0)
+		goto bad;
+	while (isalpha((unsigned char)*p))
+		p++;
+	p = skip_ws(p);
+	if (!read_num(&year, &p, 4))
+		goto bad;
+	if (year < 50)
+		year += 2000;
+	else if (year < 1000)
+		year += 1900;
+	p = skip_ws(p);
+	if (!read_num(&hh, &p, 2) || *p++ != ':' || !read_num(&mm, &p, 2))
+		goto bad;
+	if (*p == ':') {
+		p++;
+		if (!read_num(&ss, &p, 2))
+			goto bad;
+	}
+	p = skip_ws(p);
+	if (*p == '+' || *p == '-') {
+		long z;
+
+		sign = *p++ == '-' ? -1 : 1;
+		if (!read_num(&z, &p, 4))
+			goto bad;
+		zone = sign * ((z / 100) * 60 + z % 100);
+	}
+	/* "GMT", "UT" or nothing: UTC; other zone names are read as UTC */
+	if (day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60)
+		goto bad;
+	*out = days_from_civil(year, mon, (int)day) * 86400 + hh * 3600 +
+	       mm * 60 + ss - zone * 60;
+	return 0;
+bad:
+	return pr_error(PR_EPARSE, "date '%.100s': not an RFC 2822 date",
+			s ? s : "");
+}
+
+/* ---- grouping and emitting ---- */
+
+/* One parsed message of the batch, in position order. */
+struct mail {
+	const struct pr_mailsrc_msg *msg;
+	struct pr_patch *p;
+	int64_t time; /* Date, else arrival, else 0 */
+	bool seen; /* at or below the previous cursor's high */
+	bool patch; /* given to the assembly */
+};
+
+struct emitter {
+	const struct pr_mailsrc_opts *o;
+	const struct pr_mailsrc_cursor *prev;
+	struct mail *mails;
+	size_t nr;
+	struct pr_assembly a;
+	struct pr_patch **patches; /* the mails given to the assembly */
+	size_t nr_patches;
+	const char **keys; /* per series of the assembly, borrowed */
+	pr_event_fn emit;
+	void *payload;
+	struct pr_event pending; /* held back so the last one gets the cursor */
+	bool has_pending;
+	char *low; /* the new cursor's low, borrowed */
+};
+
+static int cmp_msg(const void *a, const void *b)
+{
+	const struct pr_mailsrc_msg *const *x = a, *const *y = b;
+
+	return strcmp((*x)->pos, (*y)->pos);
+}
+
+static struct mail *mail_of(const struct emitter *e, const struct pr_patch *p)
+{
+	size_t i;
+
+	for (i = 0; i < e->nr; i++)
+		if (e->mails[i].p == p)
+			return &e->mails[i];
+	return NULL;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? pr_strdup(s) : NULL;
+}
+
+static struct pr_patch *patch_copy(const struct pr_patch *p)
+{
+	struct pr_patch *c = pr_patch_new();
+	size_t i;
+
+	pr_ident_set(&c->author, p->author.name, p->author.email);
+	c->date = dup_or_null(p->date);
+	c->time = p->time;
+	c->tz_minutes = p->tz_minutes;
+	c->subject = dup_or_null(p->subject);
+	c->subject_raw = dup_or_null(p->subject_raw);
+	c->prefix = p->prefix;
+	c->prefix.list = dup_or_null(p->prefix.list);
+	c->body = dup_or_null(p->body);
+	for (i = 0; i < p->trailers.nr; i++)
+		pr_trailer_list_add(&c->trailers, p->trailers.items[i].key,
+				    p->trailers.items[i].value);
+	c->diff = dup_or_null(p->diff);
+	c->message_id = dup_or_null(p->message_id);
+	c->in_reply_to = dup_or_null(p->in_reply_to);
+	if (p->nr_references) {
+		c->references =
+			pr_calloc(p->nr_references, sizeof(*c->references));
+		for (i = 0; i < p->nr_references; i++)
+			c->references[i] = pr_strdup(p->references[i]);
+		c->nr_references = c->alloc_references = p->nr_references;
+	}
+	return c;
+}
+
+static const struct pr_patch *first_mail(const struct pr_asm_version *v)
+{
+	return v->cover ? v->cover : v->nr ? v->patches[0] : NULL;
+}
+
+/* Hand the held event on and hold ev instead (it is moved, not copied). */
+static int push(struct emitter *e, struct pr_event *ev)
+{
+	int err = 0;
+
+	if (e->has_pending) {
+		err = e->emit(&e->pending, e->payload);
+		pr_event_release(&e->pending);
+		e->has_pending = false;
+	}
+	if (err) {
+		pr_event_release(ev);
+		return err;
+	}
+	e->pending = *ev;
+	e->has_pending = true;
+	memset(ev, 0, sizeof(*ev));
+	return 0;
+}
+
+/* The newest time of the version's mails (0 when none is known). */
+static int64_t newest_time(const struct emitter *e,
+			   const struct pr_asm_version *v)
+{
+	int64_t t = 0;
+	size_t i;
+	const struct mail *m;
+
+	if (v->cover && (m = mail_of(e, v->cover)) && m->time > t)
+		t = m->time;
+	for (i = 0; i < v->nr; i++)
+		if ((m = mail_of(e, v->patches[i])) && m->time > t)
+			t = m->time;
+	return t;
+}
+
+static bool due_at(const struct emitter *e, const struct pr_asm_version *v,
+		   int64_t when)
+{
+	int64_t t = newest_time(e, v);
+
+	if (v->complete || e->o->wait_ms <= 0 || !t)
+		return true;
+	return t + e->o->wait_ms / 1000 <= when;
+}
+
+static bool all_seen(const struct emitter *e, const struct pr_asm_version *v)
+{
+	const struct mail *m;
+	size_t i;
+
+	if (v->cover && (m = mail_of(e, v->cover)) && !m->seen)
+		return false;
+	for (i = 0; i < v->nr; i++)
+		if ((m = mail_of(e, v->patches[i])) && !m->seen)
+			return false;
+	return true;
+}
+
+/* Lower e->low to the oldest position of v's mails. */
+static void hold(struct emitter *e, const struct pr_asm_version *v)
+{
+	const struct mail *m;
+	size_t i;
+
+	if (v->cover && (m = mail_of(e, v->cover)) &&
+	    (!e->low || strcmp(m->msg->pos, e->low) < 0))
+		e->low = m->msg->pos;
+	for (i = 0; i < v->nr; i++)
+		if ((m = mail_of(e, v->patches[i])) &&
+		    (!e->low || strcmp(m->msg->pos, e->low) < 0))
+			e->low = m->msg->pos;
+}
+
+static struct pr_series *new_series(const struct emitter *e, const char *key,
+				    const struct pr_patch *who)
+{
+	struct pr_series *s = pr_series_new(e->o->origin, key);
+
+	if (who)
+		pr_ident_set(&s->submitter, who->author.name,
+			     who->author.email);
+	return s;
+}
+
+/*
+ * A series' key: the root of the thread its first mail is in (the first of
+ * its References, else its In-Reply-To, else its own Message-ID), so that
+ * a v2 threaded into v1 and the replies to either get v1's key also when a
+ * later poll no longer reads v1.
+ */
+static const char *thread_root(const struct pr_patch *p)
+{
+	if (!p)
+		return "";
+	if (p->nr_references && p->references[0][0])
+		return p->references[0];
+	if (p->in_reply_to && p->in_reply_to[0])
+		return p->in_reply_to;
+	return p->message_id ? p->message_id : "";
+}
+
+static int emit_version(struct emitter *e, size_t si, size_t vi)
+{
+	const struct pr_asm_version *av = &e->a.series[si].versions[vi];
+	struct pr_event ev;
+	struct pr_version *v = pr_version_new(av->number);
+	size_t i;
+
+	memset(&ev, 0, sizeof(ev));
+	/* a v2 whose v1 an earlier poll emitted is a version too */
+	ev.kind = vi == 0 && av->number <= 1 ? PR_EVENT_SERIES
+					     : PR_EVENT_VERSION;
+	ev.series = new_series(e, e->keys[si], first_mail(av));
+	if (av->cover) {
+		v->cover = pr_calloc(1, sizeof(*v->cover));
+		v->cover->subject = dup_or_null(av->cover->subject);
+		v->cover->body = dup_or_null(av->cover->body);
+		v->cover->message_id = dup_or_null(av->cover->message_id);
+	}
+	for (i = 0; i < av->nr; i++)
+		pr_version_add_patch(v, patch_copy(av->patches[i]));
+	pr_series_add_version(ev.series, v);
+	return push(e, &ev);
+}
+
+/* Which version of the batch a reply answers; -1 in *si when none. */
+static long reply_target(const struct emitter *e, const struct pr_patch *r,
+			 size_t *si, size_t *vi)
+{
+	size_t k = r->nr_references + 1, s, i, j;
+
+	while (k--) {
+		const char *id = k == r->nr_references ? r->in_reply_to
+						       : r->references[k];
+
+		if (!id)
+			continue;
+		for (s = 0; s < e->a.nr; s++) {
+			for (j = 0; j < e->a.series[s].nr; j++) {
+				const struct pr_asm_version *v =
+					&e->a.series[s].versions[j];
+
+				*si = s;
+				*vi = j;
+				if (v->cover && v->cover->message_id &&
+				    !strcmp(id, v->cover->message_id))
+					return (long)v->nr;
+				for (i = 0; i < v->nr; i++)
+					if (v->patches[i]->message_id &&
+					    !strcmp(id,
+						    v->patches[i]->message_id))
+						return (long)i;
+			}
+		}
+	}
+	return -1;
+}
+
+static struct pr_patch *stub(const struct pr_patch *p)
+{
+	struct pr_patch *c = pr_patch_new();
+
+	c->message_id = dup_or_null(p->message_id);
+	c->subject = dup_or_null(p->subject);
+	c->subject_raw = dup_or_null(p->subject_raw);
+	c->prefix = p->prefix;
+	c->prefix.list = dup_or_null(p->prefix.list);
+	return c;
+}
+
+static int emit_comment(struct emitter *e, struct pr_patch *r)
+{
+	const struct pr_asm_version *av = NULL;
+	struct pr_asm_version lone;
+	struct pr_patch *answered = NULL;
+	struct pr_trailer_list *got = NULL;
+	struct pr_am_opts ao = { NULL, 0 };
+	struct pr_version *v = NULL;
+	struct pr_event ev;
+	const char *key;
+	size_t si = 0, vi = 0, i, j;
+	long target;
+	int err = 0;
+
+	memset(&ev, 0, sizeof(ev));
+	memset(&lone, 0, sizeof(lone));
+	if (e->o->trusted) {
+		ao.trusted = (const char *const *)e->o->trusted->items;
+		ao.nr_trusted = e->o->trusted->nr;
+	}
+	target = reply_target(e, r, &si, &vi);
+	if (target >= 0) {
+		av = &e->a.series[si].versions[vi];
+		key = e->keys[si];
+	} else {
+		const char *irt = r->in_reply_to;
+
+		if (!irt && r->nr_references)
+			irt = r->references[r->nr_references - 1];
+		if (!irt)
+			goto done; /* answers nothing: not a comment */
+		/* its series was emitted by an earlier poll */
+		answered = pr_patch_new();
+		answered->message_id = pr_strdup(irt);
+		lone.number = r->prefix.version;
+		lone.patches = &answered;
+		lone.nr = 1;
+		av = &lone;
+		key = thread_root(r);
+	}
+	got = pr_calloc(av->nr + 1, sizeof(*got));
+	if ((err = pr_am_collect(got, av, &r, 1, &ao)))
+		goto done;
+	ev.kind = PR_EVENT_COMMENT;
+	ev.series = new_series(e, key, first_mail(av));
+	pr_ident_set(&ev.author, r->author.name, r->author.email);
+	ev.body = dup_or_null(r->body);
+	v = pr_version_new(av->number);
+	if (target >= 0 && (size_t)target == av->nr && av->cover) {
+		v->cover = pr_calloc(1, sizeof(*v->cover));
+		v->cover->subject = dup_or_null(av->cover->subject);
+		v->cover->message_id = dup_or_null(av->cover->message_id);
+	}
+	for (i = 0; i < av->nr; i++) {
+		struct pr_patch *s;
+
+		if (target >= 0 && (size_t)target != av->nr &&
+		    (size_t)target != i)
+			continue;
+		s = stub(av->patches[i]);
+		for (j = 0; j < got[i].nr; j++) {
+			pr_trailer_list_add(&s->trailers, got[i].items[j].key,
+					    got[i].items[j].value);
+			if (!pr_trailer_list_has(&ev.trailers,
+						 got[i].items[j].key,
+						 got[i].items[j].value))
+				pr_trailer_list_add(&ev.trailers,
+						    got[i].items[j].key,
+						    got[i].items[j].value);
+		}
+		pr_version_add_patch(v, s);
+	}
+	pr_series_add_version(ev.series, v);
+	err = push(e, &ev);
+done:
+	if (got)
+		for (i = 0; i < av->nr + 1; i++)
+			pr_trailer_list_release(&got[i]);
+	free(got);
+	pr_patch_free(answered);
+	pr_event_release(&ev);
+	return err;
+}
+
+static int parse_all(struct emitter *e, const struct pr_mailsrc_batch *b)
+{
+	const struct pr_mailsrc_msg **order = NULL;
+	size_t i;
+	int err = 0;
+
+	order = pr_calloc(b->nr + 1, sizeof(*order));
+	for (i = 0; i < b->nr; i++)
+		order[i] = &b->v[i];
+	if (b->nr)
+		qsort(order, b->nr, sizeof(*order), cmp_msg);
+	e->mails = pr_calloc(b->nr + 1, sizeof(*e->mails));
+	e->patches = pr_calloc(b->nr + 1, sizeof(*e->patches));
+	for (i = 0; i < b->nr; i++) {
+		struct pr_mailinfo mi;
+		struct mail *m = &e->mails[e->nr];
+		struct pr_patch *p = NULL;
+
+		pr_mailinfo_init(&mi);
+		err = pr_mailinfo_parse(&mi, order[i]->data, order[i]->len);
+		if (!err)
+			err = pr_am_patch_from_mailinfo(&p, &mi);
+		pr_mailinfo_release(&mi);
+		if (err == PR_ETOOBIG || err == PR_EPARSE || err == PR_EINVAL) {
+			/* one bad mail does not stop the list */
+			pr_log_warn(e->o->prefix, "message at '%s' skipped: %s",
+				    order[i]->pos, pr_error_message());
+			err = 0;
+			continue;
+		}
+		if (err)
+			goto done;
+		m->msg = order[i];
+		m->p = p;
+		if (pr_mailsrc_parse_date(&m->time, p->date) < 0) {
+			pr_error_clear();
+			m->time = order[i]->arrival;
+		}
+		p->time = m->time;
+		m->seen = e->prev && e->prev->high &&
+			  strcmp(order[i]->pos, e->prev->high) <= 0;
+		m->patch = !pr_am_is_reply(p) &&
+			   ((p->diff && p->diff[0]) ||
+			    (p->prefix.index == 0 && p->prefix.total > 0));
+		if (m->patch)
+			e->patches[e->nr_patches++] = p;
+		e->nr++;
+	}
+done:
+	free(order);
+	return err;
+}
+
+int pr_mailsrc_emit(const struct pr_mailsrc_batch *b,
+		    const struct pr_mailsrc_cursor *prev,
+		    const struct pr_mailsrc_opts *o, pr_event_fn emit,
+		    void *payload)
+{
+	struct emitter e;
+	struct pr_mailsrc_cursor next = { NULL, NULL, NULL, 0 };
+	struct pr_buf cur = PR_BUF_INIT;
+	size_t i, j;
+	int err;
+
+	memset(&e, 0, sizeof(e));
+	e.o = o;
+	e.prev = prev;
+	e.emit = emit;
+	e.payload = payload;
+	if ((err = parse_all(&e, b)) ||
+	    (err = pr_assemble_mails(&e.a, e.patches, e.nr_patches)))
+		goto done;
+	e.keys = pr_calloc(e.a.nr + 1, sizeof(*e.keys));
+	for (i = 0; i < e.a.nr; i++) {
+		const struct pr_patch *f =
+			e.a.series[i].nr
+				? first_mail(&e.a.series[i].versions[0])
+				: NULL;
+
+		e.keys[i] = thread_root(f);
+	}
+	for (i = 0; i < e.a.nr; i++) {
+		for (j = 0; j < e.a.series[i].nr; j++) {
+			const struct pr_asm_version *v =
+				&e.a.series[i].versions[j];
+
+			if (!due_at(&e, v, o->now)) {
+				pr_log_debug(o->prefix,
+					     "series '%s' v%d waits for its "
+					     "missing patches",
+					     e.keys[i], v->number);
+				hold(&e, v);
+				continue;
+			}
+			/* emitted by the poll that saw all of it, if due then */
+			if (prev && all_seen(&e, v) &&
+			    due_at(&e, v, prev->time))
+				continue;
+			if (!v->complete)
+				pr_log_info(
+					o->prefix,
+					"series '%s' v%d emitted incomplete "
+					"(%zu of %d patches)",
+					e.keys[i], v->number, v->nr, v->total);
+			if ((err = emit_version(&e, i, j)))
+				goto done;
+		}
+	}
+	for (i = 0; i < e.nr; i++) {
+		if (e.mails[i].patch || e.mails[i].seen ||
+		    !pr_am_is_reply(e.mails[i].p))
+			continue;
+		if ((err = emit_comment(&e, e.mails[i].p)))
+			goto done;
+	}
+	if (e.has_pending) {
+		next.epoch = (char *)(o->epoch ? o->epoch : "");
+		next.high = prev ? prev->high : NULL;
+		/* skipped (unparsable) messages count as seen too */
+		for (i = 0; i < b->nr; i++)
+			if (!next.high || strcmp(b->v[i].pos, next.high) > 0)
+				next.high = b->v[i].pos;
+		next.low = e.low ? e.low : next.high;
+		next.time = o->now;
+		if ((err = pr_mailsrc_cursor_format(&cur, &next)))
+			goto done;
+		e.pending.cursor = pr_buf_detach(&cur, NULL);
+		err = emit(&e.pending, payload);
+	}
+done:
+	if (e.has_pending)
+		pr_event_release(&e.pending);
+	for (i = 0; i < e.nr; i++)
+		pr_patch_free(e.mails[i].p);
+	free(e.mails);
+	free(e.patches);
+	free((void *)e.keys);
+	pr_assemble_release(&e.a);
+	pr_buf_release(&cur);
+	return err;
+}

@@ -1,0 +1,121 @@
+#ifndef PR_MAILSRC_H
+#define PR_MAILSRC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "registry.h"
+
+/*
+ * What the three mail sources (maildir, imap, public-inbox) share: a batch
+ * of raw messages read from a list becomes series, versions and comments,
+ * and a cursor says where the next poll starts.  Invariants:
+ *
+ * - Every message has a position, a string that sorts (strcmp) in the order
+ *   the source received them: maildir "<mtime as 20 digits>.<file name>",
+ *   imap "<UID as 20 digits>", public-inbox "<Date as 20 digits>.<id>".
+ *   A poll reads every message whose position is >= the cursor's `low`.
+ * - The cursor is a low-water mark: `low` is the position of the oldest
+ *   message of a version still waiting for its missing patches (or `high`
+ *   when none waits), `high` the newest position a poll has seen, `time`
+ *   when that poll ran.  A message at or below `high` was seen: a comment
+ *   is emitted only when its message is above it, a version only when one
+ *   of its mails is above it or it was neither complete nor due at `time`.
+ *   So each version and comment is emitted once though messages are
+ *   re-read, and a poll that failed (no cursor stored) is repeated whole.
+ * - A version is emitted when complete, or, incomplete, once `wait` has
+ *   passed since its newest mail's Date (its arrival when it has no Date).
+ * - The series key is the thread root (the first Message-ID of its
+ *   References, else its In-Reply-To, else its own Message-ID) of the cover
+ *   letter of the series' first version in the batch, else of its first
+ *   patch, so that v2 threaded into v1 keeps v1's key when a later poll
+ *   reads only v2.  A reply answers the nearest patch or cover letter of
+ *   its thread (core/am.h); a reply whose series is not in the batch is
+ *   keyed by its own thread root.
+ * - A COMMENT event's series holds one version (the number of the one
+ *   answered) of stubs: for each patch the reply gives trailers to (every
+ *   patch for a reply to the cover letter, b4's rule), its message_id,
+ *   subject and, as trailers, the trailers this reply gives it; a reply
+ *   to the cover letter also sets the version's cover.  ev->trailers holds
+ *   the reply's trailers that were kept: a trailer naming an address other
+ *   than the sender's is dropped unless the sender is trusted.
+ * - The new cursor rides on the last event emitted; a poll that emits
+ *   nothing leaves the cursor where it was (the next poll re-reads).
+ */
+
+struct pr_mailsrc_msg {
+	char *pos;
+	char *data;
+	size_t len;
+	int64_t arrival; /* seconds since the epoch, 0 when unknown */
+};
+
+struct pr_mailsrc_batch {
+	struct pr_mailsrc_msg *v;
+	size_t nr, alloc;
+};
+
+/* Copy one message into the batch. */
+void pr_mailsrc_batch_add(struct pr_mailsrc_batch *b, const char *pos,
+			  const char *data, size_t len, int64_t arrival);
+void pr_mailsrc_batch_release(struct pr_mailsrc_batch *b);
+
+struct pr_mailsrc_cursor {
+	char *epoch; /* imap: the UIDVALIDITY; "" for the others */
+	char *low; /* NULL: from the beginning */
+	char *high; /* NULL: nothing seen */
+	int64_t time;
+};
+
+/*
+ * Text form: "mailsrc1 epoch=E low=L high=H time=T", each value with bytes
+ * outside [A-Za-z0-9._@+-] written %XX and "-" for NULL.  Parsing refuses
+ * anything else (PR_EPARSE naming the cursor) and leaves *out zeroed.
+ */
+int pr_mailsrc_cursor_parse(struct pr_mailsrc_cursor *out, const char *text);
+int pr_mailsrc_cursor_format(struct pr_buf *out,
+			     const struct pr_mailsrc_cursor *c);
+void pr_mailsrc_cursor_release(struct pr_mailsrc_cursor *c);
+
+/* An RFC 2822 date as seconds since the epoch; PR_EPARSE when it is not. */
+int pr_mailsrc_parse_date(int64_t *out, const char *s);
+
+struct pr_mailsrc_opts {
+	const char *origin; /* the source instance's name */
+	const char *prefix; /* its log prefix */
+	int64_t wait_ms;
+	const struct pr_strlist *trusted;
+	int64_t now; /* seconds since the epoch */
+	const char *epoch; /* written into the new cursor; NULL: "" */
+};
+
+/*
+ * Group the batch (in position order) and emit its events: for each
+ * series, the versions to emit (PR_EVENT_SERIES for the series' first
+ * version in the batch when it is v1, PR_EVENT_VERSION for the others),
+ * then a PR_EVENT_COMMENT per new reply.  `prev` is the cursor the batch was read from (NULL: the
+ * beginning).  A message that does not parse is logged and skipped.
+ * Returns 0, a negative PR_E*, or what emit returned when non-zero.
+ */
+int pr_mailsrc_emit(const struct pr_mailsrc_batch *b,
+		    const struct pr_mailsrc_cursor *prev,
+		    const struct pr_mailsrc_opts *o, pr_event_fn emit,
+		    void *payload);
+
+/* The options every mail source has (wait, trusted), for its table. */
+#define PR_MAILSRC_OPTIONS(ctx)                                                     \
+	{ "wait",                                                                   \
+	  PR_OPT_DURATION,                                                          \
+	  "1h",                                                                     \
+	  "how long an incomplete version waits for its missing patches",           \
+	  offsetof(ctx, wait),                                                      \
+	  false,                                                                    \
+	  NULL },                                                                   \
+	{                                                                           \
+		"trusted", PR_OPT_LIST, NULL,                                       \
+			"a sender whose trailers for others are kept (repeatable)", \
+			offsetof(ctx, trusted), false, NULL                         \
+	}
+
+#endif
