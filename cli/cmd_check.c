@@ -629,6 +629,83 @@ static int run_step(struct pr_report *report, struct check_step *s,
 	return pr_mass_edit_check(report, s->type, &s->mass, v);
 }
 
+/*
+ * A route's include-subsystem / exclude-subsystem, as the engine applies
+ * them: the first step with sections() names what v touches.  Sets *takes;
+ * when the route does not take v, `why` says so for the user.
+ */
+static int route_takes(bool *takes, struct pr_buf *why,
+		       const struct pr_graph *g,
+		       const struct pr_graph_route *route,
+		       const struct pr_version *v)
+{
+	const struct pr_graph_node *n = NULL;
+	struct pr_strlist touched = { 0 };
+	const char *excluded = NULL;
+	bool in = !route->include_subsystem.nr;
+	size_t i, j;
+	int err = 0;
+
+	*takes = true;
+	if (!route->include_subsystem.nr && !route->exclude_subsystem.nr)
+		return 0;
+	for (i = 0; i < route->steps.nr && !n; i++) {
+		n = pr_graph_node(g, "check", route->steps.items[i]);
+		if (n && (!n->plugin || !n->plugin->sections))
+			n = NULL;
+	}
+	if (!n)
+		return pr_error(PR_ECONFIG,
+				"route '%s': include-subsystem and "
+				"exclude-subsystem need a step of type "
+				"maintainers",
+				route->name);
+	err = n->plugin->sections((struct pr_instance *)&n->inst, v, &touched);
+	if (err)
+		goto done;
+	for (i = 0; i < touched.nr; i++) {
+		for (j = 0; j < route->exclude_subsystem.nr; j++)
+			if (!excluded &&
+			    !strcasecmp(touched.items[i],
+					route->exclude_subsystem.items[j]))
+				excluded = touched.items[i];
+		for (j = 0; j < route->include_subsystem.nr; j++)
+			if (!strcasecmp(touched.items[i],
+					route->include_subsystem.items[j]))
+				in = true;
+	}
+	if (in && !excluded)
+		goto done;
+	*takes = false;
+	pr_buf_addf(why, "route %s does not take this series: it touches ",
+		    route->name);
+	for (i = 0; i < touched.nr; i++)
+		pr_buf_addf(why, "%s%s", i ? ", " : "", touched.items[i]);
+	if (!touched.nr)
+		pr_buf_adds(why, "no section");
+	if (excluded)
+		pr_buf_addf(why, " (%s is in exclude-subsystem)", excluded);
+	else
+		pr_buf_adds(why, " (none is in include-subsystem)");
+done:
+	pr_strlist_release(&touched);
+	return err;
+}
+
+static void close_steps(const struct pr_graph *g,
+			const struct pr_graph_route *route)
+{
+	size_t i;
+
+	for (i = 0; route && i < route->steps.nr; i++) {
+		const struct pr_graph_node *n =
+			pr_graph_node(g, "check", route->steps.items[i]);
+
+		if (n && n->plugin && n->plugin->close)
+			n->plugin->close((struct pr_instance *)&n->inst);
+	}
+}
+
 static int step_exit(int err)
 {
 	pr_cli_error("check");
@@ -644,7 +721,10 @@ int cmd_check(int argc, char **argv)
 	enum pr_render_format fmt = PR_RENDER_TEXT;
 	struct pr_report report = PR_REPORT_INIT;
 	struct pr_version *v = NULL;
+	struct pr_series *series = NULL;
 	struct pr_graph *g = NULL;
+	struct pr_buf why = PR_BUF_INIT;
+	bool takes = true;
 	const struct pr_graph_route *route = NULL;
 	const char *repo = NULL, *config = NULL, *route_name = NULL;
 	struct pr_buf out = PR_BUF_INIT;
@@ -752,6 +832,19 @@ int cmd_check(int argc, char **argv)
 				goto done;
 			}
 	}
+	if (route) {
+		if ((err = route_takes(&takes, &why, g, route, v))) {
+			ret = step_exit(err);
+			goto done;
+		}
+		if (!takes) {
+			printf("%s\n", why.ptr);
+			ret = PR_EXIT_OK;
+			goto done;
+		}
+		/* route plugins add recipients to a series: hold them here */
+		series = pr_series_new("check", "check");
+	}
 	/* The route's steps first, in its order, then those of --step. */
 	for (i = 0; route && i < route->steps.nr; i++) {
 		const struct pr_graph_node *n =
@@ -764,7 +857,7 @@ int cmd_check(int argc, char **argv)
 			goto done;
 		}
 		/* The node's instance is the graph's: run reads it only. */
-		err = n->plugin->run((struct pr_instance *)&n->inst, NULL, v,
+		err = n->plugin->run((struct pr_instance *)&n->inst, series, v,
 				     &report);
 		if (err) {
 			ret = step_exit(err);
@@ -792,8 +885,11 @@ usage:
 	ret = PR_EXIT_USAGE;
 done:
 	pr_buf_release(&out);
+	pr_buf_release(&why);
 	pr_report_release(&report);
 	pr_version_free(v);
+	pr_series_free(series);
+	close_steps(g, route);
 	pr_graph_free(g);
 	return ret;
 }

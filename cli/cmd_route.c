@@ -1,7 +1,12 @@
 #include "pr.h"
 #include "commands.h"
 
+#include "cfg.h"
+#include "mailinfo.h"
 #include "maintainers.h"
+#include "plugins.h"
+
+#include <time.h>
 
 /*
  * patchrelay route: the recipients of patches from MAINTAINERS, printed
@@ -15,7 +20,9 @@ static int usage(void)
 		"usage: patchrelay route [--kernel-tree DIR | --maintainers FILE]\n"
 		"       [--rolestats|--no-rolestats] [--m|--no-m] [--r|--no-r]\n"
 		"       [--l|--no-l] [--subsystem] [--status] [--separator S]\n"
-		"       [--keywords|--no-keywords] PATCH...\n");
+		"       [--keywords|--no-keywords] PATCH...\n"
+		"       patchrelay route --bench ROUNDS [--kernel-tree DIR | "
+		"--maintainers FILE] PATCH...\n");
 	return PR_EXIT_USAGE;
 }
 
@@ -59,6 +66,113 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 	return argv[*i];
 }
 
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A patch mail as a one-patch version, as a source would hand it over. */
+static struct pr_version *mail_version(const struct pr_buf *raw)
+{
+	struct pr_version *v = NULL;
+	struct pr_mailinfo mi;
+	struct pr_patch *p;
+
+	pr_mailinfo_init(&mi);
+	if (pr_mailinfo_parse(&mi, raw->ptr, raw->len))
+		goto done;
+	v = pr_version_new(1);
+	p = pr_patch_new();
+	pr_ident_set(&p->author, mi.name, mi.email);
+	p->subject = pr_strdup(mi.subject);
+	p->body = pr_strdup(mi.msg.ptr);
+	p->diff = pr_strdup(mi.patch.ptr);
+	pr_version_add_patch(v, p);
+done:
+	pr_mailinfo_release(&mi);
+	return v;
+}
+
+/*
+ * --bench ROUNDS: one instance of the maintainers plugin, loaded once, runs
+ * each patch ROUNDS times; prints the load time and, per patch, the median
+ * time of one run() in microseconds (bench/route reads these lines).
+ */
+static int bench(const char *tree, const char *file, long rounds,
+		 const struct pr_buf *patches, char **names, size_t n)
+{
+	const struct pr_plugin_type *type = &pr_plugin_maintainers;
+	struct pr_instance inst = { 0 };
+	double *t = pr_calloc((size_t)rounds, sizeof(*t)), t0;
+	size_t i;
+	long k;
+	int ret = PR_EXIT_RUNTIME;
+
+	inst.name = "bench";
+	inst.kind = "check";
+	inst.ctx = pr_calloc(1, type->ctx_size);
+	if ((tree &&
+	     pr_cfg_set_option(inst.ctx,
+			       pr_cfg_find_option(type->options, "kernel-tree"),
+			       tree)) ||
+	    (file &&
+	     pr_cfg_set_option(inst.ctx,
+			       pr_cfg_find_option(type->options, "maintainers"),
+			       file)))
+		goto fail;
+	t0 = now_us();
+	if (type->open(&inst))
+		goto fail;
+	printf("load\t%.1f\n", now_us() - t0);
+	for (i = 0; i < n; i++) {
+		struct pr_version *v = mail_version(&patches[i]);
+
+		if (!v) {
+			pr_error(PR_EPARSE, "patch '%s': not a mail", names[i]);
+			goto fail;
+		}
+		for (k = 0; k < rounds; k++) {
+			struct pr_series *s = pr_series_new("bench", names[i]);
+			struct pr_report report = PR_REPORT_INIT;
+			int err;
+
+			t0 = now_us();
+			err = type->run(&inst, s, v, &report);
+			t[k] = now_us() - t0;
+			pr_report_release(&report);
+			pr_series_free(s);
+			if (err) {
+				pr_version_free(v);
+				goto fail;
+			}
+		}
+		qsort(t, (size_t)rounds, sizeof(*t), cmp_double);
+		printf("%s\t%.1f\n", names[i], t[rounds / 2]);
+		pr_version_free(v);
+	}
+	ret = PR_EXIT_OK;
+	goto done;
+fail:
+	pr_cli_error("route");
+done:
+	if (type->close)
+		type->close(&inst);
+	pr_cfg_options_release(inst.ctx, type->options);
+	free(inst.ctx);
+	free(t);
+	return ret;
+}
+
 int cmd_route(int argc, char **argv)
 {
 	struct pr_maint_opts o;
@@ -66,11 +180,14 @@ int cmd_route(int argc, char **argv)
 	struct pr_buf out = PR_BUF_INIT, path = PR_BUF_INIT;
 	struct pr_buf *patches = NULL;
 	const char *tree = NULL, *file = NULL, *v;
+	char **names = NULL;
+	long rounds = 0;
 	size_t npatches = 0, i;
 	int a, ret = PR_EXIT_OK;
 
 	pr_maint_opts_init(&o);
 	patches = pr_calloc((size_t)argc, sizeof(*patches));
+	names = pr_calloc((size_t)argc, sizeof(*names));
 	for (a = 1; a < argc; a++) {
 		const char *arg = argv[a];
 		bool known = false;
@@ -90,6 +207,16 @@ int cmd_route(int argc, char **argv)
 			file = v;
 		} else if ((v = opt_value(argc, argv, &a, "--separator"))) {
 			o.separator = v;
+		} else if ((v = opt_value(argc, argv, &a, "--bench"))) {
+			rounds = strtol(v, NULL, 10);
+			if (rounds < 1 || rounds > 100000) {
+				fprintf(stderr,
+					"patchrelay route: --bench '%s': not "
+					"1 to 100000\n",
+					v);
+				ret = PR_EXIT_USAGE;
+				goto done;
+			}
 		} else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			ret = usage();
 			goto done;
@@ -99,6 +226,7 @@ int cmd_route(int argc, char **argv)
 			ret = usage();
 			goto done;
 		} else {
+			names[npatches] = argv[a];
 			pr_buf_init(&patches[npatches], PR_LIMIT_DIFF_BYTES);
 			if (pr_buf_read_file(&patches[npatches++], arg) < 0) {
 				pr_cli_error("route");
@@ -117,6 +245,13 @@ int cmd_route(int argc, char **argv)
 		ret = PR_EXIT_USAGE;
 		goto done;
 	}
+	if (rounds) {
+		ret = bench(tree   ? tree
+			    : file ? NULL
+				   : ".",
+			    file, rounds, patches, names, npatches);
+		goto done;
+	}
 	if (!file) {
 		pr_buf_addf(&path, "%s/MAINTAINERS", tree ? tree : ".");
 		file = path.ptr;
@@ -132,6 +267,7 @@ done:
 	for (i = 0; i < npatches; i++)
 		pr_buf_release(&patches[i]);
 	free(patches);
+	free(names);
 	pr_buf_release(&out);
 	pr_buf_release(&path);
 	pr_maint_free(m);

@@ -1,5 +1,6 @@
 #include "pr.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -26,8 +27,9 @@ static void on_signal(int sig)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: patchrelay run -c FILE [--once] "
-			"[--interval SECONDS]\n");
+	fprintf(stderr,
+		"usage: patchrelay run -c FILE [--once] "
+		"[--interval SECONDS] [--dry-run [--dry-run-dir DIR]]\n");
 }
 
 static int load(struct pr_graph **out, const char *file)
@@ -37,7 +39,12 @@ static int load(struct pr_graph **out, const char *file)
 	int err;
 
 	err = pr_graph_load(out, file, pr_builtin_registry(), &problems);
-	if (err < 0) {
+	if (err == 0 && (err = pr_engine_open(*out)) < 0) {
+		/* an open() failure is a config error naming the instance */
+		pr_graph_free(*out);
+		*out = NULL;
+		pr_cli_error(NULL);
+	} else if (err < 0) {
 		for (i = 0; i < problems.nr; i++)
 			fprintf(stderr, "patchrelay: error: %s\n",
 				problems.items[i]);
@@ -48,14 +55,18 @@ static int load(struct pr_graph **out, const char *file)
 }
 
 /*
- * patchrelay run -c FILE [--once] [--interval SECONDS]: poll every route's
- * source, deliver to its sinks, record it all in the state store; loop
- * until SIGTERM or SIGINT (the pass in flight is finished), reloading the
- * config on SIGHUP when the new one validates.
+ * patchrelay run -c FILE [--once] [--interval SECONDS] [--dry-run
+ * [--dry-run-dir DIR]]: poll every route's source, deliver to its sinks,
+ * record it all in the state store; loop until SIGTERM or SIGINT (the pass
+ * in flight is finished), reloading the config on SIGHUP when the new one
+ * validates.  --dry-run writes the mails to stdout (or DIR) instead of the
+ * sinks and moves no cursor; it implies --once, since a loop would only
+ * print the same mails again.
  */
 int cmd_run(int argc, char **argv)
 {
 	struct pr_engine_pass_stats stats;
+	struct pr_engine_opts opts = { false, STDOUT_FILENO, NULL };
 	struct pr_graph *g = NULL;
 	struct pr_store *st = NULL;
 	struct sigaction sa;
@@ -67,11 +78,19 @@ int cmd_run(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--once")) {
 			once = true;
+		} else if (!strcmp(argv[i], "--dry-run")) {
+			opts.dry_run = true;
+		} else if (!strcmp(argv[i], "--dry-run-dir") && i + 1 < argc) {
+			opts.dry_run_dir = argv[++i];
 		} else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
 			file = argv[++i];
 		} else if (!strcmp(argv[i], "--interval") && i + 1 < argc) {
-			interval = strtol(argv[++i], NULL, 10);
-			if (interval < 1) {
+			char *end;
+
+			errno = 0;
+			interval = strtol(argv[++i], &end, 10);
+			/* "10x" or "99999999999999999999" is not an interval */
+			if (interval < 1 || *end || errno) {
 				usage();
 				return PR_EXIT_USAGE;
 			}
@@ -80,10 +99,12 @@ int cmd_run(int argc, char **argv)
 			return PR_EXIT_USAGE;
 		}
 	}
-	if (!file) {
+	if (!file || (opts.dry_run_dir && !opts.dry_run)) {
 		usage();
 		return PR_EXIT_USAGE;
 	}
+	if (opts.dry_run)
+		once = true;
 	if (load(&g, file) < 0)
 		return PR_EXIT_USAGE;
 	if (pr_store_open(&st, g->state ? g->state : DEFAULT_STATE) < 0) {
@@ -99,7 +120,7 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	for (;;) {
 		long slept;
-		int err = pr_engine_pass(&stats, g, st);
+		int err = pr_engine_pass(&stats, g, st, &opts);
 
 		pr_log_info("run",
 			    "pass: %zu version(s) seen, %zu new, %zu mail(s) "
@@ -123,6 +144,7 @@ int cmd_run(int argc, char **argv)
 
 				run_signal = 0;
 				if (load(&ng, file) == 0) {
+					pr_engine_close(g);
 					pr_graph_free(g);
 					g = ng;
 					pr_log_info("run", "reloaded '%s'",
@@ -143,6 +165,7 @@ int cmd_run(int argc, char **argv)
 	}
 done:
 	pr_store_free(st);
+	pr_engine_close(g);
 	pr_graph_free(g);
 	return ret;
 }

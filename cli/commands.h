@@ -24,6 +24,7 @@ int cmd_format(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_parse(int argc, char **argv);
+int cmd_range_diff(int argc, char **argv);
 int cmd_route(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_status(int argc, char **argv);

@@ -16,6 +16,7 @@ static const struct command commands[] = {
 	{ "graph", cmd_graph, "validate a config and print its graph" },
 	{ "help", cmd_help, "describe a command, connector or plugin" },
 	{ "parse", cmd_parse, "parse mail files, mboxes or maildirs" },
+	{ "range-diff", cmd_range_diff, "compare two versions of a series" },
 	{ "route", cmd_route, "print recipients as get_maintainer.pl does" },
 	{ "run", cmd_run, "run the daemon (or one pass with --once)" },
 	{ "status", cmd_status, "show series, versions and deliveries" },

@@ -17,13 +17,17 @@ static const struct pr_connector_type *const connectors[] = {
 	NULL,
 };
 
+/* one entry a line, so that merges of this list stay clean */
+/* clang-format off */
 static const struct pr_plugin_type *const plugins[] = {
 	&pr_plugin_exec,
+	&pr_plugin_maintainers,
 	&pr_plugin_mass_edit,
 	&pr_plugin_msg_lint,
 	&pr_plugin_size_limit,
 	NULL,
 };
+/* clang-format on */
 
 static const struct pr_registry builtin = {
 	connectors,

@@ -33,7 +33,8 @@ struct pr_git_ctx {
 
 /*
  * smtp sink; starttls is "required", "optional" or "never"; rate is
- * messages per minute (0: no limit); timeout in milliseconds.
+ * messages per minute (0: no limit); timeout in milliseconds; from is
+ * "addr" or "Name <addr>" (the envelope sender is addr).
  */
 struct pr_smtp_ctx {
 	char *url;
@@ -45,6 +46,10 @@ struct pr_smtp_ctx {
 	int64_t rate;
 	int64_t max_recipients;
 	int64_t timeout;
+	/* deliver: fixed recipients and the archive link template (%m) */
+	struct pr_strlist to;
+	struct pr_strlist cc;
+	char *archive_url;
 };
 
 extern const struct pr_connector_type pr_connector_git;

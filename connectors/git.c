@@ -1,4 +1,7 @@
 #include "pr.h"
+
+#include <git2.h>
+
 #include "connectors.h"
 #include "gitrepo.h"
 #include "model.h"
@@ -37,6 +40,87 @@ static const struct pr_option git_options[] = {
 	PR_OPTIONS_END,
 };
 
+/*
+ * The branch description as `git format-patch --cover-from-description=
+ * subject` takes it: the first paragraph, its lines joined with spaces, is
+ * the subject; the rest is the body.  Without a description the subject
+ * is the branch name.  Empty result when the repository cannot be opened
+ * (a remote URL): the caller falls back to the branch name.
+ */
+static int read_description(struct pr_buf *out, const char *dir,
+			    const char *branch)
+{
+	git_repository *repo = NULL;
+	git_config *cfg = NULL;
+	git_buf val = { NULL, 0, 0 };
+	struct pr_buf name = PR_BUF_INIT;
+	int err = 0;
+
+	git_libgit2_init();
+	if ((err = pr_buf_addf(&name, "branch.%s.description", branch)))
+		goto done;
+	if (git_repository_open(&repo, dir) < 0 ||
+	    git_repository_config_snapshot(&cfg, repo) < 0 ||
+	    git_config_get_string_buf(&val, cfg, name.ptr) < 0)
+		goto done;
+	err = pr_buf_add(out, val.ptr, val.size);
+done:
+	git_buf_dispose(&val);
+	git_config_free(cfg);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	pr_buf_release(&name);
+	return err;
+}
+
+/* Give v its cover letter as the cover-letter option says. */
+static int add_cover(struct pr_version *v, const struct pr_git_ctx *ctx)
+{
+	struct pr_buf desc = PR_BUF_INIT, subj = PR_BUF_INIT;
+	struct pr_buf stat = PR_BUF_INIT, parent = PR_BUF_INIT;
+	const char *mode = ctx->cover_letter ? ctx->cover_letter : "auto";
+	const char *p;
+	int err;
+
+	if (!strcmp(mode, "never") || (!strcmp(mode, "auto") && v->nr < 2))
+		return 0;
+	if ((err = read_description(&desc, ctx->url, ctx->branch)))
+		goto done;
+	/* the first paragraph, lines trimmed and joined with spaces */
+	for (p = desc.ptr; *p && !err;) {
+		size_t n = strcspn(p, "\n"), e = n;
+
+		while (e && (p[e - 1] == ' ' || p[e - 1] == '\t'))
+			e--;
+		if (!e && subj.len)
+			break;
+		if (e && subj.len)
+			err = pr_buf_addch(&subj, ' ');
+		if (!err)
+			err = pr_buf_add(&subj, p, e);
+		p += n + (p[n] ? 1 : 0);
+	}
+	if (err)
+		goto done;
+	v->cover = pr_calloc(1, sizeof(*v->cover));
+	v->cover->subject = pr_strdup(subj.len ? subj.ptr : ctx->branch);
+	v->cover->body = pr_strdup(subj.len ? p : "");
+	/* the stat from the first patch's parent, as format-patch shows it */
+	if (v->patches[0]->commit_id[0] &&
+	    !(err = pr_buf_addf(&parent, "%s^", v->patches[0]->commit_id)) &&
+	    pr_gitrepo_stat(&stat, ctx->url, parent.ptr,
+			    v->patches[v->nr - 1]->commit_id) == 0)
+		v->cover->stat = pr_buf_detach(&stat, NULL);
+	else
+		pr_error_clear();
+done:
+	pr_buf_release(&desc);
+	pr_buf_release(&subj);
+	pr_buf_release(&stat);
+	pr_buf_release(&parent);
+	return err;
+}
+
 static int git_poll(struct pr_instance *inst, const char *cursor,
 		    pr_event_fn emit, void *payload)
 {
@@ -57,7 +141,8 @@ static int git_poll(struct pr_instance *inst, const char *cursor,
 	if ((err = pr_buf_addf(&range, "%s..%s", ctx->base, ctx->branch)) ||
 	    (err = pr_gitrepo_load(&v, ctx->url, range.ptr)))
 		goto done;
-	if (v->nr == 0 || (err = pr_store_fingerprint(fp, v)))
+	if (v->nr == 0 || (err = pr_store_fingerprint(fp, v)) ||
+	    (err = add_cover(v, ctx)))
 		goto done;
 	if (cursor && !strcmp(cursor, fp))
 		goto done;

@@ -7,6 +7,7 @@
 
 #include "connectors.h"
 #include "delivery.h"
+#include "outgoing.h"
 
 /*
  * The smtp sink: sends each mail, as the core rendered it, through libcurl
@@ -66,6 +67,7 @@ static int check_address(const char *what, const char *s)
 static int check_options(const struct pr_instance *inst)
 {
 	const struct pr_smtp_ctx *ctx = inst->ctx;
+	struct pr_ident from = { NULL, NULL };
 	const char *host;
 	int err = 0;
 
@@ -88,8 +90,11 @@ static int check_options(const struct pr_instance *inst)
 		err = pr_error(PR_ECONFIG, "option 'from': missing");
 		goto done;
 	}
-	if ((err = check_address("option 'from'", ctx->from)))
+	if ((err = pr_outgoing_parse_address(&from, ctx->from)) ||
+	    (err = check_address("option 'from'", from.email))) {
+		err = pr_error_wrap(err, "option 'from'");
 		goto done;
+	}
 	if (ctx->rate < 0 || ctx->max_recipients < 1) {
 		err = pr_error(PR_ECONFIG, "option '%s': must be %s",
 			       ctx->rate < 0 ? "rate" : "max-recipients",
@@ -99,6 +104,7 @@ static int check_options(const struct pr_instance *inst)
 done:
 	if (err)
 		err = pr_error_wrap(err, "sink '%s'", inst->name);
+	pr_ident_release(&from);
 	return err;
 }
 
@@ -459,6 +465,7 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 	const struct pr_smtp_ctx *ctx = inst->ctx;
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct pr_buf from = PR_BUF_INIT, why = PR_BUF_INIT;
+	struct pr_ident sender = { NULL, NULL };
 	struct reader r = { data->ptr, data->len, 0 };
 	long code = 0;
 	CURLcode rc;
@@ -470,7 +477,8 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 		err = pr_error(PR_EINTERNAL, "cannot start libcurl");
 		goto done;
 	}
-	if ((err = pr_buf_addf(&from, "<%s>", ctx->from)))
+	if ((err = pr_outgoing_parse_address(&sender, ctx->from)) ||
+	    (err = pr_buf_addf(&from, "<%s>", sender.email)))
 		goto done;
 	curl_easy_setopt(c, CURLOPT_URL, ctx->url);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
@@ -481,7 +489,7 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 		curl_easy_setopt(c, CURLOPT_CAINFO, ctx->ca_file);
 	if (ctx->password) {
 		curl_easy_setopt(c, CURLOPT_USERNAME,
-				 ctx->user ? ctx->user : ctx->from);
+				 ctx->user ? ctx->user : sender.email);
 		curl_easy_setopt(c, CURLOPT_PASSWORD, ctx->password);
 	}
 	if (ctx->timeout > 0) {
@@ -528,6 +536,7 @@ done:
 		curl_easy_cleanup(c);
 	pr_buf_release(&from);
 	pr_buf_release(&why);
+	pr_ident_release(&sender);
 	return err;
 }
 
@@ -590,7 +599,7 @@ static const struct pr_option smtp_options[] = {
 	  "the server: smtp://HOST[:PORT] or smtps://HOST[:PORT]",
 	  offsetof(struct pr_smtp_ctx, url), true, NULL },
 	{ "from", PR_OPT_STRING, NULL,
-	  "the envelope sender (MAIL FROM), a bare address",
+	  "the sender: \"addr\" or \"Name <addr>\" (From:; MAIL FROM is addr)",
 	  offsetof(struct pr_smtp_ctx, from), true, NULL },
 	{ "starttls", PR_OPT_ENUM, "required",
 	  "STARTTLS on smtp://: required, optional or never",
@@ -613,6 +622,16 @@ static const struct pr_option smtp_options[] = {
 	{ "timeout", PR_OPT_DURATION, "60s",
 	  "give up on a connection or message after this long",
 	  offsetof(struct pr_smtp_ctx, timeout), false, NULL },
+	{ "to", PR_OPT_LIST, NULL,
+	  "a recipient every mail goes to (To:), repeatable",
+	  offsetof(struct pr_smtp_ctx, to), false, NULL },
+	{ "cc", PR_OPT_LIST, NULL,
+	  "a recipient every mail is copied to (Cc:), repeatable",
+	  offsetof(struct pr_smtp_ctx, cc), false, NULL },
+	{ "archive-url", PR_OPT_STRING, NULL,
+	  "the list archive's link to a message, %m the Message-ID "
+	  "(https://lore.kernel.org/r/%m)",
+	  offsetof(struct pr_smtp_ctx, archive_url), false, NULL },
 	PR_OPTIONS_END,
 };
 

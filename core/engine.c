@@ -1,11 +1,18 @@
 #include "pr.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <git2.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "cfg.h"
 #include "delivery.h"
 #include "engine.h"
 #include "format.h"
+#include "cfg.h"
 #include "graph.h"
+#include "outgoing.h"
 
 int pr_engine_delivery_key(struct pr_buf *out,
 			   const struct pr_engine_version *v, const char *sink)
@@ -34,11 +41,16 @@ done:
 	return err;
 }
 
-int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
-		      const struct pr_engine_version *v,
-		      struct pr_instance *inst,
-		      const struct pr_connector_type *type,
-		      const char *const *mails, const size_t *lens, size_t nr)
+/*
+ * pr_engine_deliver under another sink key: "<sink>+preview" for a preview
+ * keeps its own delivery rows and Message-IDs beside the list's.
+ */
+static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
+			 const struct pr_engine_version *v, const char *sink,
+			 struct pr_instance *inst,
+			 const struct pr_connector_type *type,
+			 const char *const *mails, const size_t *lens,
+			 size_t nr)
 {
 	struct pr_buf key = PR_BUF_INIT;
 	struct pr_deliver_result res = { PR_DELIVER_OK, 0, NULL };
@@ -54,9 +66,9 @@ int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
 			       inst->name, type->name);
 		goto done;
 	}
-	if ((err = pr_engine_delivery_key(&key, v, inst->name)) ||
+	if ((err = pr_engine_delivery_key(&key, v, sink)) ||
 	    (err = pr_store_delivery_open(&id, st, v->series_id, v->number,
-					  inst->name, nr)))
+					  sink, nr)))
 		goto done;
 	for (i = 0; i < nr; i++) {
 		struct pr_delivery d = { key.ptr, i, nr, mails[i], lens[i] };
@@ -110,13 +122,94 @@ done:
 	return err;
 }
 
+int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
+		      const struct pr_engine_version *v,
+		      struct pr_instance *inst,
+		      const struct pr_connector_type *type,
+		      const char *const *mails, const size_t *lens, size_t nr)
+{
+	return deliver_mails(stats, st, v, inst->name, inst, type, mails, lens,
+			     nr);
+}
+
 struct pass_ctx {
 	const struct pr_graph *g;
 	const struct pr_graph_route *route;
 	struct pr_store *st;
 	struct pr_engine_pass_stats *stats;
 	const char *cursor_key;
+	const struct pr_engine_opts *opts; /* never NULL */
+	size_t *dry_run_written; /* mails written to opts->dry_run_fd */
 };
+
+static bool name_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '-' || ch == '_';
+}
+
+/*
+ * Dry run: write what pr_engine_deliver would hand to sink `sink` as files
+ * in opts->dry_run_dir or to opts->dry_run_fd; the store is not touched.
+ */
+static int dry_run_write(const struct pass_ctx *c,
+			 const struct pr_engine_version *v, const char *sink,
+			 const char *const *mails, const size_t *lens,
+			 size_t nr)
+{
+	const struct pr_engine_opts *o = c->opts;
+	struct pr_buf key = PR_BUF_INIT, path = PR_BUF_INIT;
+	const char *p;
+	size_t i;
+	int err, fd = -1;
+
+	if ((err = pr_engine_delivery_key(&key, v, sink)))
+		goto done;
+	pr_log_info(c->route->name, "dry run: %zu mail(s) of '%s' v%d to '%s'",
+		    nr, v->key, v->number, sink);
+	for (i = 0; i < nr; i++) {
+		if (!o->dry_run_dir) {
+			/* git format-patch --stdout puts a blank line between mails */
+			if ((*c->dry_run_written)++ &&
+			    (err = pr_write_all(o->dry_run_fd, "\n", 1)))
+				goto done;
+			if ((err = pr_write_all(o->dry_run_fd, mails[i],
+						lens[i])))
+				goto done;
+			continue;
+		}
+		pr_buf_reset(&path);
+		if ((err = pr_buf_addf(&path, "%s/", o->dry_run_dir)))
+			goto done;
+		/* a sink name is any config subsection: keep it one name */
+		for (p = sink; *p && !err; p++)
+			err = pr_buf_addch(&path, name_char(*p) ? *p : '_');
+		if (err || (err = pr_buf_addf(&path, ".%s.%zu", key.ptr, i)))
+			goto done;
+		fd = open(path.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			  0644);
+		if (fd < 0) {
+			err = pr_error(PR_EIO, "dry run file '%s': %s",
+				       path.ptr, strerror(errno));
+			goto done;
+		}
+		if ((err = pr_write_all(fd, mails[i], lens[i])))
+			goto done;
+		if (close(fd) < 0) {
+			fd = -1;
+			err = pr_error(PR_EIO, "dry run file '%s': %s",
+				       path.ptr, strerror(errno));
+			goto done;
+		}
+		fd = -1;
+	}
+done:
+	if (fd >= 0)
+		close(fd);
+	pr_buf_release(&path);
+	pr_buf_release(&key);
+	return err;
+}
 
 /*
  * Run the route's steps in order into `report`.  A step that could not run
@@ -200,6 +293,331 @@ void pr_engine_render_free(char **mails, size_t *lens, size_t nr)
 	free(lens);
 }
 
+/*
+ * Whether the route takes v by its include-subsystem / exclude-subsystem:
+ * the first step whose plugin has sections() names the MAINTAINERS
+ * sections v touches.  1: take it; 0: skip it silently (a route choosing
+ * its series is not a refusal); negative: no step can tell.
+ */
+static int route_takes_version(const struct pass_ctx *c,
+			       const struct pr_series *s,
+			       const struct pr_version *v)
+{
+	const struct pr_graph_route *r = c->route;
+	const struct pr_graph_node *n = NULL;
+	struct pr_strlist touched = { 0 };
+	size_t i, j;
+	bool in = !r->include_subsystem.nr;
+	int ret;
+
+	if (!r->include_subsystem.nr && !r->exclude_subsystem.nr)
+		return 1;
+	for (i = 0; i < r->steps.nr && !n; i++) {
+		n = pr_graph_node(c->g, "check", r->steps.items[i]);
+		if (n && (!n->plugin || !n->plugin->sections))
+			n = NULL;
+	}
+	if (!n)
+		return pr_error(PR_ECONFIG,
+				"route '%s': include-subsystem and "
+				"exclude-subsystem need a step of type "
+				"maintainers",
+				r->name);
+	ret = n->plugin->sections((struct pr_instance *)&n->inst, v, &touched);
+	if (ret < 0)
+		goto done;
+	ret = 1;
+	for (i = 0; i < touched.nr && ret; i++) {
+		for (j = 0; j < r->exclude_subsystem.nr; j++)
+			if (!strcasecmp(touched.items[i],
+					r->exclude_subsystem.items[j]))
+				ret = 0;
+		for (j = 0; j < r->include_subsystem.nr; j++)
+			if (!strcasecmp(touched.items[i],
+					r->include_subsystem.items[j]))
+				in = true;
+	}
+	if (!in)
+		ret = 0;
+	if (!ret)
+		pr_log_debug(r->name, "series '%s' v%d: not for this route",
+			     s->origin_key, v->number);
+done:
+	pr_strlist_release(&touched);
+	return ret;
+}
+
+/*
+ * A node's option by its key, looked up in the node's own option table, so
+ * that any sink type with a `from`, `to`, `cc` or `archive-url` option gets
+ * the same treatment.  NULL when the type has no such option.
+ */
+static const void *node_option(const struct pr_graph_node *n, const char *key,
+			       enum pr_opt_type *type)
+{
+	const struct pr_option *o;
+
+	for (o = n->options; o && o->key; o++)
+		if (!strcmp(o->key, key)) {
+			*type = o->type;
+			return (const char *)n->inst.ctx + o->offset;
+		}
+	return NULL;
+}
+
+static const char *node_string(const struct pr_graph_node *n, const char *key)
+{
+	enum pr_opt_type t;
+	const void *p = node_option(n, key, &t);
+
+	if (!p || (t != PR_OPT_STRING && t != PR_OPT_ENUM && t != PR_OPT_PATH))
+		return NULL;
+	return *(char *const *)p;
+}
+
+/* A list option as is; a string option as a list of one in *tmp. */
+static const struct pr_strlist *node_list(struct pr_strlist *tmp,
+					  const struct pr_graph_node *n,
+					  const char *key)
+{
+	enum pr_opt_type t;
+	const void *p = node_option(n, key, &t);
+
+	if (p && t == PR_OPT_LIST)
+		return p;
+	if (p && t == PR_OPT_STRING && *(char *const *)p) {
+		pr_strlist_add(tmp, *(char *const *)p);
+		return tmp;
+	}
+	return NULL;
+}
+
+/* Post the report (and what was sent) back to the route's feedback node. */
+static void give_feedback(const struct pass_ctx *c, const struct pr_series *s,
+			  const struct pr_report *report, const char *summary)
+{
+	const struct pr_graph_node *n;
+	int err;
+
+	if (!c->route->feedback)
+		return;
+	n = pr_graph_node(c->g, "source", c->route->feedback);
+	if (!n || !n->connector || !n->connector->feedback)
+		n = pr_graph_node(c->g, "sink", c->route->feedback);
+	if (!n || !n->connector || !(n->connector->caps & PR_CAP_FEEDBACK) ||
+	    !n->connector->feedback) {
+		pr_log_warn(c->route->name,
+			    "feedback '%s': cannot take feedback",
+			    c->route->feedback);
+		return;
+	}
+	err = n->connector->feedback((struct pr_instance *)&n->inst, s, report,
+				     summary);
+	/* feedback is a courtesy: a failure is logged, the delivery stands */
+	if (err)
+		pr_log_warn(n->inst.prefix, "feedback on '%s': %s",
+			    s->origin_key, pr_error_message());
+}
+
+/* The version's patches as format-patch writes them, one mbox. */
+static int version_mbox(struct pr_buf *out, const struct pr_version *v)
+{
+	char **mails = NULL;
+	size_t *lens = NULL, i;
+	int err;
+
+	if ((err = pr_engine_render(&mails, &lens, v)))
+		return err;
+	for (i = 0; i < v->nr && !err; i++)
+		err = pr_buf_add(out, mails[i], lens[i]);
+	pr_engine_render_free(mails, lens, v->nr);
+	return err;
+}
+
+/*
+ * The range-diff of v against the previous version, empty when there is
+ * none.  RANGE-DIFF: this is the one call site; until core/rangediff.h
+ * lands (pr_range_diff), it leaves `out` empty and the cover letter has no
+ * "Range-diff against vN:" block.  The previous version's mbox is in the
+ * store (schema 3) for it.
+ */
+static int range_diff(struct pr_buf *out, const struct pass_ctx *c,
+		      int64_t series_id, const struct pr_version *v)
+{
+	PR_UNUSED(out);
+	PR_UNUSED(c);
+	PR_UNUSED(series_id);
+	PR_UNUSED(v);
+	return 0;
+}
+
+/* One sink's part of a delivery, rendered before anything is sent. */
+struct sink_job {
+	const struct pr_graph_node *n;
+	struct pr_buf sink_key; /* "<sink>" or "<sink>+preview" */
+	struct pr_outgoing_rcpt rcpt;
+	struct pr_outgoing mails;
+	struct pr_ident sender;
+	struct pr_strlist to_tmp, cc_tmp;
+};
+
+static void sink_job_release(struct sink_job *j)
+{
+	pr_buf_release(&j->sink_key);
+	pr_outgoing_rcpt_release(&j->rcpt);
+	pr_outgoing_release(&j->mails);
+	pr_ident_release(&j->sender);
+	pr_strlist_release(&j->to_tmp);
+	pr_strlist_release(&j->cc_tmp);
+}
+
+/*
+ * The root Message-ID of the previous version's delivery to the same sink,
+ * appended to out; nothing when that version was never delivered there.
+ */
+static int previous_root(struct pr_buf *out, const struct pass_ctx *c,
+			 const struct pr_engine_version *ev,
+			 const struct sink_job *j, const struct pr_version *v)
+{
+	struct pr_engine_version prev = *ev;
+	struct pr_buf fp = PR_BUF_INIT, key = PR_BUF_INIT;
+	int64_t id;
+	int err;
+
+	if (ev->number < 2)
+		return 0;
+	prev.number = ev->number - 1;
+	err = pr_store_delivery_find(&id, c->st, ev->series_id, prev.number,
+				     j->sink_key.ptr);
+	if (err == PR_ENOENT) {
+		err = 0;
+		goto done;
+	}
+	if (err || (err = pr_store_version_fingerprint(
+			    &fp, c->st, ev->series_id, prev.number)))
+		goto done;
+	prev.fingerprint = fp.ptr;
+	if ((err = pr_engine_delivery_key(&key, &prev, j->sink_key.ptr)))
+		goto done;
+	err = pr_outgoing_message_id(
+		out, key.ptr, 0,
+		pr_outgoing_domain(j->sender.email ? &j->sender : NULL, v));
+done:
+	pr_buf_release(&fp);
+	pr_buf_release(&key);
+	return err;
+}
+
+/*
+ * Gather a sink's recipients and render its mails.  A problem of the
+ * series (a bad address, too many recipients) is a FAIL entry in the
+ * report and returns 0; only a failure to run is an error.
+ */
+static int prepare_sink(struct sink_job *j, const struct pass_ctx *c,
+			const struct pr_event *ev,
+			const struct pr_engine_version *ev2,
+			const struct pr_version *v, const char *rdiff,
+			struct pr_report *report)
+{
+	const struct pr_graph_node *n = j->n;
+	const char *from = node_string(n, "from");
+	struct pr_outgoing_opts o = { 0 };
+	struct pr_buf key = PR_BUF_INIT, prev = PR_BUF_INIT;
+	int64_t base;
+	int err;
+
+	if ((err = pr_buf_addf(&j->sink_key, "%s%s", n->inst.name,
+			       ev->preview ? "+preview" : "")))
+		goto done;
+	if (from && (err = pr_outgoing_parse_address(&j->sender, from))) {
+		err = pr_error_wrap(err, "sink '%s': option 'from'",
+				    n->inst.name);
+		goto done;
+	}
+	err = pr_outgoing_recipients(&j->rcpt, ev->series,
+				     node_list(&j->to_tmp, n, "to"),
+				     node_list(&j->cc_tmp, n, "cc"),
+				     ev->preview);
+	if (err == PR_EINVAL) {
+		pr_report_add(report, "deliver", "recipients", PR_VERDICT_FAIL,
+			      -1, NULL, "sink '%s': %s", n->inst.name,
+			      pr_error_message());
+		err = 0;
+		goto done;
+	}
+	if (err)
+		goto done;
+	if (c->route->max_recipients &&
+	    pr_outgoing_rcpt_count(&j->rcpt) >
+		    (size_t)c->route->max_recipients) {
+		pr_report_add(report, "deliver", "max-recipients",
+			      PR_VERDICT_FAIL, -1, NULL,
+			      "sink '%s': %zu recipients, over the route's "
+			      "max-recipients %lld",
+			      n->inst.name, pr_outgoing_rcpt_count(&j->rcpt),
+			      (long long)c->route->max_recipients);
+		goto done;
+	}
+	if ((err = pr_engine_delivery_key(&key, ev2, j->sink_key.ptr)) ||
+	    (err = pr_store_delivery_base_time(&base, c->st, ev2->series_id,
+					       ev2->number, j->sink_key.ptr,
+					       (int64_t)time(NULL))) ||
+	    (!ev->preview && (err = previous_root(&prev, c, ev2, j, v))))
+		goto done;
+	o.key = key.ptr;
+	o.base_time = base;
+	o.sender = j->sender.email ? &j->sender : NULL;
+	o.rcpt = &j->rcpt;
+	o.stat = v->cover ? v->cover->stat : NULL;
+	o.prev_message_id = prev.len ? prev.ptr : NULL;
+	o.archive_url = node_string(n, "archive-url");
+	o.url = ev->series->url;
+	o.range_diff = rdiff && *rdiff ? rdiff : NULL;
+	err = pr_outgoing_render(&j->mails, v, &o);
+	if (err == PR_EINVAL) {
+		pr_report_add(report, "deliver", "headers", PR_VERDICT_FAIL, -1,
+			      NULL, "sink '%s': %s", n->inst.name,
+			      pr_error_message());
+		err = 0;
+	}
+done:
+	pr_buf_release(&key);
+	pr_buf_release(&prev);
+	return err;
+}
+
+/* "sent as v2 to a@b, Cc: c@d, e@f; archive: <link>" for one sink. */
+static int add_summary(struct pr_buf *out, const struct sink_job *j, int number)
+{
+	const char *archive = node_string(j->n, "archive-url");
+	size_t i;
+	int err;
+
+	if (out->len && (err = pr_buf_addch(out, '\n')))
+		return err;
+	err = pr_buf_addf(out, "sent as v%d to ", number);
+	for (i = 0; !err && i < j->rcpt.to.nr; i++)
+		err = pr_buf_addf(out, "%s%s", i ? ", " : "",
+				  j->rcpt.to.items[i].email);
+	if (!err && !j->rcpt.to.nr)
+		err = pr_buf_addf(out, "%s", j->n->inst.name);
+	for (i = 0; !err && i < j->rcpt.cc.nr; i++)
+		err = pr_buf_addf(out, "%s%s", i ? ", " : ", Cc: ",
+				  j->rcpt.cc.items[i].email);
+	if (!err && archive) {
+		err = pr_buf_adds(out, "; archive: ");
+		if (!err)
+			err = pr_outgoing_archive_link(
+				out, archive, j->mails.root_message_id);
+	}
+	return err;
+}
+
+/*
+ * Handle one version on the route: record it, run the steps, render and
+ * deliver it to each sink, give feedback.  Returns 0, 1 when mails are
+ * left for a retry (the cursor must not move), or a negative PR_E*.
+ */
 static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 			   struct pr_version *v)
 {
@@ -207,52 +625,109 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	struct pr_engine_version ev2;
 	struct pr_engine_stats ds;
 	struct pr_report report = PR_REPORT_INIT;
-	char **mails = NULL, fp[41];
-	size_t *lens = NULL, i;
+	struct pr_buf mbox = PR_BUF_INIT, rdiff = PR_BUF_INIT;
+	struct pr_buf summary = PR_BUF_INIT;
+	struct sink_job *jobs = NULL;
+	size_t i, nr_jobs = c->route->to.nr, sent = 0, pending = 0;
+	bool retry = false;
+	char fp[41];
 	int err;
 
+	if ((err = route_takes_version(c, ev->series, v)) <= 0)
+		goto done;
 	if ((err = pr_store_fingerprint(fp, v)) ||
 	    (err = pr_store_record_version(&sv, c->st,
 					   ev->series->origin_connector,
 					   ev->series->origin_key, fp, v->nr)))
 		goto done;
 	c->stats->events++;
-	if (sv.is_new)
+	if (sv.is_new) {
 		c->stats->new_versions++;
+		/* kept for the range-diff of the next version */
+		if ((err = version_mbox(&mbox, v)) ||
+		    (err = pr_store_version_mbox_set(c->st, sv.series_id,
+						     sv.number, mbox.ptr,
+						     mbox.len)))
+			goto done;
+	}
 	if ((err = run_steps(c, ev->series, v, &report)))
 		goto done;
-	if (pr_report_verdict(&report) == PR_VERDICT_FAIL) {
-		/* Junk never reaches a sink: nothing is delivered. */
-		log_refusal(c, ev->series, &report);
-		c->stats->refused++;
-		goto done;
-	}
-	if ((err = pr_engine_render(&mails, &lens, v)))
-		goto done;
+	if (pr_report_verdict(&report) == PR_VERDICT_FAIL)
+		goto refused;
 	ev2.origin = ev->series->origin_connector;
 	ev2.key = ev->series->origin_key;
 	ev2.series_id = sv.series_id;
 	ev2.number = sv.number;
 	ev2.fingerprint = fp;
-	for (i = 0; i < c->route->to.nr; i++) {
-		const struct pr_graph_node *n =
-			pr_graph_node(c->g, "sink", c->route->to.items[i]);
-
-		if (!n) {
+	if (sv.number > 1 && (err = range_diff(&rdiff, c, sv.series_id, v)))
+		goto done;
+	jobs = pr_calloc(nr_jobs, sizeof(*jobs));
+	for (i = 0; i < nr_jobs; i++) {
+		jobs[i].n = pr_graph_node(c->g, "sink", c->route->to.items[i]);
+		pr_buf_init(&jobs[i].sink_key, 0);
+		if (!jobs[i].n) {
 			err = pr_error(PR_EINTERNAL, "route '%s': no sink '%s'",
 				       c->route->name, c->route->to.items[i]);
 			goto done;
 		}
-		if ((err = pr_engine_deliver(
-			     &ds, c->st, &ev2, (struct pr_instance *)&n->inst,
-			     n->connector, (const char *const *)mails, lens,
-			     v->nr)))
+		if ((err = prepare_sink(&jobs[i], c, ev, &ev2, v, rdiff.ptr,
+					&report)))
+			goto done;
+	}
+	/* nothing goes out unless every sink can take it */
+	if (pr_report_verdict(&report) == PR_VERDICT_FAIL)
+		goto refused;
+	for (i = 0; i < nr_jobs; i++) {
+		const struct sink_job *j = &jobs[i];
+
+		if (c->opts->dry_run) {
+			/* rendered exactly as sent; nothing recorded */
+			if ((err = dry_run_write(
+				     c, &ev2, j->n->inst.name,
+				     (const char *const *)j->mails.mails,
+				     j->mails.lens, j->mails.nr)))
+				goto done;
+			continue;
+		}
+		if ((err = deliver_mails(&ds, c->st, &ev2, j->sink_key.ptr,
+					 (struct pr_instance *)&j->n->inst,
+					 j->n->connector,
+					 (const char *const *)j->mails.mails,
+					 j->mails.lens, j->mails.nr)))
 			goto done;
 		c->stats->sent += ds.sent;
 		c->stats->pending += ds.pending;
+		sent += ds.sent;
+		pending += ds.pending;
+		if (ds.pending && ds.status == PR_DELIVER_RETRY)
+			retry = true;
+		if ((err = add_summary(&summary, j, sv.number)))
+			goto done;
 	}
+	/* told once: when the pass that sent the last mail ends */
+	if (sent && !pending)
+		give_feedback(c, ev->series, &report, summary.ptr);
+	/*
+	 * A sink that asked to retry holds the source's cursor (1: the
+	 * caller stores no cursor and stops this source's poll), so the next
+	 * pass sees the event again and resumes at the first unsent mail.
+	 */
+	if (retry)
+		err = 1;
+	goto done;
+refused:
+	/* Junk never reaches a sink: nothing is delivered. */
+	log_refusal(c, ev->series, &report);
+	c->stats->refused++;
+	if (sv.is_new)
+		give_feedback(c, ev->series, &report, NULL);
 done:
-	pr_engine_render_free(mails, lens, v->nr);
+	for (i = 0; jobs && i < nr_jobs; i++)
+		sink_job_release(&jobs[i]);
+	free(jobs);
+	pr_buf_release(&mbox);
+	pr_buf_release(&rdiff);
+	pr_buf_release(&summary);
 	pr_report_release(&report);
 	return err;
 }
@@ -266,16 +741,71 @@ static int on_event(const struct pr_event *ev, void *payload)
 	if ((ev->kind == PR_EVENT_SERIES || ev->kind == PR_EVENT_VERSION) && v)
 		err = deliver_version(c, ev, v);
 	/* the cursor moves only once the event is stored and handled */
-	if (!err && ev->cursor)
+	if (!err && ev->cursor && !c->opts->dry_run)
 		err = pr_store_cursor_set(c->st, c->cursor_key, ev->cursor,
 					  NULL);
 	return err;
 }
 
-int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
-		   struct pr_store *st)
+static void node_close(struct pr_graph_node *n)
 {
-	struct pass_ctx c = { g, NULL, st, out, NULL };
+	if (n->connector && n->connector->close)
+		n->connector->close(&n->inst);
+	else if (n->plugin && n->plugin->close)
+		n->plugin->close(&n->inst);
+}
+
+int pr_engine_open(struct pr_graph *g)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < g->nr_nodes; i++) {
+		struct pr_graph_node *n = &g->nodes[i];
+
+		if (n->connector && n->connector->open)
+			err = n->connector->open(&n->inst);
+		else if (n->plugin && n->plugin->open)
+			err = n->plugin->open(&n->inst);
+		if (err < 0)
+			break;
+	}
+	if (err < 0) {
+		const struct pr_instance *in = &g->nodes[i].inst;
+		struct pr_buf who = PR_BUF_INIT;
+
+		/* name the instance once: smtp's open() already does */
+		if (pr_buf_addf(&who, "%s '%s'", in->kind, in->name) == 0 &&
+		    !strncmp(pr_error_message(), who.ptr, who.len))
+			err = pr_error_wrap(PR_ECONFIG, "%s", g->file);
+		else
+			err = pr_error_wrap(PR_ECONFIG, "%s: %s", g->file,
+					    who.ptr);
+		pr_buf_release(&who);
+		while (i--)
+			node_close(&g->nodes[i]);
+	}
+	return err;
+}
+
+void pr_engine_close(struct pr_graph *g)
+{
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = g->nr_nodes; i--;)
+		node_close(&g->nodes[i]);
+}
+
+int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
+		   struct pr_store *st, const struct pr_engine_opts *opts)
+{
+	static const struct pr_engine_opts defaults = { false, -1, NULL };
+	size_t written = 0;
+	struct pass_ctx c = { g,       NULL, st,
+			      out,     NULL, opts ? opts : &defaults,
+			      &written };
 	size_t i;
 	int ret = 0;
 

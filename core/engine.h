@@ -86,10 +86,41 @@ struct pr_engine_pass_stats {
 };
 
 /*
+ * How a pass runs.  NULL means every field zero: a real pass.
+ *
+ * Under dry_run every delivery is rendered exactly as it would be sent
+ * and written, instead of to the sink, to dry_run_dir (one file per mail,
+ * SINK.KEY.INDEX, SINK with bytes outside [A-Za-z0-9_-] as '_') when it is
+ * set, else to dry_run_fd (the mails one after another: each begins with
+ * its "From <commit>" line and a blank line goes between two mails, so
+ * the stream is an mbox as git format-patch --stdout writes it).  No delivery is created, no mail recorded as sent
+ * and no source cursor moves, so a later real pass still delivers all of
+ * it.  The versions seen are recorded (a version row is not a delivery),
+ * so the numbers a dry run shows are the ones the real run sends.
+ */
+struct pr_engine_opts {
+	bool dry_run;
+	int dry_run_fd;
+	const char *dry_run_dir;
+};
+
+/*
+ * Call each instance's open() (connector or plugin) once, in graph order,
+ * before the first pass over a freshly loaded graph.  On a failure the
+ * instances opened so far are closed again and the error is PR_ECONFIG
+ * naming the instance ("sink 'mail': option 'url': ..."), so a graph is
+ * either all open or all closed.  pr_engine_close() calls each close() in
+ * reverse order; call it once per successful pr_engine_open(), before
+ * pr_graph_free() (on shutdown and for the old graph of a SIGHUP swap).
+ */
+int pr_engine_open(struct pr_graph *g);
+void pr_engine_close(struct pr_graph *g);
+
+/*
  * One pass; returns 0 when every route ran (even with pending mails) or
  * the error of the last route that failed (its message recorded).
  */
 int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
-		   struct pr_store *st);
+		   struct pr_store *st, const struct pr_engine_opts *opts);
 
 #endif

@@ -379,12 +379,12 @@ static bool has_non_ascii(const char *s)
  * The message body as git's pp_remainder writes it: every line loses its
  * trailing whitespace, leading blank lines go, and so do trailing ones.
  */
-static int add_body(struct pr_buf *out, const char *body)
+int pr_format_add_body(struct pr_buf *out, const char *body)
 {
 	size_t start = out->len, content = out->len;
 	int err = 0;
 
-	while (*body && !err) {
+	while (body && *body && !err) {
 		const char *line = body;
 		const char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
@@ -484,7 +484,7 @@ int pr_format_patch(struct pr_buf *out, const struct pr_patch *p,
 		err = pr_buf_addf(out, "From: %s <%s>\n\n", p->author.name,
 				  p->author.email);
 	if (!err)
-		err = add_body(out, body);
+		err = pr_format_add_body(out, body);
 	if (!err)
 		err = pr_buf_adds(out, "---\n");
 	if (!err && p->diffstat)

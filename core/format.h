@@ -63,6 +63,12 @@ int pr_format_slug(struct pr_buf *out, const char *subject, size_t len);
 int pr_format_filename(struct pr_buf *out, const char *reroll, int nr,
 		       const char *subject);
 
+/*
+ * Append a message body as git's pp_remainder writes it: each line without
+ * its trailing whitespace, no blank lines at either end.  NULL: nothing.
+ */
+int pr_format_add_body(struct pr_buf *out, const char *body);
+
 /* Append an RFC 2822 date as git prints it: "Thu, 3 Dec 2026 12:00:00 +0100". */
 int pr_format_date(struct pr_buf *out, int64_t time, int tz_minutes);
 

@@ -345,8 +345,17 @@ static int setup_walk(git_revwalk *walk, git_repository *repo,
 			return git_fail("revision range", range);
 		return (int)count;
 	}
-	if (git_revparse(&spec, repo, range) < 0)
-		return git_fail("revision range", range);
+	memset(&spec, 0, sizeof(spec));
+	if (git_revparse(&spec, repo, range) < 0) {
+		/*
+		 * libgit2 1.5 leaves spec.from set when only the right side
+		 * of "A..B" fails to resolve; free what it filled in.
+		 */
+		err = git_fail("revision range", range);
+		git_object_free(spec.from);
+		git_object_free(spec.to);
+		return err;
+	}
 	if (spec.flags & GIT_REVSPEC_MERGE_BASE) {
 		err = pr_error(PR_EUNSUPPORTED,
 			       "revision range '%s': '...' not supported",

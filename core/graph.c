@@ -253,7 +253,15 @@ static void load_route_key(struct loader *l, struct pr_graph_route *r,
 		list = &r->include_subsystem;
 	else if (!strcmp(e->key, "exclude-subsystem"))
 		list = &r->exclude_subsystem;
-	else if (!strcmp(e->key, "bridge")) {
+	else if (!strcmp(e->key, "max-recipients")) {
+		if (pr_cfg_parse_int(&r->max_recipients, e->value) < 0 ||
+		    r->max_recipients < 1)
+			problem(l,
+				"route.%s.max-recipients: must be a number, "
+				"1 or more",
+				r->name);
+		return;
+	} else if (!strcmp(e->key, "bridge")) {
 		if (pr_cfg_parse_bool(&r->bridge, e->value) < 0)
 			problem(l, "route.%s.bridge: %s", r->name,
 				pr_error_message());
@@ -669,6 +677,9 @@ static void print_text(struct pr_buf *out, const struct pr_graph *g)
 			pr_buf_addf(out, "    feedback = %s\n", r->feedback);
 		if (r->bridge)
 			pr_buf_adds(out, "    bridge = true\n");
+		if (r->max_recipients)
+			pr_buf_addf(out, "    max-recipients = %lld\n",
+				    (long long)r->max_recipients);
 		print_list(out, "include-path", &r->include_path);
 		print_list(out, "include-subsystem", &r->include_subsystem);
 		print_list(out, "exclude-subsystem", &r->exclude_subsystem);

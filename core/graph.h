@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 #include "registry.h"
@@ -44,6 +45,8 @@ struct pr_graph_route {
 	struct pr_strlist include_subsystem;
 	struct pr_strlist exclude_subsystem;
 	bool bridge;
+	/* a delivery to more addresses is refused; 0: no cap */
+	int64_t max_recipients;
 };
 
 struct pr_graph {

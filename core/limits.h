@@ -33,5 +33,7 @@
 #define PR_LIMIT_EXEC_OUTPUT (1 * PR_MIB)
 /* Patches in one version of a series. */
 #define PR_LIMIT_SERIES_PATCHES 10000
+/* Patches on each side of a range-diff (its cost matrix is quadratic). */
+#define PR_LIMIT_RANGE_DIFF_PATCHES 1000
 
 #endif

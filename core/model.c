@@ -104,6 +104,7 @@ void pr_cover_release(struct pr_cover *c)
 	free(c->subject);
 	free(c->body);
 	free(c->message_id);
+	free(c->stat);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -83,6 +83,8 @@ struct pr_cover {
 	char *subject;
 	char *body;
 	char *message_id;
+	/* --stat --summary of base..tip as the cover shows it; NULL: none */
+	char *stat;
 };
 
 void pr_cover_release(struct pr_cover *c);
@@ -177,6 +179,7 @@ struct pr_event {
 	struct pr_trailer_list trailers; /* given by a comment */
 	char *state; /* for PR_EVENT_STATE: "merged", "landed", ... */
 	char *cursor; /* where the source stands after this event */
+	bool preview;
 };
 
 void pr_event_release(struct pr_event *e);

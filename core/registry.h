@@ -140,6 +140,9 @@ struct pr_plugin_type {
 	int (*run)(struct pr_instance *inst, struct pr_series *s,
 		   struct pr_version *v, struct pr_report *report);
 	void (*close)(struct pr_instance *inst);
+	/* The MAINTAINERS section names version v touches, appended to out; for routes' include-/exclude-subsystem. */
+	int (*sections)(struct pr_instance *inst, const struct pr_version *v,
+			struct pr_strlist *out);
 };
 
 struct pr_registry {

@@ -42,6 +42,15 @@ static const char *const migrations[] = {
 	"ALTER TABLE delivery_messages ADD COLUMN last_error TEXT;"
 	"ALTER TABLE delivery_messages ADD COLUMN updated INTEGER;"
 	"ALTER TABLE versions ADD COLUMN created INTEGER;",
+	/*
+	 * 3: each version's patches (the format-patch mbox, for the
+	 * range-diff of the next version) and each delivery's base Date
+	 */
+	"ALTER TABLE versions ADD COLUMN mbox BLOB;"
+	"CREATE TABLE delivery_times (series_id INTEGER NOT NULL"
+	" REFERENCES series, version INTEGER NOT NULL, sink TEXT NOT NULL,"
+	" base_time INTEGER NOT NULL,"
+	" PRIMARY KEY (series_id, version, sink));",
 };
 
 _Static_assert(PR_ARRAY_SIZE(migrations) == PR_STORE_SCHEMA_LATEST,
@@ -725,6 +734,138 @@ int pr_store_foreach_row(struct pr_store *st, pr_store_row_fn fn, void *payload)
 	}
 	if (rc != SQLITE_DONE)
 		err = db_error(st, "list deliveries");
+done:
+	sqlite3_finalize(s);
+	return err;
+}
+
+int pr_store_version_mbox_set(struct pr_store *st, int64_t series_id,
+			      int number, const char *mbox, size_t len)
+{
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	if ((err = prepare(&s, st,
+			   "UPDATE versions SET mbox = ? WHERE series_id = ?"
+			   " AND number = ?")))
+		goto done;
+	sqlite3_bind_blob64(s, 1, mbox, (sqlite3_uint64)len, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, series_id);
+	sqlite3_bind_int(s, 3, number);
+	if ((err = step_done(st, s, "store version mbox")))
+		goto done;
+	if (sqlite3_changes(st->db) != 1)
+		err = pr_error(PR_ENOENT,
+			       "state store '%s': no version %d of "
+			       "series %lld",
+			       st->path, number, (long long)series_id);
+done:
+	sqlite3_finalize(s);
+	return err;
+}
+
+/* Append column 0 of the one row of a (series, number) query. */
+static int version_column(struct pr_buf *out, struct pr_store *st,
+			  const char *sql, int64_t series_id, int number)
+{
+	sqlite3_stmt *s = NULL;
+	int err, rc;
+
+	if ((err = prepare(&s, st, sql)))
+		goto done;
+	sqlite3_bind_int64(s, 1, series_id);
+	sqlite3_bind_int(s, 2, number);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+		err = pr_buf_add(out, sqlite3_column_blob(s, 0),
+				 (size_t)sqlite3_column_bytes(s, 0));
+	} else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+		err = PR_ENOENT;
+	} else {
+		err = db_error(st, "read version");
+	}
+done:
+	sqlite3_finalize(s);
+	return err;
+}
+
+int pr_store_version_mbox_get(struct pr_buf *out, struct pr_store *st,
+			      int64_t series_id, int number)
+{
+	return version_column(out, st,
+			      "SELECT mbox FROM versions WHERE series_id = ?"
+			      " AND number = ?",
+			      series_id, number);
+}
+
+int pr_store_version_fingerprint(struct pr_buf *out, struct pr_store *st,
+				 int64_t series_id, int number)
+{
+	return version_column(out, st,
+			      "SELECT fingerprint FROM versions WHERE"
+			      " series_id = ? AND number = ?",
+			      series_id, number);
+}
+
+int pr_store_delivery_find(int64_t *out, struct pr_store *st, int64_t series_id,
+			   int version, const char *sink)
+{
+	sqlite3_stmt *s = NULL;
+	int err, rc;
+
+	*out = 0;
+	if ((err = prepare(&s, st,
+			   "SELECT id FROM deliveries WHERE series_id = ?"
+			   " AND version = ? AND sink = ?")))
+		goto done;
+	sqlite3_bind_int64(s, 1, series_id);
+	sqlite3_bind_int(s, 2, version);
+	bind_text(s, 3, sink);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(s, 0);
+	else if (rc == SQLITE_DONE)
+		err = PR_ENOENT;
+	else
+		err = db_error(st, "find delivery");
+done:
+	sqlite3_finalize(s);
+	return err;
+}
+
+int pr_store_delivery_base_time(int64_t *out, struct pr_store *st,
+				int64_t series_id, int version,
+				const char *sink, int64_t now)
+{
+	sqlite3_stmt *s = NULL;
+	int err, rc;
+
+	/* the first call decides; every later one reads what it stored */
+	if ((err = prepare(&s, st,
+			   "INSERT OR IGNORE INTO delivery_times (series_id,"
+			   " version, sink, base_time) VALUES (?, ?, ?, ?)")))
+		goto done;
+	sqlite3_bind_int64(s, 1, series_id);
+	sqlite3_bind_int(s, 2, version);
+	bind_text(s, 3, sink);
+	sqlite3_bind_int64(s, 4, now);
+	if ((err = step_done(st, s, "record delivery time")))
+		goto done;
+	sqlite3_finalize(s);
+	s = NULL;
+	if ((err = prepare(&s, st,
+			   "SELECT base_time FROM delivery_times WHERE"
+			   " series_id = ? AND version = ? AND sink = ?")))
+		goto done;
+	sqlite3_bind_int64(s, 1, series_id);
+	sqlite3_bind_int(s, 2, version);
+	bind_text(s, 3, sink);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		err = db_error(st, "read delivery time");
+		goto done;
+	}
+	*out = sqlite3_column_int64(s, 0);
 done:
 	sqlite3_finalize(s);
 	return err;

@@ -34,7 +34,7 @@ struct pr_version;
 struct pr_store;
 
 /* The schema version this binary writes. */
-#define PR_STORE_SCHEMA_LATEST 2
+#define PR_STORE_SCHEMA_LATEST 3
 
 /* Open (creating if needed) and migrate to the latest schema. */
 int pr_store_open(struct pr_store **out, const char *path);
@@ -127,6 +127,37 @@ int pr_store_delivery_attempts(struct pr_store *st, int64_t delivery,
 			       size_t index);
 /* Messages of the delivery still pending. */
 int pr_store_delivery_pending(struct pr_store *st, int64_t delivery);
+
+/*
+ * The delivery of (series, version, sink); PR_ENOENT (no message) when it
+ * was never opened.
+ */
+int pr_store_delivery_find(int64_t *out, struct pr_store *st, int64_t series_id,
+			   int version, const char *sink);
+
+/*
+ * The base time of the delivery (series, version, sink): the Date of its
+ * first mail.  The first call stores `now`; every later call, in this
+ * process or after a restart, gives the stored value, so a retry renders
+ * the same mails.
+ */
+int pr_store_delivery_base_time(int64_t *out, struct pr_store *st,
+				int64_t series_id, int version,
+				const char *sink, int64_t now);
+
+/*
+ * The patches of a recorded version as the mbox pr_format_patch wrote
+ * (schema 3), kept so that the next version's range-diff can be made.
+ * _get appends them and returns PR_ENOENT (no message) when the version
+ * or its mbox is unknown; _set on an unknown version is PR_ENOENT.
+ */
+int pr_store_version_mbox_set(struct pr_store *st, int64_t series_id,
+			      int number, const char *mbox, size_t len);
+int pr_store_version_mbox_get(struct pr_buf *out, struct pr_store *st,
+			      int64_t series_id, int number);
+/* Append the fingerprint of version `number`; PR_ENOENT when unknown. */
+int pr_store_version_fingerprint(struct pr_buf *out, struct pr_store *st,
+				 int64_t series_id, int number);
 
 /*
  * For `patchrelay status`: one row per delivery, or one per series with no

@@ -21,6 +21,8 @@
 struct pr_size_figures {
 	uint64_t files, added, removed, bytes, patches, binary;
 	uint64_t largest_lines; /* most changed lines in one file */
+	char largest_file[256]; /* its path (cut to fit), "" when none */
+	int largest_patch; /* 0-based index of the patch holding it */
 	uint64_t diff_files; /* files the diff text itself shows */
 };
 

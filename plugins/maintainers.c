@@ -16,14 +16,41 @@
 #define MAINT_BYTES (64 * PR_MIB)
 #define OVEC 16
 
-/* One element of get_maintainer's @typevalue. */
+/*
+ * One element of get_maintainer's @typevalue.  Values point into the
+ * loaded text of MAINTAINERS unless a directory's '/' was added (owned);
+ * F:/X: values stay as written and are converted when first compiled.
+ * Regexes are compiled on first use and published with an atomic
+ * compare-and-swap, so that a loaded struct pr_maint stays shareable
+ * between threads; RX_FAILED marks a value that does not compile.
+ */
+enum {
+	DIR_NO = 0,
+	DIR_YES,
+	DIR_UNKNOWN
+};
+
 struct tv {
 	char type; /* 'A'..'Z', or 0 for a section header or other line */
-	char *value; /* the value (converted for F/X), or the whole line */
+	bool owned; /* value was allocated */
+	bool literal; /* F/X: "^value" is a plain prefix test */
+	bool slash_end; /* F/X: value as written ends in '/' */
+	unsigned char dir; /* F/X: DIR_NO, DIR_YES, DIR_UNKNOWN (stat on use) */
+	char *value; /* the value (F/X: as written), or the whole line */
 	pcre2_code *re; /* F/X: ^value; N: value/x; K: value/x */
 	pcre2_code *re_patch; /* K only: ^[+-].*value/x */
-	char *prefix; /* F/X: literal bytes every match starts with */
+	const char *prefix; /* F/X: literal bytes every match starts with */
 	size_t prefix_len;
+	size_t nslash; /* F/X: slashes in value as written */
+	size_t start; /* typed: find_starting_index of its section */
+};
+
+/* The F:/X: entries whose literal prefix starts with one path component. */
+struct fx_bucket {
+	const char *comp; /* "drivers": the prefix up to its first '/' */
+	size_t len;
+	size_t *tvi; /* in MAINTAINERS order */
+	size_t nr, alloc;
 };
 
 struct mapent {
@@ -38,6 +65,14 @@ struct pr_maint {
 	struct mapent *names, *addrs; /* .mailmap; later entries win */
 	size_t nnames, alloc_names, naddrs, alloc_addrs;
 	char *tree;
+	char *text; /* MAINTAINERS, NUL at each line end; values point in */
+	struct fx_bucket *fx; /* F/X with a '/' in the prefix */
+	size_t nfx, alloc_fx;
+	size_t *fx_any; /* F/X whose prefix has no '/': tried on every file */
+	size_t nfx_any;
+	size_t *nk, *kw; /* the N: and K: entries, in order */
+	size_t nn, nkw;
+	bool jit; /* JIT-compile N:/K: patterns when first used */
 	pcre2_code *rx[20];
 };
 
@@ -236,14 +271,61 @@ static void map_set(struct mapent **v, size_t *nr, size_t *alloc,
 	(*nr)++;
 }
 
+/* Sorted by key by map_finish: a binary search. */
 static const char *map_get(const struct mapent *v, size_t nr, const char *key)
 {
-	size_t i;
+	size_t lo = 0, hi = nr;
 
-	for (i = nr; i-- > 0;)
-		if (!strcmp(v[i].key, key))
-			return v[i].val;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(v[mid].key, key);
+
+		if (!c)
+			return v[mid].val;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
+}
+
+struct mapsort {
+	struct mapent e;
+	size_t pos;
+};
+
+static int cmp_mapsort(const void *a, const void *b)
+{
+	const struct mapsort *x = a, *y = b;
+	int c = strcmp(x->e.key, y->e.key);
+
+	if (c)
+		return c;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Sort a map by key; of entries with one key, the last one read wins. */
+static void map_finish(struct mapent *v, size_t *nr)
+{
+	struct mapsort *t = pr_calloc(*nr ? *nr : 1, sizeof(*t));
+	size_t i, j = 0;
+
+	for (i = 0; i < *nr; i++) {
+		t[i].e = v[i];
+		t[i].pos = i;
+	}
+	qsort(t, *nr, sizeof(*t), cmp_mapsort);
+	for (i = 0; i < *nr; i++) {
+		if (i + 1 < *nr && !strcmp(t[i].e.key, t[i + 1].e.key)) {
+			free(t[i].e.key);
+			free(t[i].e.val);
+			continue;
+		}
+		v[j++] = t[i].e;
+	}
+	*nr = j;
+	free(t);
 }
 
 static void mailmap_line(struct pr_maint *m, pcre2_match_data *md,
@@ -345,82 +427,152 @@ done:
 	pr_buf_release(&text);
 }
 
-/* The literal bytes every match of a converted F:/X: pattern begins with. */
-static void pattern_prefix(struct tv *t)
+static size_t count_slashes(const char *s)
 {
-	struct pr_buf b = PR_BUF_INIT;
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '/';
+	return n;
+}
+
+static const int rx_failed_marker;
+#define RX_FAILED ((pcre2_code *)(uintptr_t)&rx_failed_marker)
+
+static bool perl_space_not_nl(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/*
+ * An F:/X: value, in one pass over it as written: its slashes, and the
+ * literal bytes every match of the converted pattern begins with, which are
+ * the value's own first bytes (get_maintainer.pl converts '.' -> '\.',
+ * '*' -> '.*', '?' -> '.'): a converted '.' is literal; '*' and '?' become
+ * '.', which ends the prefix, as does any other regex byte ('+' and '{'
+ * make the byte before them optional too).  get_maintainer.pl's
+ * `-d $value` runs on the converted value, which names no directory when
+ * the conversion changed it: only the other values are stat()ed.
+ */
+static void file_entry(struct tv *t)
+{
 	const char *s = t->value;
+	size_t n = 0, plen = 0, nslash = 0;
+	bool changed = false, stop = false;
 
-	while (*s) {
-		if (s[0] == '\\' && s[1] == '.') {
-			pr_buf_addch(&b, '.');
-			s += 2;
+	/* locals, not t's fields: stores through t could alias s */
+	for (; s[n]; n++) {
+		char c = s[n];
+
+		nslash += c == '/';
+		if (c == '.' || c == '*' || c == '?')
+			changed = true;
+		if (stop)
 			continue;
+		if (c == '*' || c == '?' || c == '\\' || c == '^' || c == '$' ||
+		    c == '|' || c == '(' || c == ')' || c == '[' || c == ']' ||
+		    c == '}') {
+			stop = true;
+		} else if (c == '+' || c == '{') {
+			if (plen)
+				plen--;
+			stop = true;
+		} else {
+			plen++;
 		}
-		if (strchr("\\^$.|?*+()[]{}", *s)) {
-			/* a quantifier makes the byte before it optional */
-			if (strchr("?*+{", *s) && b.len)
-				pr_buf_setlen(&b, b.len - 1);
-			break;
-		}
-		pr_buf_addch(&b, *s);
-		s++;
 	}
-	t->prefix_len = b.len;
-	t->prefix = pr_buf_detach(&b, NULL);
+	t->nslash = nslash;
+	t->literal = !stop;
+	t->slash_end = n && s[n - 1] == '/';
+	/* a '/' is added on first use when the value names a directory */
+	t->dir = t->slash_end ? DIR_YES : changed || !n ? DIR_NO : DIR_UNKNOWN;
+	t->prefix = t->value;
+	t->prefix_len = plen;
 }
 
-static void convert_file_pattern(struct tv *t, const char *tree)
+/*
+ * Whether F:/X: value t is a directory pattern (written with a trailing
+ * '/', or naming a directory of the tree, when get_maintainer.pl adds
+ * one); the stat runs once, on first use, and is kept (a race only runs
+ * it twice, with the same answer).
+ */
+static bool tv_isdir(const struct pr_maint *m, struct tv *t)
 {
-	struct pr_buf b = PR_BUF_INIT, path = PR_BUF_INIT;
+	unsigned char d = __atomic_load_n(&t->dir, __ATOMIC_ACQUIRE);
+	struct pr_buf path = PR_BUF_INIT;
 	struct stat st;
-	const char *s;
 
-	for (s = t->value; *s; s++) {
-		if (*s == '.')
-			pr_buf_adds(&b, "\\.");
-		else if (*s == '*')
-			pr_buf_adds(&b, ".*");
-		else if (*s == '?')
-			pr_buf_addch(&b, '.');
-		else
-			pr_buf_addch(&b, *s);
-	}
-	if (b.len && b.ptr[b.len - 1] != '/') {
-		pr_buf_addf(&path, "%s/%s", tree, b.ptr);
-		if (!stat(path.ptr, &st) && S_ISDIR(st.st_mode))
-			pr_buf_addch(&b, '/');
-	}
-	free(t->value);
-	t->value = pr_buf_detach(&b, NULL);
+	if (d != DIR_UNKNOWN)
+		return d == DIR_YES;
+	pr_buf_addf(&path, "%s/%s", m->tree, t->value);
+	d = !stat(path.ptr, &st) && S_ISDIR(st.st_mode) ? DIR_YES : DIR_NO;
 	pr_buf_release(&path);
+	__atomic_store_n(&t->dir, d, __ATOMIC_RELEASE);
+	return d == DIR_YES;
 }
 
-static void compile_tv(struct tv *t)
+/* Slashes of the value as get_maintainer.pl matches it. */
+static size_t tv_nslash(const struct pr_maint *m, struct tv *t)
 {
+	return t->nslash + (!t->slash_end && tv_isdir(m, t));
+}
+
+/* "^" and the F:/X: value as get_maintainer.pl converts it. */
+static void convert_file_pattern(struct pr_buf *b, const char *s)
+{
+	pr_buf_addch(b, '^');
+	for (; *s; s++) {
+		if (*s == '.')
+			pr_buf_adds(b, "\\.");
+		else if (*s == '*')
+			pr_buf_adds(b, ".*");
+		else if (*s == '?')
+			pr_buf_addch(b, '.');
+		else
+			pr_buf_addch(b, *s);
+	}
+}
+
+/* The regex of t (K: patch form when `patch`), compiled on first use. */
+static pcre2_code *tv_re(const struct pr_maint *m, struct tv *t, bool patch)
+{
+	pcre2_code **slot = patch ? &t->re_patch : &t->re;
+	pcre2_code *re = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *expect;
 	struct pr_buf b = PR_BUF_INIT;
 
+	if (re)
+		return re == RX_FAILED ? NULL : re;
 	switch (t->type) {
 	case 'F':
 	case 'X':
-		pr_buf_addf(&b, "^%s", t->value);
-		t->re = rx_compile(b.ptr, b.len, 0, false);
-		pattern_prefix(t);
+		convert_file_pattern(&b, t->value);
+		if (!t->slash_end && tv_isdir(m, t))
+			pr_buf_addch(&b, '/');
+		re = rx_compile(b.ptr, b.len, 0, false);
 		break;
 	case 'N':
-		t->re = rx_compile(t->value, strlen(t->value), PCRE2_EXTENDED,
-				   false);
-		break;
 	case 'K':
-		t->re = rx_compile(t->value, strlen(t->value), PCRE2_EXTENDED,
-				   false);
-		pr_buf_addf(&b, "^[+-].*%s", t->value);
-		t->re_patch = rx_compile(b.ptr, b.len, PCRE2_EXTENDED, false);
+		if (patch)
+			pr_buf_addf(&b, "^[+-].*%s", t->value);
+		else
+			pr_buf_adds(&b, t->value);
+		re = rx_compile(b.ptr, b.len, PCRE2_EXTENDED, m->jit);
 		break;
 	default:
 		break;
 	}
 	pr_buf_release(&b);
+	if (!re)
+		re = RX_FAILED;
+	expect = NULL;
+	if (!__atomic_compare_exchange_n(slot, &expect, re, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		/* another thread was first: use its copy */
+		if (re != RX_FAILED)
+			pcre2_code_free(re);
+		re = expect;
+	}
+	return re == RX_FAILED ? NULL : re;
 }
 
 static bool blank_or_comment(const char *s)
@@ -430,13 +582,75 @@ static bool blank_or_comment(const char *s)
 	return !*s || *s == '#';
 }
 
+static size_t find_starting_index(const struct pr_maint *m, size_t i);
+
+/* The bucket of component comp[0..len), or NULL. */
+static struct fx_bucket *fx_find(const struct pr_maint *m, const char *comp,
+				 size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < m->nfx; i++)
+		if (m->fx[i].len == len && !memcmp(m->fx[i].comp, comp, len))
+			return &m->fx[i];
+	return NULL;
+}
+
+/* After parsing: sections and the F:/X:, N: and K: indexes. */
+static void build_index(struct pr_maint *m)
+{
+	size_t i, aany = 0, an = 0, ak = 0;
+	struct fx_bucket *last = NULL;
+
+	for (i = 0; i < m->ntv; i++) {
+		struct tv *t = &m->tv[i];
+		const char *slash;
+		size_t len;
+
+		if (!t->type)
+			continue;
+		t->start = find_starting_index(m, i);
+		if (i == 0 || !m->tv[i - 1].type)
+			m->nsections++;
+		if (t->type == 'N') {
+			PR_ALLOC_GROW(m->nk, m->nn + 1, an);
+			m->nk[m->nn++] = i;
+		} else if (t->type == 'K') {
+			PR_ALLOC_GROW(m->kw, m->nkw + 1, ak);
+			m->kw[m->nkw++] = i;
+		}
+		if (t->type != 'F' && t->type != 'X')
+			continue;
+		slash = memchr(t->prefix, '/', t->prefix_len);
+		if (!slash) {
+			PR_ALLOC_GROW(m->fx_any, m->nfx_any + 1, aany);
+			m->fx_any[m->nfx_any++] = i;
+			continue;
+		}
+		len = (size_t)(slash - t->prefix);
+		/* neighbours mostly share a component: try the last first */
+		if (!last || last->len != len ||
+		    memcmp(last->comp, t->prefix, len))
+			last = fx_find(m, t->prefix, len);
+		if (!last) {
+			PR_ALLOC_GROW(m->fx, m->nfx + 1, m->alloc_fx);
+			last = &m->fx[m->nfx++];
+			memset(last, 0, sizeof(*last));
+			last->comp = t->prefix;
+			last->len = len;
+		}
+		PR_ALLOC_GROW(last->tvi, last->nr + 1, last->alloc);
+		last->tvi[last->nr++] = i;
+	}
+}
+
 int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
 {
 	struct pr_maint *m = pr_calloc(1, sizeof(*m));
 	struct pr_buf text = PR_BUF_INIT;
 	pcre2_match_data *md = pcre2_match_data_create(OVEC, NULL);
-	char *p, *nl;
-	size_t i;
+	char *p, *nl, *end;
+	size_t i, len;
 	int err;
 
 	*out = NULL;
@@ -458,33 +672,43 @@ int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
 		err = pr_error_wrap(err, "maintainers file '%s'", path);
 		goto done;
 	}
-	for (p = text.ptr; p < text.ptr + text.len; p = nl + 1) {
-		size_t len;
+	m->text = pr_buf_detach(&text, &len);
+	end = m->text + len;
+	/* one entry a line at most: one allocation */
+	for (p = m->text; p < end && (nl = memchr(p, '\n', (size_t)(end - p)));
+	     p = nl + 1)
+		m->alloc_tv++;
+	m->alloc_tv++;
+	m->tv = pr_calloc(m->alloc_tv, sizeof(*m->tv));
+	for (p = m->text; p < end; p = nl + 1) {
 		struct tv t = { 0 };
 
-		nl = memchr(p, '\n', text.ptr + text.len - p);
+		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
-			nl = text.ptr + text.len;
+			nl = end;
 		*nl = '\0';
-		len = (size_t)(nl - p);
-		if (rx_match(m->rx[RX_TYPE], p, len, md)) {
+		/* m/^([A-Z]):\s*(.*)/ on a line without its newline */
+		if (p[0] >= 'A' && p[0] <= 'Z' && p[1] == ':') {
+			char *v = p + 2;
+
+			while (perl_space_not_nl((unsigned char)*v))
+				v++;
 			t.type = p[0];
-			t.value = rx_group(md, p, 2);
+			t.value = v;
 			if (t.type == 'F' || t.type == 'X')
-				convert_file_pattern(&t, tree);
-			compile_tv(&t);
+				file_entry(&t);
 		} else if (!blank_or_comment(p)) {
-			t.value = pr_memdup(p, len);
+			t.value = p;
 		} else {
 			continue;
 		}
 		PR_ALLOC_GROW(m->tv, m->ntv + 1, m->alloc_tv);
 		m->tv[m->ntv++] = t;
 	}
-	for (i = 0; i < m->ntv; i++)
-		if (m->tv[i].type && (i == 0 || !m->tv[i - 1].type))
-			m->nsections++;
+	build_index(m);
 	read_mailmap(m, md, tree);
+	map_finish(m->names, &m->nnames);
+	map_finish(m->addrs, &m->naddrs);
 	*out = m;
 	m = NULL;
 	err = 0;
@@ -495,6 +719,11 @@ done:
 	return err;
 }
 
+void pr_maint_set_jit(struct pr_maint *m, bool jit)
+{
+	m->jit = jit;
+}
+
 void pr_maint_free(struct pr_maint *m)
 {
 	size_t i;
@@ -502,13 +731,22 @@ void pr_maint_free(struct pr_maint *m)
 	if (!m)
 		return;
 	for (i = 0; i < m->ntv; i++) {
-		free(m->tv[i].value);
-		free(m->tv[i].prefix);
-		pcre2_code_free(m->tv[i].re);
-		pcre2_code_free(m->tv[i].re_patch);
+		if (m->tv[i].owned)
+			free(m->tv[i].value);
+		if (m->tv[i].re != RX_FAILED)
+			pcre2_code_free(m->tv[i].re);
+		if (m->tv[i].re_patch != RX_FAILED)
+			pcre2_code_free(m->tv[i].re_patch);
 	}
 	free(m->tv);
 	free(m->tree);
+	free(m->text);
+	for (i = 0; i < m->nfx; i++)
+		free(m->fx[i].tvi);
+	free(m->fx);
+	free(m->fx_any);
+	free(m->nk);
+	free(m->kw);
 	for (i = 0; i < m->nnames; i++) {
 		free(m->names[i].key);
 		free(m->names[i].val);
@@ -575,6 +813,8 @@ static bool strv_has(const struct strv *s, const char *str)
 struct entry {
 	char *email;
 	char *role;
+	enum pr_maint_kind kind;
+	size_t section; /* tv index of the section header; SIZE_MAX: none */
 };
 
 struct route {
@@ -584,6 +824,8 @@ struct route {
 	struct strv files;
 	size_t *ktvi;
 	size_t nktvi, alloc_ktvi;
+	size_t *cand; /* match_file's candidate entries */
+	size_t ncand, alloc_cand;
 	struct entry *to, *lists;
 	size_t nto, alloc_to, nlists, alloc_lists;
 	struct strv hash_name, hash_addr, hash_list;
@@ -631,15 +873,12 @@ static void add_keyword_matches(struct route *r, const char *line, size_t len,
 	const struct pr_maint *m = r->m;
 	size_t i;
 
-	for (i = 0; i < m->ntv; i++) {
-		const struct tv *t = &m->tv[i];
+	for (i = 0; i < m->nkw; i++) {
+		struct tv *t = (struct tv *)&m->tv[m->kw[i]];
 
-		if (t->type != 'K')
-			continue;
-		if (rx_match(in_patch ? t->re_patch : t->re, line, len,
-			     r->md)) {
+		if (rx_match(tv_re(m, t, in_patch), line, len, r->md)) {
 			PR_ALLOC_GROW(r->ktvi, r->nktvi + 1, r->alloc_ktvi);
-			r->ktvi[r->nktvi++] = i;
+			r->ktvi[r->nktvi++] = m->kw[i];
 		}
 	}
 }
@@ -684,27 +923,20 @@ static void read_patch(struct route *r, const struct pr_buf *patch)
 	sort_uniq_files(&r->files);
 }
 
-static size_t count_slashes(const char *s)
+static bool file_match_pattern(struct route *r, const char *file, size_t flen,
+			       size_t fslash, struct tv *t)
 {
-	size_t n = 0;
-
-	for (; *s; s++)
-		n += *s == '/';
-	return n;
-}
-
-static bool file_match_pattern(struct route *r, const char *file,
-			       const struct tv *t)
-{
-	size_t flen = strlen(file), plen = strlen(t->value);
-
 	if (flen < t->prefix_len || memcmp(file, t->prefix, t->prefix_len))
 		return false;
-	if (!rx_match(t->re, file, flen, r->md))
+	if (t->literal) {
+		/* "^value" is a prefix test; "^value/" for a directory */
+		if (!t->slash_end && tv_isdir(r->m, t) &&
+		    (flen == t->prefix_len || file[t->prefix_len] != '/'))
+			return false;
+	} else if (!rx_match(tv_re(r->m, t, false), file, flen, r->md)) {
 		return false;
-	if (plen && t->value[plen - 1] == '/')
-		return true;
-	return count_slashes(file) == count_slashes(t->value);
+	}
+	return tv_isdir(r->m, t) || fslash == tv_nslash(r->m, t);
 }
 
 static size_t find_starting_index(const struct pr_maint *m, size_t i)
@@ -791,7 +1023,8 @@ static char *lower(const char *s)
 }
 
 static void push_email_address(struct route *r, const char *line,
-			       const char *role)
+			       const char *role, enum pr_maint_kind kind,
+			       size_t section)
 {
 	char *name, *addr, *lname, *laddr;
 
@@ -810,6 +1043,8 @@ static void push_email_address(struct route *r, const char *line,
 	PR_ALLOC_GROW(r->to, r->nto + 1, r->alloc_to);
 	r->to[r->nto].email = format_email(r->m, r->md, name, addr);
 	r->to[r->nto].role = pr_strdup(role);
+	r->to[r->nto].kind = kind;
+	r->to[r->nto].section = section;
 	r->nto++;
 	if (*name)
 		strv_push(&r->hash_name, lname);
@@ -822,7 +1057,7 @@ done:
 }
 
 static void push_list(struct route *r, const char *addr, const char *kind,
-		      const char *role)
+		      const char *role, size_t section)
 {
 	struct pr_buf b = PR_BUF_INIT;
 
@@ -830,6 +1065,8 @@ static void push_list(struct route *r, const char *addr, const char *kind,
 	PR_ALLOC_GROW(r->lists, r->nlists + 1, r->alloc_lists);
 	r->lists[r->nlists].email = pr_strdup(addr);
 	r->lists[r->nlists].role = pr_buf_detach(&b, NULL);
+	r->lists[r->nlists].kind = PR_MAINT_LIST;
+	r->lists[r->nlists].section = section;
 	r->nlists++;
 	strv_push(&r->hash_list, lower(addr));
 }
@@ -864,9 +1101,11 @@ static void add_list(struct route *r, size_t i)
 		/* --no-s: subscriber lists are not mailed */
 	} else if (r->o->lists && !strv_has(&r->hash_list, laddr)) {
 		if (strstr(extra, "moderated"))
-			push_list(r, addr, "moderated", role.ptr);
+			push_list(r, addr, "moderated", role.ptr,
+				  find_starting_index(r->m, i));
 		else
-			push_list(r, addr, "open", role.ptr);
+			push_list(r, addr, "open", role.ptr,
+				  find_starting_index(r->m, i));
 	}
 	free(laddr);
 	free(addr);
@@ -891,14 +1130,16 @@ static void add_categories(struct route *r, size_t idx)
 		} else if (t->type == 'M' && r->o->maintainers) {
 			char *role = maintainer_role(m, i);
 
-			push_email_address(r, t->value, role);
+			push_email_address(r, t->value, role,
+					   PR_MAINT_MAINTAINER, start);
 			free(role);
 		} else if (t->type == 'R' && r->o->reviewers) {
 			char *sub = subsystem_name(m, i);
 			struct pr_buf role = PR_BUF_INIT;
 
 			pr_buf_addf(&role, "reviewer:%s", sub);
-			push_email_address(r, t->value, role.ptr);
+			push_email_address(r, t->value, role.ptr,
+					   PR_MAINT_REVIEWER, start);
 			pr_buf_release(&role);
 			free(sub);
 		} else if (t->type == 'S') {
@@ -1063,50 +1304,87 @@ static int cmp_hit(const void *a, const void *b)
 	return x->tvi < y->tvi ? -1 : x->tvi > y->tvi;
 }
 
+/*
+ * The F:/X: entries that can match `file` (their literal prefix shares its
+ * first path component, or has no '/') and every N: entry, in MAINTAINERS
+ * order: no other entry can match, so sections are judged on these alone.
+ */
+static void candidates(struct route *r, const char *file, size_t flen)
+{
+	const struct pr_maint *m = r->m;
+	const char *slash = memchr(file, '/', flen);
+	const struct fx_bucket *b =
+		slash ? fx_find(m, file, (size_t)(slash - file)) : NULL;
+	const size_t *l[3] = { b ? b->tvi : NULL, m->fx_any, m->nk };
+	size_t nl[3] = { b ? b->nr : 0, m->nfx_any, m->nn }, at[3] = { 0 };
+
+	/* three lists in MAINTAINERS order, merged */
+	PR_ALLOC_GROW(r->cand, nl[0] + nl[1] + nl[2], r->alloc_cand);
+	r->ncand = 0;
+	for (;;) {
+		size_t best = 3, k;
+
+		for (k = 0; k < 3; k++)
+			if (at[k] < nl[k] &&
+			    (best == 3 || l[k][at[k]] < l[best][at[best]]))
+				best = k;
+		if (best == 3)
+			break;
+		r->cand[r->ncand++] = l[best][at[best]++];
+	}
+}
+
 static void match_file(struct route *r, const char *file, struct hit **hits,
 		       size_t *alloc)
 {
 	const struct pr_maint *m = r->m;
-	size_t nhits = 0, tvi, i;
+	size_t nhits = 0, flen = strlen(file), fslash = count_slashes(file);
+	size_t a, b, i;
 
-	for (tvi = 0; tvi < m->ntv && !m->tv[tvi].type; tvi++)
-		;
-	while (tvi < m->ntv) {
-		size_t start = find_starting_index(m, tvi);
-		size_t end = find_ending_index(m, tvi);
+	candidates(r, file, flen);
+	for (a = 0; a < r->ncand; a = b) {
+		size_t start = m->tv[r->cand[a]].start;
 		bool exclude = false, hit = false;
 		long depth = 0;
 
-		for (i = start; i < end && !exclude; i++)
-			if (m->tv[i].type == 'X' &&
-			    file_match_pattern(r, file, &m->tv[i]))
+		for (b = a; b < r->ncand && m->tv[r->cand[b]].start == start;
+		     b++)
+			;
+		for (i = a; i < b && !exclude; i++) {
+			struct tv *t = (struct tv *)&m->tv[r->cand[i]];
+
+			if (t->type == 'X' &&
+			    file_match_pattern(r, file, flen, fslash, t))
 				exclude = true;
-		for (i = start; i < end && !exclude; i++) {
-			const struct tv *t = &m->tv[i];
+		}
+		for (i = a; i < b && !exclude; i++) {
+			struct tv *t = (struct tv *)&m->tv[r->cand[i]];
 
-			if (t->type == 'F' && file_match_pattern(r, file, t)) {
-				size_t vl = strlen(t->value);
-				long pd = (long)count_slashes(t->value);
+			if (t->type == 'F' &&
+			    file_match_pattern(r, file, flen, fslash, t)) {
+				long pd = (long)tv_nslash(m, t);
 
-				if (!vl || t->value[vl - 1] != '/')
+				if (!tv_isdir(m, t))
 					pd++;
-				if (!strncmp(t->value, ".*", 2))
+				/* the converted value starts ".*" */
+				if (t->value[0] == '*')
 					pd = -1;
 				depth = pd;
 				hit = true;
 			} else if (t->type == 'N' &&
-				   rx_match(t->re, file, strlen(file), r->md)) {
+				   rx_match(tv_re(m, t, false), file, flen,
+					    r->md)) {
 				depth = 0;
 				hit = true;
 			}
 		}
 		if (hit) {
 			PR_ALLOC_GROW(*hits, nhits + 1, *alloc);
-			(*hits)[nhits].tvi = tvi;
+			/* any entry of the section: add_categories finds it */
+			(*hits)[nhits].tvi = r->cand[a];
 			(*hits)[nhits].depth = depth;
 			nhits++;
 		}
-		tvi = end + 1;
 	}
 	/* deepest first; ties in MAINTAINERS order (Perl: hash order) */
 	if (nhits)
@@ -1239,105 +1517,158 @@ static void entries_free(struct entry *e, size_t n)
 	free(e);
 }
 
-int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
-		   const struct pr_maint_opts *o, const struct pr_buf *patches,
-		   size_t n)
+/*
+ * Everything get_maintainer.pl does before merge_email: r->to and r->lists
+ * hold the addresses in output order (before merging), r->subsystem and
+ * r->status the sections and their S: values.
+ */
+static void route_compute(struct route *r, const struct pr_maint *m,
+			  const struct pr_maint_opts *o,
+			  const struct pr_buf *patches, size_t n)
 {
-	struct route r = { 0 };
 	struct hit *hits = NULL;
 	size_t alloc_hits = 0, i;
-	struct strv lines = { 0 }, u = { 0 };
 	pcre2_code *chief = NULL;
 	const char *chief_src =
 		"Linus Torvalds <torvalds@linux-foundation.org>";
-	int err = 0;
 
-	r.m = m;
-	r.o = o;
-	r.md = pcre2_match_data_create(OVEC, NULL);
+	memset(r, 0, sizeof(*r));
+	r->m = m;
+	r->o = o;
+	r->md = pcre2_match_data_create(OVEC, NULL);
 	for (i = 0; i < n; i++)
-		read_patch(&r, &patches[i]);
-	for (i = 0; i < r.files.nr; i++)
-		match_file(&r, r.files.v[i], &hits, &alloc_hits);
+		read_patch(r, &patches[i]);
+	for (i = 0; i < r->files.nr; i++)
+		match_file(r, r->files.v[i], &hits, &alloc_hits);
+	free(hits);
 	if (o->keywords) {
 		size_t j = 0;
 
-		if (r.nktvi)
-			qsort(r.ktvi, r.nktvi, sizeof(*r.ktvi), cmp_tvi_str);
-		for (i = 0; i < r.nktvi; i++) {
-			if (i && r.ktvi[i] == r.ktvi[i - 1])
+		if (r->nktvi)
+			qsort(r->ktvi, r->nktvi, sizeof(*r->ktvi), cmp_tvi_str);
+		for (i = 0; i < r->nktvi; i++) {
+			if (i && r->ktvi[i] == r->ktvi[i - 1])
 				continue;
-			r.ktvi[j++] = r.ktvi[i];
+			r->ktvi[j++] = r->ktvi[i];
 		}
 		for (i = 0; i < j; i++)
-			add_categories(&r, r.ktvi[i]);
+			add_categories(r, r->ktvi[i]);
 	}
-	for (i = 0; i < r.nto; i++) {
-		char *e = deduplicate_email(&r, r.to[i].email);
+	for (i = 0; i < r->nto; i++) {
+		char *e = deduplicate_email(r, r->to[i].email);
 
-		free(r.to[i].email);
-		r.to[i].email = e;
+		free(r->to[i].email);
+		r->to[i].email = e;
 	}
-	for (i = 0; i < r.nlists; i++) {
-		char *e = deduplicate_email(&r, r.lists[i].email);
+	for (i = 0; i < r->nlists; i++) {
+		char *e = deduplicate_email(r, r->lists[i].email);
 
-		free(r.lists[i].email);
-		r.lists[i].email = e;
+		free(r->lists[i].email);
+		r->lists[i].email = e;
 	}
 	/* the chief penguin is dropped unless asked for (a regex match) */
 	chief = rx_compile(chief_src, PCRE2_ZERO_TERMINATED, 0, false);
 	{
 		size_t j = 0;
 
-		for (i = 0; i < r.nto; i++) {
-			if (rx_match(chief, r.to[i].email,
-				     strlen(r.to[i].email), r.md)) {
-				free(r.to[i].email);
-				free(r.to[i].role);
+		for (i = 0; i < r->nto; i++) {
+			if (rx_match(chief, r->to[i].email,
+				     strlen(r->to[i].email), r->md)) {
+				free(r->to[i].email);
+				free(r->to[i].role);
 				continue;
 			}
-			r.to[j++] = r.to[i];
+			r->to[j++] = r->to[i];
 		}
-		r.nto = j;
+		r->nto = j;
 	}
-	for (i = 0; i < r.file_emails.nr; i++) {
-		char *e = mailmap_email(&r, r.file_emails.v[i]);
+	pcre2_code_free(chief);
+	for (i = 0; i < r->file_emails.nr; i++) {
+		char *e = mailmap_email(r, r->file_emails.v[i]);
 		char *name, *addr, *tmp;
 
-		parse_email(m, r.md, e, &name, &addr);
-		tmp = format_email(m, r.md, name, addr);
-		push_email_address(&r, tmp, "");
-		add_file_role(&r, tmp);
+		parse_email(m, r->md, e, &name, &addr);
+		tmp = format_email(m, r->md, name, addr);
+		push_email_address(r, tmp, "", PR_MAINT_FILE, SIZE_MAX);
+		add_file_role(r, tmp);
 		free(tmp);
 		free(name);
 		free(addr);
 		free(e);
 	}
-	/* merge_email */
-	{
-		struct strv saw = { 0 };
-		struct entry *all[2] = { r.to, r.lists };
-		size_t cnt[2] = { r.nto, r.nlists };
-		size_t k;
+}
 
-		for (k = 0; k < 2; k++) {
-			for (i = 0; i < cnt[k]; i++) {
-				struct pr_buf b = PR_BUF_INIT;
+static void route_release(struct route *r)
+{
+	pcre2_match_data_free(r->md);
+	free(r->ktvi);
+	free(r->cand);
+	strv_release(&r->files);
+	strv_release(&r->hash_name);
+	strv_release(&r->hash_addr);
+	strv_release(&r->hash_list);
+	strv_release(&r->dd_name);
+	strv_release(&r->dd_addr);
+	strv_release(&r->dd_vname);
+	strv_release(&r->dd_vaddr);
+	strv_release(&r->subsystem);
+	strv_release(&r->status);
+	strv_release(&r->file_emails);
+	entries_free(r->to, r->nto);
+	entries_free(r->lists, r->nlists);
+}
 
-				if (strv_has(&saw, all[k][i].email))
-					continue;
-				strv_push(&saw, pr_strdup(all[k][i].email));
-				if (o->rolestats)
-					pr_buf_addf(&b, "%s (%s)",
-						    all[k][i].email,
-						    all[k][i].role);
-				else
-					pr_buf_adds(&b, all[k][i].email);
-				strv_push(&lines, pr_buf_detach(&b, NULL));
-			}
+/*
+ * merge_email: the entries of r->to then r->lists, an address string
+ * seen before left out; calls fn for each one kept.
+ */
+static void merge_email(struct route *r,
+			void (*fn)(const struct entry *e, void *payload),
+			void *payload)
+{
+	struct strv saw = { 0 };
+	struct entry *all[2] = { r->to, r->lists };
+	size_t cnt[2] = { r->nto, r->nlists };
+	size_t i, k;
+
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < cnt[k]; i++) {
+			if (strv_has(&saw, all[k][i].email))
+				continue;
+			strv_push(&saw, pr_strdup(all[k][i].email));
+			fn(&all[k][i], payload);
 		}
-		strv_release(&saw);
 	}
+	strv_release(&saw);
+}
+
+struct lines_ctx {
+	struct strv *lines;
+	bool rolestats;
+};
+
+static void add_line(const struct entry *e, void *payload)
+{
+	struct lines_ctx *c = payload;
+	struct pr_buf b = PR_BUF_INIT;
+
+	if (c->rolestats)
+		pr_buf_addf(&b, "%s (%s)", e->email, e->role);
+	else
+		pr_buf_adds(&b, e->email);
+	strv_push(c->lines, pr_buf_detach(&b, NULL));
+}
+
+int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
+		   const struct pr_maint_opts *o, const struct pr_buf *patches,
+		   size_t n)
+{
+	struct route r;
+	struct strv lines = { 0 }, u = { 0 };
+	struct lines_ctx lc = { &lines, o->rolestats };
+
+	route_compute(&r, m, o, patches, n);
+	merge_email(&r, add_line, &lc);
 	if (lines.nr)
 		output(out, o, lines.v, lines.nr);
 	if (o->status) {
@@ -1352,23 +1683,99 @@ int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
 		free(u.v);
 		memset(&u, 0, sizeof(u));
 	}
-	pcre2_code_free(chief);
-	pcre2_match_data_free(r.md);
-	free(hits);
-	free(r.ktvi);
 	strv_release(&lines);
-	strv_release(&r.files);
-	strv_release(&r.hash_name);
-	strv_release(&r.hash_addr);
-	strv_release(&r.hash_list);
-	strv_release(&r.dd_name);
-	strv_release(&r.dd_addr);
-	strv_release(&r.dd_vname);
-	strv_release(&r.dd_vaddr);
-	strv_release(&r.subsystem);
-	strv_release(&r.status);
-	strv_release(&r.file_emails);
-	entries_free(r.to, r.nto);
-	entries_free(r.lists, r.nlists);
-	return err;
+	route_release(&r);
+	return 0;
+}
+
+/* "Name <addr>" (the name maybe quoted as format_email quotes it) split. */
+static void split_line(struct pr_maint_addr *a, const char *line)
+{
+	const char *lt = strrchr(line, '<');
+	struct pr_buf name = PR_BUF_INIT;
+	const char *s, *end;
+
+	if (!lt || !strchr(lt, '>')) {
+		a->name = pr_strdup("");
+		a->email = pr_strdup(line);
+		return;
+	}
+	a->email = pr_memdup(lt + 1, (size_t)(strchr(lt, '>') - lt - 1));
+	end = lt;
+	while (end > line && end[-1] == ' ')
+		end--;
+	s = line;
+	if (end - s >= 2 && s[0] == '"' && end[-1] == '"') {
+		/* undo clean_name's quoting: drop the quotes and \" escapes */
+		for (s++, end--; s < end; s++) {
+			if (s[0] == '\\' && s + 1 < end && s[1] == '"')
+				s++;
+			pr_buf_addch(&name, *s);
+		}
+	} else {
+		pr_buf_add(&name, s, (size_t)(end - s));
+	}
+	a->name = pr_buf_detach(&name, NULL);
+}
+
+struct resolve_ctx {
+	const struct pr_maint *m;
+	struct pr_maint_result *out;
+};
+
+static void add_addr(const struct entry *e, void *payload)
+{
+	struct resolve_ctx *c = payload;
+	struct pr_maint_result *res = c->out;
+	struct pr_maint_addr *a;
+
+	PR_ALLOC_GROW(res->items, res->nr + 1, res->alloc);
+	a = &res->items[res->nr++];
+	memset(a, 0, sizeof(*a));
+	split_line(a, e->email);
+	a->line = pr_strdup(e->email);
+	a->role = pr_strdup(e->role);
+	a->kind = e->kind;
+	a->section = pr_strdup(
+		e->section == SIZE_MAX ? "" : c->m->tv[e->section].value);
+}
+
+int pr_maint_resolve(struct pr_maint_result *out, const struct pr_maint *m,
+		     const struct pr_maint_opts *o,
+		     const struct pr_buf *patches, size_t n)
+{
+	struct route r;
+	struct resolve_ctx c = { m, out };
+	struct strv u = { 0 };
+	size_t i;
+
+	route_compute(&r, m, o, patches, n);
+	merge_email(&r, add_addr, &c);
+	uniq(&r.subsystem, &u);
+	for (i = 0; i < u.nr; i++) {
+		PR_ALLOC_GROW(out->sections, out->nsections + 1,
+			      out->alloc_sections);
+		out->sections[out->nsections++] = pr_strdup(u.v[i]);
+	}
+	free(u.v);
+	route_release(&r);
+	return 0;
+}
+
+void pr_maint_result_release(struct pr_maint_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr; i++) {
+		free(res->items[i].name);
+		free(res->items[i].email);
+		free(res->items[i].line);
+		free(res->items[i].role);
+		free(res->items[i].section);
+	}
+	free(res->items);
+	for (i = 0; i < res->nsections; i++)
+		free(res->sections[i]);
+	free(res->sections);
+	memset(res, 0, sizeof(*res));
 }

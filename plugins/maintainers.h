@@ -11,10 +11,18 @@
  * Invariants:
  * - A loaded struct pr_maint is read-only; pr_maint_route() may be called on
  *   it from several threads at once (each call owns its match data).
- * - Every F:/X:/N:/K: value is compiled with PCRE2 once, as get_maintainer.pl
- *   converts it (F/X: '.' -> '\.', '*' -> '.*', '?' -> '.', a trailing '/'
- *   for an existing directory; N/K: Perl regexes with /x).  A value that
- *   does not compile never matches.
+ * - Every F:/X:/N:/K: value is matched as get_maintainer.pl converts it
+ *   (F/X: '.' -> '\.', '*' -> '.*', '?' -> '.', a trailing '/' for an
+ *   existing directory; N/K: Perl regexes with /x), through PCRE2.  Each is
+ *   compiled once, on first use (published atomically, so the invariant
+ *   above holds); an F/X value that is all literal is a prefix test and is
+ *   never compiled.  A value that does not compile never matches.
+ * - Loading reads the file once and keeps it: values point into it.  F/X
+ *   entries are indexed by the first path component of their literal
+ *   prefix, so a file is tried only against the entries that can match it.
+ * - Only F/X values the conversion left unchanged and that lack a trailing
+ *   '/' are stat()ed (get_maintainer.pl's `-d` runs on the converted value,
+ *   which for any other is no directory), once, at load.
  * - F: directories are tested against `tree` (get_maintainer.pl's cwd), and
  *   .mailmap is read from `tree` when present.
  * - Sections that match a file at the same depth are ordered as they stand
@@ -46,6 +54,12 @@ void pr_maint_opts_init(struct pr_maint_opts *o);
 int pr_maint_load(struct pr_maint **out, const char *path, const char *tree);
 void pr_maint_free(struct pr_maint *m);
 
+/*
+ * JIT-compile N: and K: patterns when they are first used: worth it for a
+ * loaded instance that routes many patches (the plugin), not for one.
+ */
+void pr_maint_set_jit(struct pr_maint *m, bool jit);
+
 /* Number of sections (a header line and its entries). */
 size_t pr_maint_nsections(const struct pr_maint *m);
 
@@ -56,5 +70,41 @@ size_t pr_maint_nsections(const struct pr_maint *m);
 int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
 		   const struct pr_maint_opts *o, const struct pr_buf *patches,
 		   size_t n);
+
+/* Where an address came from. */
+enum pr_maint_kind {
+	PR_MAINT_MAINTAINER = 0, /* an M: entry (whatever the S: status) */
+	PR_MAINT_REVIEWER, /* an R: entry */
+	PR_MAINT_LIST, /* an L: entry */
+	PR_MAINT_FILE, /* an address written in a patched .yaml file */
+};
+
+/* One line of get_maintainer.pl's output, taken apart. */
+struct pr_maint_addr {
+	char *line; /* as printed without rolestats: "A B <a@b.org>" */
+	char *name; /* unquoted, "" when none */
+	char *email;
+	char *role; /* as --rolestats prints it: "maintainer:NET..." */
+	enum pr_maint_kind kind;
+	char *section; /* the whole section header; "" for PR_MAINT_FILE */
+};
+
+struct pr_maint_result {
+	struct pr_maint_addr *items; /* in get_maintainer.pl's order */
+	size_t nr, alloc;
+	char **sections; /* what --subsystem prints, in its order */
+	size_t nsections, alloc_sections;
+};
+
+/*
+ * The same answer as pr_maint_route, as data: the addresses in output
+ * order (o->rolestats, separator, status and subsystem do not matter) and
+ * the names of the sections the patches touch.  `out` starts zeroed;
+ * results are appended.
+ */
+int pr_maint_resolve(struct pr_maint_result *out, const struct pr_maint *m,
+		     const struct pr_maint_opts *o,
+		     const struct pr_buf *patches, size_t n);
+void pr_maint_result_release(struct pr_maint_result *res);
 
 #endif

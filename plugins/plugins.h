@@ -20,4 +20,7 @@ struct pr_size_limit_ctx {
 
 extern const struct pr_plugin_type pr_plugin_size_limit;
 
+/* route: the MAINTAINERS routing plugin (maintainers_plugin.c) */
+extern const struct pr_plugin_type pr_plugin_maintainers;
+
 #endif

@@ -56,8 +56,74 @@ static void count_diffstat(uint64_t *files, uint64_t *added, uint64_t *removed,
 	}
 }
 
-static void count_patch(struct pr_size_figures *f, const struct pr_patch *p)
+/* Remember `path` (len bytes) as the file with the most changed lines. */
+static void set_largest(struct pr_size_figures *f, uint64_t lines,
+			const char *path, size_t len, int patch)
 {
+	if (lines <= f->largest_lines)
+		return;
+	f->largest_lines = lines;
+	f->largest_patch = patch;
+	if (len >= sizeof(f->largest_file))
+		len = sizeof(f->largest_file) - 1;
+	memcpy(f->largest_file, path, len);
+	f->largest_file[len] = '\0';
+}
+
+/*
+ * The path of a "diff --git a/X b/Y" line: Y without its "b/" when the
+ * line splits evenly, else the text after the last " b/".
+ */
+static void diff_path(const char *line, const char *eol, const char **path,
+		      size_t *len)
+{
+	const char *end = eol ? eol : line + strlen(line);
+	const char *b = NULL, *q;
+
+	for (q = line + 11; q + 3 <= end; q++)
+		if (!strncmp(q, " b/", 3))
+			b = q + 3;
+	*path = b ? b : line + 11;
+	*len = (size_t)(end - *path);
+}
+
+/*
+ * Per-file counts of a --stat text (" path | 123 +++--"), for a diff cut
+ * short whose diffstat is whole.  A "..." path git shortened is taken as
+ * it stands.
+ */
+static void count_stat_files(struct pr_size_figures *f, const char *text,
+			     int patch)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		const char *eol = strchr(p, '\n');
+		const char *end = eol ? eol : p + strlen(p);
+		const char *bar = memchr(p, '|', (size_t)(end - p));
+
+		if (bar) {
+			const char *a = p, *z = bar;
+			unsigned long long n;
+			char *num_end;
+
+			while (a < z && *a == ' ')
+				a++;
+			while (z > a && z[-1] == ' ')
+				z--;
+			n = strtoull(bar + 1, &num_end, 10);
+			if (num_end != bar + 1 && z > a)
+				set_largest(f, n, a, (size_t)(z - a), patch);
+		}
+		p = eol ? eol + 1 : NULL;
+	}
+}
+
+static void count_patch(struct pr_size_figures *f, const struct pr_patch *p,
+			int patch)
+{
+	const char *path = NULL;
+	size_t path_len = 0;
 	uint64_t files = 0, added = 0, removed = 0, cur = 0;
 	uint64_t st_files = 0, st_added = 0, st_removed = 0;
 	const char *l = p->diff;
@@ -70,6 +136,7 @@ static void count_patch(struct pr_size_figures *f, const struct pr_patch *p)
 			files++;
 			in_hunk = false;
 			cur = 0;
+			diff_path(l, eol, &path, &path_len);
 		} else if (!strncmp(l, "@@ ", 3)) {
 			in_hunk = true;
 		} else if (!strncmp(l, "Binary files ", 13) ||
@@ -80,15 +147,17 @@ static void count_patch(struct pr_size_figures *f, const struct pr_patch *p)
 				added++;
 			else
 				removed++;
-			if (++cur > f->largest_lines)
-				f->largest_lines = cur;
+			if (path)
+				set_largest(f, ++cur, path, path_len, patch);
 		} else if (in_hunk && *l != ' ' && *l != '\\' && *l != '\n') {
 			in_hunk = false;
 		}
 		l = eol ? eol + 1 : NULL;
 	}
-	if (p->diffstat)
+	if (p->diffstat) {
 		count_diffstat(&st_files, &st_added, &st_removed, p->diffstat);
+		count_stat_files(f, p->diffstat, patch);
+	}
 	f->diff_files += files;
 	/* A diff cut short still has its whole diffstat: take the larger. */
 	f->files += files > st_files ? files : st_files;
@@ -106,7 +175,7 @@ void pr_size_figures_count(struct pr_size_figures *out,
 	memset(out, 0, sizeof(*out));
 	out->patches = v->nr;
 	for (i = 0; i < v->nr; i++)
-		count_patch(out, v->patches[i]);
+		count_patch(out, v->patches[i], (int)i);
 }
 
 void pr_size_limit_defaults(struct pr_size_limit_ctx *ctx)
@@ -155,6 +224,7 @@ int pr_size_limit_check(struct pr_report *r, const char *step,
 			const struct pr_version *v)
 {
 	struct pr_size_figures f;
+	struct pr_buf what = PR_BUF_INIT;
 	size_t before = r->nr;
 
 	pr_size_figures_count(&f, v);
@@ -166,9 +236,12 @@ int pr_size_limit_check(struct pr_report *r, const char *step,
 		  ctx->max_bytes);
 	limit_one(r, step, "patches", "patches", f.patches,
 		  (uint64_t)ctx->warn_patches, (uint64_t)ctx->max_patches);
-	limit_one(r, step, "lines changed in one file", "file-lines",
-		  f.largest_lines, (uint64_t)ctx->warn_file_lines,
+	pr_buf_addf(&what, "lines changed in one file (%s, patch %d)",
+		    f.largest_file, f.largest_patch + 1);
+	limit_one(r, step, what.ptr ? what.ptr : "lines changed in one file",
+		  "file-lines", f.largest_lines, (uint64_t)ctx->warn_file_lines,
 		  (uint64_t)ctx->max_file_lines);
+	pr_buf_release(&what);
 	if (f.binary)
 		pr_report_add(r, step, "binary", PR_VERDICT_WARN, -1, NULL,
 			      "%llu binary file(s) in the series; mailing "

@@ -114,11 +114,11 @@ big=$(git -C "$G" log -1 --format= --numstat | awk '{n=$1+$2; if (n>m) m=n} END 
 [ "$big" -eq 6 ] || fail "file-lines: git says $big, want 6"
 "$PATCHRELAY" check --step size-limit:max-file-lines=5 -C "$G" -1 >"$T/fl.out"
 [ $? -eq 1 ] || fail "max-file-lines=5: want exit 1"
-grep -q "^fail size-limit/file-lines: $big lines changed in one file, over the fail limit of 5" "$T/fl.out" ||
+grep -q "^fail size-limit/file-lines: $big lines changed in one file (big.txt, patch 1), over the fail limit of 5" "$T/fl.out" ||
 	fail "max-file-lines: no figure"
 "$PATCHRELAY" check --step size-limit:max-file-lines=$big,warn-file-lines=3 -C "$G" -1 >"$T/fl2.out"
 [ $? -eq 0 ] || fail "max-file-lines=$big: want exit 0"
-grep -q "^warn size-limit/file-lines: $big lines changed in one file, over the warn limit of 3" "$T/fl2.out" ||
+grep -q "^warn size-limit/file-lines: $big lines changed in one file (big.txt, patch 1), over the warn limit of 3" "$T/fl2.out" ||
 	fail "warn-file-lines: no warning"
 printf '\tmax-file-lines = 5\n' >"$T/fl.line"
 sed -e "/max-files = 100/r $T/fl.line" "$PR_SRC/examples/kernel-checks.conf" >"$T/fl.conf"

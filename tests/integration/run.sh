@@ -33,6 +33,7 @@ cat > relay.conf <<CONF
 	url = $tmp/repo
 	branch = topic
 	base = main
+	cover-letter = never
 [sink "inbox"]
 	type = maildir
 	path = $tmp/maildir
@@ -45,9 +46,21 @@ CONF
 new=maildir/new
 [ "$(ls "$new" | wc -l)" -eq "$n" ] || fail "not $n mails: $(ls "$new")"
 git -C repo format-patch -q -o "$tmp/ref" main..topic
+# the mails are what git send-email sends of those files: the same Subject
+# and body, the headers rewritten (Date, Message-ID, threading)
 i=0
 for ref in "$tmp"/ref/*.patch; do
-	cmp "$ref" "$new"/patchrelay.*-v1.$i || fail "mail $i differs"
+	got=$(echo "$new"/patchrelay.*-v1.$i)
+	sed '1,/^$/d' "$ref" >"$tmp/want.body"
+	sed '1,/^$/d' "$got" >"$tmp/got.body"
+	cmp "$tmp/want.body" "$tmp/got.body" || fail "mail $i: body differs"
+	[ "$(grep -m1 '^Subject:' "$ref")" = "$(grep -m1 '^Subject:' "$got")" ] ||
+		fail "mail $i: subject differs"
+	grep -q '^From ' "$got" && fail "mail $i: an mbox From line"
+	if [ "$i" -gt 0 ]; then
+		root=$(sed -n 's/^Message-ID: //p' "$new"/patchrelay.*-v1.0)
+		grep -qx "In-Reply-To: $root" "$got" || fail "mail $i: not threaded"
+	fi
 	i=$((i + 1))
 done
 

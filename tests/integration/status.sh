@@ -21,16 +21,16 @@ grep -q "no state file '$tmp/none.db'" err || fail "bad message: $(cat err)"
 grep -q '^SERIES' out || fail "no table header"
 [ "$(wc -l < out)" -eq 1 ] || fail "rows in an empty store: $(cat out)"
 
-# fill the store as the engine would have (schema 2)
+# fill the store as the engine would have (schema 3)
 $PY - <<'PYEOF'
 import sqlite3
 db = sqlite3.connect("s.db")
-assert db.execute("SELECT version FROM schema_version").fetchone()[0] == 2
+assert db.execute("SELECT version FROM schema_version").fetchone()[0] == 3
 db.executescript("""
 INSERT INTO series VALUES (1, 'demo', 'topic');
 INSERT INTO series VALUES (2, 'gh', 'pr/7');
-INSERT INTO versions VALUES (1, 1, 'f1', 3, 0);
-INSERT INTO versions VALUES (1, 2, 'f2', 3, 0);
+INSERT INTO versions VALUES (1, 1, 'f1', 3, 0, NULL);
+INSERT INTO versions VALUES (1, 2, 'f2', 3, 0, NULL);
 INSERT INTO deliveries VALUES (1, 1, 2, 'inbox', 3);
 INSERT INTO delivery_messages VALUES (1, 0, 1, 1, NULL, 1);
 INSERT INTO delivery_messages VALUES (1, 1, 0, 2, 'disk full', 2);

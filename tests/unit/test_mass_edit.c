@@ -159,6 +159,10 @@ static void test_size_figures_diffstat(void **state)
 	pr_size_figures_count(&f, v);
 	assert_int_equal(f.files, 3000);
 	assert_int_equal(f.diff_files, 2);
+	/* the diffstat's per-file line names the largest file change */
+	assert_int_equal(f.largest_lines, 6);
+	assert_string_equal(f.largest_file, "f0.c");
+	assert_int_equal(f.largest_patch, 0);
 	assert_int_equal(f.added, 9000);
 	assert_int_equal(f.removed, 8000);
 	pr_size_limit_defaults(&ctx);

@@ -625,7 +625,14 @@ static void test_options(void **state)
 	assert_null(strstr(pr_error_message(), "pw"));
 	f->ctx.url = "smtps://127.0.0.1:465";
 	assert_int_equal(pr_connector_smtp.open(&f->inst), 0);
+	/* a display name is fine: the envelope takes the address */
 	f->ctx.from = "Bot <bot@example.org>";
+	assert_int_equal(pr_connector_smtp.open(&f->inst), 0);
+	f->ctx.from = "Bot <bot@example.org";
+	assert_true(pr_connector_smtp.open(&f->inst) < 0);
+	f->ctx.from = "Bot <bot@example.org> x@y";
+	assert_true(pr_connector_smtp.open(&f->inst) < 0);
+	f->ctx.from = "Bot <bot@example.org\r\nRCPT TO:x@y>";
 	assert_true(pr_connector_smtp.open(&f->inst) < 0);
 	f->ctx.from = "bot@example.org\r\nRCPT TO:<x@y>";
 	assert_true(pr_connector_smtp.open(&f->inst) < 0);

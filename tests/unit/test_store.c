@@ -112,6 +112,70 @@ static void test_migrate_from_first_schema(void **state)
 	pr_store_free(st);
 }
 
+/*
+ * Schema 2 to 3: a version recorded by the older binary has no mbox; the
+ * new tables and columns work on the migrated database.
+ */
+static void test_migrate_from_second_schema(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_store_version v;
+	struct pr_buf b = PR_BUF_INIT;
+	int64_t d, t;
+
+	assert_int_equal(pr_store_open_version(&st, f->path, 2), 0);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "gh", "pr/1", "abc", 2), 0);
+	assert_int_equal(
+		pr_store_delivery_open(&d, st, v.series_id, 1, "list", 2), 0);
+	pr_store_free(st);
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_schema_version(st), 3);
+	assert_int_equal(pr_store_version_mbox_get(&b, st, v.series_id, 1),
+			 PR_ENOENT);
+	assert_int_equal(pr_store_version_fingerprint(&b, st, v.series_id, 1),
+			 0);
+	assert_string_equal(b.ptr, "abc");
+	pr_buf_reset(&b);
+	assert_int_equal(pr_store_delivery_find(&d, st, v.series_id, 1, "list"),
+			 0);
+	assert_true(d > 0);
+	assert_int_equal(pr_store_delivery_find(&d, st, v.series_id, 2, "list"),
+			 PR_ENOENT);
+	/* the first base time sticks */
+	assert_int_equal(pr_store_delivery_base_time(&t, st, v.series_id, 1,
+						     "list", 1000),
+			 0);
+	assert_int_equal(t, 1000);
+	assert_int_equal(pr_store_delivery_base_time(&t, st, v.series_id, 1,
+						     "list", 2000),
+			 0);
+	assert_int_equal(t, 1000);
+	assert_int_equal(pr_store_delivery_base_time(&t, st, v.series_id, 1,
+						     "list+preview", 3000),
+			 0);
+	assert_int_equal(t, 3000);
+	/* the mbox is kept as bytes, NULs included */
+	assert_int_equal(pr_store_version_mbox_set(st, v.series_id, 1,
+						   "From x\n\0y", 9),
+			 0);
+	assert_int_equal(pr_store_version_mbox_get(&b, st, v.series_id, 1), 0);
+	assert_int_equal(b.len, 9);
+	assert_memory_equal(b.ptr, "From x\n\0y", 9);
+	assert_int_equal(pr_store_version_mbox_set(st, v.series_id, 5, "x", 1),
+			 PR_ENOENT);
+	pr_store_free(st);
+	/* and it survives a reopen */
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_delivery_base_time(&t, st, v.series_id, 1,
+						     "list", 5000),
+			 0);
+	assert_int_equal(t, 1000);
+	pr_store_free(st);
+	pr_buf_release(&b);
+}
+
 static void test_newer_schema_refused(void **state)
 {
 	struct fixture *f = *state;
@@ -374,6 +438,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_open_is_wal_and_latest,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_first_schema,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_from_second_schema,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_schema_refused,
 						setup, teardown),
