@@ -211,30 +211,77 @@ done:
 	return err;
 }
 
+/* Whether the rel value v[0..n) (space-separated types) holds rel. */
+static bool rel_has(const char *v, size_t n, const char *rel)
+{
+	size_t len = strlen(rel);
+
+	while (n) {
+		size_t t = 0;
+
+		while (n && *v == ' ') {
+			v++;
+			n--;
+		}
+		while (t < n && v[t] != ' ')
+			t++;
+		if (t && t == len && !strncasecmp(v, rel, len))
+			return true;
+		v += t;
+		n -= t;
+	}
+	return false;
+}
+
 int pr_http_link_rel(struct pr_buf *out, const char *link, const char *rel)
 {
 	const char *p = link;
 
-	/* link: <URL>; rel="next", <URL>; rel="last" */
+	/* link: <URL>; rel="next", <URL>; rel="last" (RFC 8288) */
 	while (p && *p) {
-		const char *lt = strchr(p, '<'), *gt, *end, *r;
+		const char *lt = strchr(p, '<'), *gt, *end, *q;
 
 		if (!lt || !(gt = strchr(lt, '>')))
 			return 0;
 		end = strchr(gt, ',');
 		if (!end)
 			end = gt + strlen(gt);
-		for (r = gt; r < end; r++) {
-			size_t n = strlen(rel);
+		/* the parameters: ; name=value or ; name="value" */
+		for (q = gt + 1; q < end;) {
+			const char *name, *v;
+			size_t nlen, vlen;
 
-			if (strncmp(r, "rel=", 4))
+			while (q < end &&
+			       (*q == ';' || *q == ' ' || *q == '\t'))
+				q++;
+			name = q;
+			while (q < end && *q != '=' && *q != ';')
+				q++;
+			nlen = (size_t)(q - name);
+			while (nlen && (name[nlen - 1] == ' '))
+				nlen--;
+			if (q >= end || *q != '=')
 				continue;
-			r += 4;
-			if (*r == '"')
-				r++;
-			if ((size_t)(end - r) >= n && !strncmp(r, rel, n) &&
-			    (r[n] == '"' || r[n] == ';' || r[n] == ',' ||
-			     r[n] == ' ' || r + n == end)) {
+			q++;
+			while (q < end && *q == ' ')
+				q++;
+			if (q < end && *q == '"') {
+				v = ++q;
+				while (q < end && *q != '"')
+					q++;
+				vlen = (size_t)(q - v);
+				if (q < end)
+					q++;
+			} else {
+				v = q;
+				while (q < end && *q != ';')
+					q++;
+				vlen = (size_t)(q - v);
+				while (vlen && v[vlen - 1] == ' ')
+					vlen--;
+			}
+			if (nlen == 3 && !strncasecmp(name, "rel", 3) &&
+			    rel_has(v, vlen, rel)) {
 				int err = pr_buf_add(out, lt + 1,
 						     (size_t)(gt - lt - 1));
 
