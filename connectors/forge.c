@@ -9,6 +9,7 @@
 #include "forge.h"
 #include "model.h"
 #include "outgoing.h"
+#include "report_render.h"
 
 /*
  * The logic GitHub and GitLab share (see forge.h).  Nothing here names a
@@ -516,5 +517,123 @@ done:
 	pr_http_response_release(&resp);
 	pr_buf_release(&cur);
 	pr_buf_release(&next);
+	return err;
+}
+
+/* ---- state, feedback ---- */
+
+int pr_forge_open(struct pr_forge **out, struct pr_instance *inst,
+		  const struct pr_forge_ops *ops)
+{
+	const struct pr_forge_opts *o = inst->ctx;
+	struct pr_forge *f;
+	size_t i;
+
+	*out = NULL;
+	for (i = 0; i < o->repo.nr; i++) {
+		const char *r = o->repo.items[i], *slash = strchr(r, '/');
+
+		if (!slash || slash == r || !slash[1] || strchr(r, '#') ||
+		    strchr(r, ' '))
+			return pr_error(PR_ECONFIG,
+					"source '%s': option 'repo': bad "
+					"repository '%s' (want owner/name)",
+					inst->name, r);
+	}
+	if (o->trigger && !strcmp(o->trigger, "label") &&
+	    (!o->label || !*o->label))
+		return pr_error(PR_ECONFIG,
+				"source '%s': option 'trigger': label needs "
+				"the 'label' option",
+				inst->name);
+	if (o->max_commits < 0)
+		return pr_error(PR_ECONFIG,
+				"source '%s': option 'max-commits': negative",
+				inst->name);
+	f = pr_calloc(1, sizeof(*f));
+	f->ops = ops;
+	f->inst = inst;
+	f->opts = o;
+	f->http.ca_file = o->ca_file;
+	f->http.token = o->token;
+	f->http.timeout_ms = o->timeout;
+	f->http.log_prefix = inst->prefix;
+	*out = f;
+	return 0;
+}
+
+void pr_forge_close(struct pr_forge *f)
+{
+	free(f);
+}
+
+int pr_forge_poll(struct pr_forge *f, const char *cursor, pr_event_fn emit,
+		  void *payload)
+{
+	PR_UNUSED(cursor);
+	PR_UNUSED(emit);
+	PR_UNUSED(payload);
+	return pr_error(PR_EUNSUPPORTED,
+			"source '%s': forge polling is not "
+			"written yet",
+			f->inst->name);
+}
+
+/* "owner/repo#7" -> repo "owner/repo" and 7; PR_EINVAL when not so. */
+static int split_key(struct pr_buf *repo, int64_t *number, const char *key)
+{
+	const char *hash = key ? strrchr(key, '#') : NULL;
+	char *end;
+	long long n;
+
+	if (!hash || hash == key || !hash[1])
+		return pr_error(PR_EINVAL, "series '%s': not a forge key",
+				key ? key : "");
+	errno = 0;
+	n = strtoll(hash + 1, &end, 10);
+	if (*end || errno || n <= 0)
+		return pr_error(PR_EINVAL, "series '%s': not a forge key", key);
+	*number = n;
+	return pr_buf_add(repo, key, (size_t)(hash - key));
+}
+
+int pr_forge_feedback(struct pr_forge *f, const struct pr_series *s,
+		      const struct pr_report *report, const char *summary)
+{
+	const struct pr_forge_opts *o = f->opts;
+	struct pr_buf repo = PR_BUF_INIT, body = PR_BUF_INIT;
+	int64_t n = 0;
+	int err;
+
+	if ((err = split_key(&repo, &n, s->origin_key)))
+		goto done;
+	if (!summary) {
+		err = pr_buf_adds(&body, "patchrelay did not send this pull "
+					 "request: a check failed.\n\n");
+		if (!err)
+			err = pr_report_render(&body, report,
+					       PR_RENDER_MARKDOWN);
+	} else {
+		err = pr_buf_adds(&body, summary);
+	}
+	if (err || (err = f->ops->post_comment(f, repo.ptr, n, body.ptr)))
+		goto done;
+	if (!summary) {
+		if (o->label_refused && *o->label_refused)
+			err = f->ops->add_label(f, repo.ptr, n,
+						o->label_refused);
+		goto done;
+	}
+	/* a preview went to the author only: the PR stays as it is */
+	if (f->emitting_preview)
+		goto done;
+	if (o->label_sent && *o->label_sent &&
+	    (err = f->ops->add_label(f, repo.ptr, n, o->label_sent)))
+		goto done;
+	if (o->close && !strcmp(o->close, "after-send"))
+		err = f->ops->close_pr(f, repo.ptr, n);
+done:
+	pr_buf_release(&repo);
+	pr_buf_release(&body);
 	return err;
 }

@@ -163,6 +163,137 @@ static void test_parse_cc(void **state)
 	free(rest);
 }
 
+/* A fake forge that records the calls feedback makes. */
+struct calls {
+	struct pr_buf log;
+};
+
+static struct calls *calls_of(struct pr_forge *f)
+{
+	return (struct calls *)f->inst->state;
+}
+
+static int fake_post(struct pr_forge *f, const char *repo, int64_t n,
+		     const char *body)
+{
+	return pr_buf_addf(&calls_of(f)->log, "comment %s %lld: %s\n", repo,
+			   (long long)n, body);
+}
+
+static int fake_close(struct pr_forge *f, const char *repo, int64_t n)
+{
+	return pr_buf_addf(&calls_of(f)->log, "close %s %lld\n", repo,
+			   (long long)n);
+}
+
+static int fake_label(struct pr_forge *f, const char *repo, int64_t n,
+		      const char *label)
+{
+	return pr_buf_addf(&calls_of(f)->log, "label %s %lld %s\n", repo,
+			   (long long)n, label);
+}
+
+static const struct pr_forge_ops fake_ops = {
+	.name = "fake",
+	.post_comment = fake_post,
+	.close_pr = fake_close,
+	.add_label = fake_label,
+};
+
+static void test_feedback(void **state)
+{
+	struct pr_forge_opts o = { 0 };
+	struct calls c = { PR_BUF_INIT };
+	struct pr_instance inst = { 0 };
+	struct pr_report r = PR_REPORT_INIT;
+	struct pr_series *s = pr_series_new("gh", "grp/sub/repo#12");
+	struct pr_forge *f = NULL;
+
+	inst.name = "gh";
+	inst.ctx = &o;
+	inst.state = &c;
+	pr_strlist_add(&o.repo, "grp/sub/repo");
+	o.close = pr_strdup("after-send");
+	o.label_sent = pr_strdup("sent");
+	o.label_refused = pr_strdup("refused");
+	assert_int_equal(pr_forge_open(&f, &inst, &fake_ops), 0);
+
+	pr_report_add(&r, "size", "max-files", PR_VERDICT_FAIL, -1, NULL,
+		      "46294 files, over max-files 200");
+	assert_int_equal(pr_forge_feedback(f, s, &r, NULL), 0);
+	assert_non_null(strstr(c.log.ptr, "comment grp/sub/repo 12: "
+					  "patchrelay did not send"));
+	assert_non_null(strstr(c.log.ptr, "46294 files"));
+	assert_non_null(strstr(c.log.ptr, "label grp/sub/repo 12 refused\n"));
+	assert_null(strstr(c.log.ptr, "close"));
+
+	pr_buf_reset(&c.log);
+	assert_int_equal(
+		pr_forge_feedback(f, s, &r, "sent as v1 to l@example.org"), 0);
+	assert_string_equal(c.log.ptr, "comment grp/sub/repo 12: sent as v1 to "
+				       "l@example.org\n"
+				       "label grp/sub/repo 12 sent\n"
+				       "close grp/sub/repo 12\n");
+
+	/* a preview is reported, but neither labels nor closes the PR */
+	pr_buf_reset(&c.log);
+	f->emitting_preview = true;
+	assert_int_equal(pr_forge_feedback(f, s, &r, "sent as v1 to a@b.org"),
+			 0);
+	assert_string_equal(c.log.ptr,
+			    "comment grp/sub/repo 12: sent as v1 to a@b.org\n");
+	f->emitting_preview = false;
+
+	/* a key that is not a forge's */
+	pr_series_free(s);
+	s = pr_series_new("gh", "some-branch");
+	pr_buf_reset(&c.log);
+	assert_int_equal(pr_forge_feedback(f, s, &r, "x"), PR_EINVAL);
+	assert_non_null(strstr(pr_error_message(), "some-branch"));
+	assert_int_equal(c.log.len, 0);
+
+	pr_forge_close(f);
+	pr_series_free(s);
+	pr_report_release(&r);
+	pr_buf_release(&c.log);
+	pr_strlist_release(&o.repo);
+	free(o.close);
+	free(o.label_sent);
+	free(o.label_refused);
+}
+
+static void test_open_checks(void **state)
+{
+	static const char *const bad[] = { "norepo", "/x", "o/", "o/r#1",
+					   "o/ r" };
+	struct pr_forge_opts o = { 0 };
+	struct pr_instance inst = { 0 };
+	struct pr_forge *f = NULL;
+	size_t i;
+
+	inst.name = "gh";
+	inst.ctx = &o;
+	for (i = 0; i < PR_ARRAY_SIZE(bad); i++) {
+		pr_strlist_add(&o.repo, bad[i]);
+		assert_int_equal(pr_forge_open(&f, &inst, &fake_ops),
+				 PR_ECONFIG);
+		assert_non_null(strstr(pr_error_message(), bad[i]));
+		assert_null(f);
+		pr_strlist_release(&o.repo);
+	}
+	pr_strlist_add(&o.repo, "o/r");
+	o.trigger = pr_strdup("label");
+	assert_int_equal(pr_forge_open(&f, &inst, &fake_ops), PR_ECONFIG);
+	assert_non_null(strstr(pr_error_message(), "'label'"));
+	o.label = pr_strdup("send-it");
+	assert_int_equal(pr_forge_open(&f, &inst, &fake_ops), 0);
+	assert_non_null(f);
+	pr_forge_close(f);
+	pr_strlist_release(&o.repo);
+	free(o.trigger);
+	free(o.label);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +301,8 @@ int main(void)
 		cmocka_unit_test(test_cursor_bad),
 		cmocka_unit_test(test_may_trigger),
 		cmocka_unit_test(test_parse_cc),
+		cmocka_unit_test(test_feedback),
+		cmocka_unit_test(test_open_checks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
