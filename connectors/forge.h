@@ -1,0 +1,370 @@
+#ifndef PR_FORGE_H
+#define PR_FORGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "http.h"
+#include "registry.h"
+
+/*
+ * What GitHub and GitLab share: pull (merge) requests polled over a REST
+ * API, turned into series, and reports posted back as comments.  A forge
+ * (connectors/github.c, connectors/gitlab.c) fills in a pr_forge_ops table
+ * that maps this model onto its URLs, headers and JSON fields; everything
+ * else (conditional polling, triggers, permissions, the cursor, fetching
+ * the head with libgit2, building the series, rate limits, feedback) is
+ * forge.c's and holds no forge-specific string.
+ *
+ * Invariants:
+ * - A forge's connector context starts with a struct pr_forge_opts (the
+ *   options both forges have, PR_FORGE_OPTIONS below), so forge.c reads
+ *   the options from inst->ctx.  inst->state is a struct pr_forge made by
+ *   pr_forge_open() and freed by pr_forge_close().
+ * - The series key is "owner/repo#N" for both forges (N: the PR number,
+ *   GitLab's iid), s->url the PR's web URL, s->submitter the head
+ *   commit's author.
+ * - Nothing is sent unless a trigger fired for a user who may trigger
+ *   (see "Triggers" below); comments by the token's own account are never
+ *   read as commands, so patchrelay cannot trigger itself.
+ * - A command comment is acted on once: the cursor keeps, per PR, the
+ *   highest comment id handled.
+ *
+ * What each op must do (all of them):
+ * - Return 0 on success, PR_FORGE_NOT_MODIFIED (a positive 1) when a
+ *   conditional GET was answered 304 (then the out list is left empty
+ *   and *etag_out is untouched: nothing changed since that ETag), or a
+ *   negative PR_E* through pr_error(): PR_EAUTH for 401/403 without a
+ *   rate limit, PR_ENOENT for 404, PR_EAGAIN for a rate limit (after
+ *   setting f->retry_at, see pr_forge_http()), PR_ENET for any other
+ *   status >= 400 or a transport failure, PR_EPARSE for a body that is
+ *   not the JSON expected.  Messages name the method and the URL, never
+ *   the token.
+ * - Make every request through pr_forge_http() (it sends the conditional
+ *   header, recognises rate limits and maps the statuses) and every list
+ *   through pr_forge_get_list() (it follows the pages to the end: Link
+ *   rel="next", else a non-empty x-next-page).
+ * - Lists are conditional on the ETag of their first page: `etag` in
+ *   (NULL: unconditional), the first page's new ETag in *etag_out
+ *   (malloc'ed, NULL when the answer had none).
+ * - list_prs lists only open PRs, most recently updated first (so that
+ *   any change to any PR changes the first page and its ETag).
+ * - list_comments lists a PR's comments oldest first; system notes
+ *   (GitLab "closed", "added 1 commit") are left out.
+ */
+
+#define PR_FORGE_NOT_MODIFIED 1
+
+/* The options both forges have, stored first in their context. */
+struct pr_forge_opts {
+	char *api_url;
+	struct pr_strlist repo; /* "owner/name", repeatable */
+	char *token;
+	char *trigger; /* auto | comment | label */
+	char *label; /* trigger = label: the label that sends */
+	struct pr_strlist allow; /* logins that may /submit any PR */
+	struct pr_strlist maintainers; /* logins that may /allow @user */
+	int64_t max_commits;
+	char *close; /* after-send | on-merge | never */
+	char *label_sent;
+	char *label_refused;
+	char *cache_dir;
+	char *ca_file;
+	int64_t timeout; /* milliseconds */
+};
+
+extern const char *const pr_forge_trigger_choices[];
+extern const char *const pr_forge_close_choices[];
+
+/*
+ * The entries of a forge's option table for the fields of pr_forge_opts,
+ * at offsets inside its context type CTX (which holds a pr_forge_opts
+ * named `forge`), with API_URL as the default api-url.
+ */
+#define PR_FORGE_OPTIONS(CTX, API_URL)                                   \
+	{ "api-url",                                                     \
+	  PR_OPT_STRING,                                                 \
+	  API_URL,                                                       \
+	  "the REST API's base URL",                                     \
+	  offsetof(CTX, forge.api_url),                                  \
+	  false,                                                         \
+	  NULL },                                                        \
+		{ "repo",                                                \
+		  PR_OPT_LIST,                                           \
+		  NULL,                                                  \
+		  "a repository to poll, \"owner/name\" (repeatable)",   \
+		  offsetof(CTX, forge.repo),                             \
+		  true,                                                  \
+		  NULL },                                                \
+		{ "token",                                               \
+		  PR_OPT_SECRET,                                         \
+		  NULL,                                                  \
+		  "the API token: file:PATH or env:NAME",                \
+		  offsetof(CTX, forge.token),                            \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "trigger",                                             \
+		  PR_OPT_ENUM,                                           \
+		  "comment",                                             \
+		  "what sends a PR: auto (every new head), comment "     \
+		  "(/submit, /preview), label (the `label` option)",     \
+		  offsetof(CTX, forge.trigger),                          \
+		  false,                                                 \
+		  pr_forge_trigger_choices },                            \
+		{ "label",                                               \
+		  PR_OPT_STRING,                                         \
+		  NULL,                                                  \
+		  "trigger = label: the label that sends a PR",          \
+		  offsetof(CTX, forge.label),                            \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "allow",                                               \
+		  PR_OPT_LIST,                                           \
+		  NULL,                                                  \
+		  "a login that may /submit any PR (repeatable)",        \
+		  offsetof(CTX, forge.allow),                            \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "maintainers",                                         \
+		  PR_OPT_LIST,                                           \
+		  NULL,                                                  \
+		  "a login that may /allow @user on a PR (repeatable)",  \
+		  offsetof(CTX, forge.maintainers),                      \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "max-commits",                                         \
+		  PR_OPT_INT,                                            \
+		  "30",                                                  \
+		  "a PR with more commits is refused",                   \
+		  offsetof(CTX, forge.max_commits),                      \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "close",                                               \
+		  PR_OPT_ENUM,                                           \
+		  "never",                                               \
+		  "close the PR: after-send, on-merge (not yet), never", \
+		  offsetof(CTX, forge.close),                            \
+		  false,                                                 \
+		  pr_forge_close_choices },                              \
+		{ "label-sent",                                          \
+		  PR_OPT_STRING,                                         \
+		  NULL,                                                  \
+		  "a label added to a PR once it was sent",              \
+		  offsetof(CTX, forge.label_sent),                       \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "label-refused",                                       \
+		  PR_OPT_STRING,                                         \
+		  NULL,                                                  \
+		  "a label added to a PR that was refused",              \
+		  offsetof(CTX, forge.label_refused),                    \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "cache-dir",                                           \
+		  PR_OPT_PATH,                                           \
+		  NULL,                                                  \
+		  "where the fetched commits are kept (default: "        \
+		  "$XDG_CACHE_HOME/patchrelay or ~/.cache/patchrelay)",  \
+		  offsetof(CTX, forge.cache_dir),                        \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "ca-file",                                             \
+		  PR_OPT_PATH,                                           \
+		  NULL,                                                  \
+		  "CA bundle replacing the system's for the API",        \
+		  offsetof(CTX, forge.ca_file),                          \
+		  false,                                                 \
+		  NULL },                                                \
+	{                                                                \
+		"timeout", PR_OPT_DURATION, "60s",                       \
+			"the longest one API request may take",          \
+			offsetof(CTX, forge.timeout), false, NULL        \
+	}
+
+struct pr_forge_pr {
+	int64_t number;
+	char *title;
+	char *body; /* "" when empty */
+	char *author; /* login */
+	char *head_sha;
+	char *base_ref; /* target branch */
+	char *web_url;
+	char *fetch_url; /* a git URL holding fetch_ref */
+	char *fetch_ref; /* "refs/pull/N/head" */
+	char *base_url; /* a git URL holding base_ref (the target repo) */
+	struct pr_strlist labels;
+	char *updated_at;
+	bool draft;
+};
+
+struct pr_forge_pr_list {
+	struct pr_forge_pr *items;
+	size_t nr, alloc;
+};
+
+struct pr_forge_comment {
+	int64_t id;
+	char *author; /* login */
+	char *body;
+};
+
+struct pr_forge_comment_list {
+	struct pr_forge_comment *items;
+	size_t nr, alloc;
+};
+
+void pr_forge_pr_release(struct pr_forge_pr *pr);
+/* A new zeroed item at the end of l. */
+struct pr_forge_pr *pr_forge_pr_list_add(struct pr_forge_pr_list *l);
+void pr_forge_pr_list_release(struct pr_forge_pr_list *l);
+struct pr_forge_comment *
+pr_forge_comment_list_add(struct pr_forge_comment_list *l);
+void pr_forge_comment_list_release(struct pr_forge_comment_list *l);
+
+struct pr_forge;
+
+struct pr_forge_ops {
+	const char *name; /* "github" */
+	/* The token's own login, malloc'ed in *out (conditional on etag). */
+	int (*whoami)(struct pr_forge *f, char **out, const char *etag,
+		      char **etag_out);
+	/* The open PRs of repo, every page (see above). */
+	int (*list_prs)(struct pr_forge *f, struct pr_forge_pr_list *out,
+			const char *repo, const char *etag, char **etag_out);
+	/* One PR (unconditional). */
+	int (*get_pr)(struct pr_forge *f, struct pr_forge_pr *out,
+		      const char *repo, int64_t number);
+	/* A PR's comments, oldest first, every page. */
+	int (*list_comments)(struct pr_forge *f,
+			     struct pr_forge_comment_list *out,
+			     const char *repo, int64_t number, const char *etag,
+			     char **etag_out);
+	/* Post a Markdown comment. */
+	int (*post_comment)(struct pr_forge *f, const char *repo,
+			    int64_t number, const char *body);
+	int (*close_pr)(struct pr_forge *f, const char *repo, int64_t number);
+	/* Add one label (the others stay). */
+	int (*add_label)(struct pr_forge *f, const char *repo, int64_t number,
+			 const char *label);
+};
+
+/* The per-instance state (inst->state). */
+struct pr_forge {
+	const struct pr_forge_ops *ops;
+	struct pr_instance *inst;
+	const struct pr_forge_opts *opts; /* inst->ctx */
+	struct pr_http_client http; /* filled by the forge's open() */
+	/* set by pr_forge_http() on a rate-limit answer: epoch seconds */
+	int64_t retry_at;
+	/* the series being emitted is a preview (for feedback) */
+	bool emitting_preview;
+	int64_t now; /* 0: time(NULL); tests set it */
+};
+
+/*
+ * Make the state for inst (no network): checks the shared options
+ * (repo form, trigger = label needs label).  The forge sets f->http's
+ * headers and auth afterwards.
+ */
+int pr_forge_open(struct pr_forge **out, struct pr_instance *inst,
+		  const struct pr_forge_ops *ops);
+void pr_forge_close(struct pr_forge *f);
+
+/*
+ * One request.  Returns 0 for a 2xx answer, PR_FORGE_NOT_MODIFIED for
+ * 304, else a negative PR_E* as described above; a rate limit (403 or 429
+ * with retry-after, or x-ratelimit-remaining 0 with a reset) sets
+ * f->retry_at and is PR_EAGAIN "rate limited until <time>".  resp is
+ * filled in every case but a transport failure; release it.
+ */
+int pr_forge_http(struct pr_forge *f, struct pr_http_response *resp,
+		  const char *method, const char *url, const char *json_body,
+		  const char *etag);
+
+/*
+ * GET url and every next page; calls item(elem, payload) for each
+ * element of each page's JSON array (a jansson json_t *, borrowed).
+ * Conditional on etag for the first page.
+ */
+int pr_forge_get_list(struct pr_forge *f, const char *url, const char *etag,
+		      char **etag_out, int (*item)(void *elem, void *payload),
+		      void *payload);
+
+/* The forge's poll and feedback (connector type ops call these). */
+int pr_forge_poll(struct pr_forge *f, const char *cursor, pr_event_fn emit,
+		  void *payload);
+int pr_forge_feedback(struct pr_forge *f, const struct pr_series *s,
+		      const struct pr_report *report, const char *summary);
+
+/*
+ * The decisions, exposed for tests.
+ *
+ * pr_forge_may_trigger: whether `login` may /submit or /preview PR `pr`:
+ * its author, a login on `allow`, or one in `allowed` (logins a
+ * maintainer /allow-ed on this PR).  Logins compare case-insensitively.
+ */
+bool pr_forge_may_trigger(const struct pr_forge_opts *o,
+			  const struct pr_forge_pr *pr,
+			  const struct pr_strlist *allowed, const char *login);
+
+/*
+ * The addresses of the "Cc:" lines of a PR body, added to out as
+ * PR_RCPT_CC with reason "cc: in PR body"; the cover body without those
+ * lines in *rest (malloc'ed).  A value that is not a clean address (a CR,
+ * LF or other control byte, no '@', a second address glued on) is
+ * dropped.  Returns 0 or PR_E*.
+ */
+int pr_forge_parse_cc(struct pr_recipient_list *out, char **rest,
+		      const char *body);
+
+/*
+ * The cursor: a JSON object, version 1, that forge.c writes into every
+ * event it emits (the engine stores it per route):
+ *
+ *	{"v":1, "retry_at":EPOCH, "self":"login", "self_etag":"...",
+ *	 "lists":{"owner/repo":"etag"},
+ *	 "prs":{"owner/repo#7":{"c":LAST_COMMENT_ID, "head":"sha",
+ *	        "etag":"comments etag", "allowed":["login"],
+ *	        "told":["login"]}}}
+ *
+ * "head" is the head last emitted or refused (so trigger = auto does
+ * not send or refuse one head twice), "told" the logins already told
+ * they may not trigger (told once).  A PR that is no longer open is
+ * dropped, so the cursor stays as big as the open PRs.  Unknown keys
+ * are ignored; a text that is not such an object is PR_EPARSE.
+ */
+struct pr_forge_pr_state {
+	char *key; /* "owner/repo#7" */
+	int64_t last_comment;
+	char *head; /* NULL: none */
+	char *etag; /* of the comment list; NULL: none */
+	struct pr_strlist allowed;
+	struct pr_strlist told;
+	bool seen; /* in this poll's list of open PRs (not stored) */
+};
+
+struct pr_forge_list_etag {
+	char *repo;
+	char *etag;
+};
+
+struct pr_forge_cursor {
+	int64_t retry_at; /* 0: none */
+	char *self; /* the token's login */
+	char *self_etag;
+	struct pr_forge_list_etag *lists;
+	size_t nr_lists, alloc_lists;
+	struct pr_forge_pr_state *prs;
+	size_t nr_prs, alloc_prs;
+};
+
+/* Parse text (NULL or "": an empty cursor) into a zeroed c. */
+int pr_forge_cursor_parse(struct pr_forge_cursor *c, const char *text);
+/* Append c as JSON text (keys in a fixed order). */
+int pr_forge_cursor_format(struct pr_buf *out, const struct pr_forge_cursor *c);
+void pr_forge_cursor_release(struct pr_forge_cursor *c);
+/* The state of PR key; a new empty one when create, else NULL. */
+struct pr_forge_pr_state *pr_forge_cursor_pr(struct pr_forge_cursor *c,
+					     const char *key, bool create);
+
+#endif
