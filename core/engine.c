@@ -462,6 +462,10 @@ static int stored_patch(const char *data, size_t len,
 	    strspn(data + 5, "0123456789abcdef") == 40) {
 		memcpy(p->commit_id, data + 5, 40);
 		p->commit_id[40] = 0;
+		/* with a commit id, range-diff takes subject_raw as git's
+		 * first paragraph; a mail's holds "[PATCH n/N]" instead */
+		free(p->subject_raw);
+		p->subject_raw = NULL;
 	}
 	pr_version_add_patch(mv->v, p);
 done:
