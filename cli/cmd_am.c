@@ -141,15 +141,7 @@ int cmd_am(int argc, char **argv)
 	}
 	/* only patches and cover letters make series; replies give trailers */
 	patches = pr_calloc(ctx.nr ? ctx.nr : 1, sizeof(*patches));
-	for (i = 0; i < ctx.nr; i++) {
-		const struct pr_patch *p = ctx.mails[i];
-
-		if (pr_am_is_reply(p))
-			continue;
-		if ((p->diff && p->diff[0]) ||
-		    (!p->prefix.index && p->prefix.total))
-			patches[nr_patches++] = ctx.mails[i];
-	}
+	nr_patches = pr_am_series_mails(patches, ctx.mails, ctx.nr);
 	if (pr_assemble_mails(&a, patches, nr_patches)) {
 		pr_cli_error("am");
 		ret = PR_EXIT_RUNTIME;

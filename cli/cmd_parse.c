@@ -1,4 +1,6 @@
 #include "pr.h"
+#include "am.h"
+#include "assemble.h"
 #include "commands.h"
 #include "mail.h"
 #include "mailinfo.h"
@@ -12,6 +14,9 @@ struct parse_ctx {
 	json_t *messages;
 	bool json;
 	size_t good, bad;
+	/* every mail as a patch, for the "series" list */
+	struct pr_patch **mails;
+	size_t nr, alloc;
 };
 
 static json_t *str(const char *s)
@@ -109,7 +114,15 @@ static int one_message(const char *data, size_t len,
 	}
 	ctx->good++;
 	if (ctx->json) {
+		struct pr_patch *p = NULL;
+
 		json_array_append_new(ctx->messages, message_json(&mi));
+		if (ctx->nr < PR_LIMIT_SERIES_PATCHES * 4 &&
+		    !pr_am_patch_from_mailinfo(&p, &mi)) {
+			PR_ALLOC_GROW(ctx->mails, ctx->nr + 1, ctx->alloc);
+			ctx->mails[ctx->nr++] = p;
+		}
+		pr_error_clear();
 	} else {
 		printf("%s\t%s <%s>\t%s\n", pr_mail_kind_name(mi.kind), mi.name,
 		       mi.email, mi.subject);
@@ -119,9 +132,63 @@ done:
 	return 0;
 }
 
+static json_t *id_or_null(const char *id)
+{
+	return id ? str(id) : json_null();
+}
+
+/* The "series" list: mails grouped as core/assemble.h says. */
+static int series_json(json_t **out, struct pr_patch *const *mails, size_t nr)
+{
+	struct pr_patch **pat = pr_calloc(nr ? nr : 1, sizeof(*pat));
+	struct pr_assembly a = { 0 };
+	json_t *list = json_array();
+	size_t n, i, j, k;
+	int err;
+
+	n = pr_am_series_mails(pat, mails, nr);
+	err = pr_assemble_mails(&a, pat, n);
+	for (i = 0; !err && i < a.nr; i++) {
+		const struct pr_asm_series *s = &a.series[i];
+
+		for (j = 0; j < s->nr; j++) {
+			const struct pr_asm_version *v = &s->versions[j];
+			json_t *o = json_object(), *ids = json_array();
+
+			json_object_set_new(o, "key", id_or_null(s->key));
+			json_object_set_new(o, "version",
+					    json_integer(v->number));
+			json_object_set_new(o, "total", json_integer(v->total));
+			json_object_set_new(o, "complete",
+					    json_boolean(v->complete));
+			json_object_set_new(o, "partial_reroll",
+					    json_boolean(v->partial_reroll));
+			json_object_set_new(
+				o, "cover",
+				id_or_null(v->cover ? v->cover->message_id
+						    : NULL));
+			for (k = 0; k < v->nr; k++)
+				json_array_append_new(
+					ids,
+					id_or_null(v->patches[k]->message_id));
+			json_object_set_new(o, "patches", ids);
+			json_object_set_new(o, "supersedes",
+					    id_or_null(v->supersedes));
+			json_array_append_new(list, o);
+		}
+	}
+	pr_assemble_release(&a);
+	free(pat);
+	if (err)
+		json_decref(list);
+	else
+		*out = list;
+	return err;
+}
+
 int cmd_parse(int argc, char **argv)
 {
-	struct parse_ctx ctx = { NULL, false, 0, 0 };
+	struct parse_ctx ctx = { NULL, false, 0, 0, NULL, 0, 0 };
 	struct pr_mbox_opts opts = { false };
 	int i, files = 0, ret = PR_EXIT_OK;
 
@@ -168,10 +235,17 @@ int cmd_parse(int argc, char **argv)
 		goto done;
 	}
 	if (ctx.json) {
-		json_t *root = json_object();
+		json_t *root = json_object(), *series = NULL;
 		char *s;
 
+		if (series_json(&series, ctx.mails, ctx.nr)) {
+			pr_cli_error("parse");
+			json_decref(root);
+			ret = PR_EXIT_RUNTIME;
+			goto done;
+		}
 		json_object_set(root, "messages", ctx.messages);
+		json_object_set_new(root, "series", series);
 		s = json_dumps(root, JSON_INDENT(2));
 		if (s)
 			printf("%s\n", s);
@@ -179,6 +253,9 @@ int cmd_parse(int argc, char **argv)
 		json_decref(root);
 	}
 done:
+	for (i = 0; i < (int)ctx.nr; i++)
+		pr_patch_free(ctx.mails[i]);
+	free(ctx.mails);
 	json_decref(ctx.messages);
 	return ret;
 }

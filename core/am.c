@@ -1,6 +1,7 @@
 #include "pr.h"
 
 #include "am.h"
+#include "diff.h"
 #include "subject.h"
 #include "trailer.h"
 
@@ -29,12 +30,35 @@ int pr_am_patch_from_mailinfo(struct pr_patch **out,
 	err = pr_subject_parse_prefix(&p->prefix, p->subject_raw);
 	if (!err)
 		err = pr_trailers_parse(&p->trailers, p->body, strlen(p->body));
+	/* a resend is known by its patch-ids; no diff, no patch-id */
+	if (!err && p->diff[0] &&
+	    pr_patch_id(p->patch_id, p->diff, strlen(p->diff), true)) {
+		p->patch_id[0] = '\0';
+		pr_error_clear();
+	}
 	if (err) {
 		pr_patch_free(p);
 		p = NULL;
 	}
 	*out = p;
 	return err;
+}
+
+size_t pr_am_series_mails(struct pr_patch **out, struct pr_patch *const *mails,
+			  size_t nr)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < nr; i++) {
+		const struct pr_patch *p = mails[i];
+
+		if (pr_am_is_reply(p))
+			continue;
+		if ((p->diff && p->diff[0]) ||
+		    (!p->prefix.index && p->prefix.total))
+			out[n++] = mails[i];
+	}
+	return n;
 }
 
 bool pr_am_is_reply(const struct pr_patch *p)

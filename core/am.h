@@ -34,9 +34,17 @@ struct pr_am_opts {
 };
 
 /* A parsed mail as a new pr_patch: prefix from the raw subject, body is
- * mailinfo's message and diff its patch; trailers parsed from the body. */
+ * mailinfo's message and diff its patch; trailers parsed from the body;
+ * patch_id (git patch-id --stable) when the mail has a diff. */
 int pr_am_patch_from_mailinfo(struct pr_patch **out,
 			      const struct pr_mailinfo *mi);
+/*
+ * The mails of mails[0..nr) that make series (patches with a diff and
+ * cover letters, no replies), in order, into out (room for nr); returns
+ * how many.
+ */
+size_t pr_am_series_mails(struct pr_patch **out, struct pr_patch *const *mails,
+			  size_t nr);
 /* Is p a reply by the rule above. */
 bool pr_am_is_reply(const struct pr_patch *p);
 /*

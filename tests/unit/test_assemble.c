@@ -223,6 +223,243 @@ static void test_empty_and_replies_only(void **state)
 	release(&m, &a);
 }
 
+static void test_change_id_across_threads(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	const struct pr_asm_series *s;
+	struct pr_patch *p;
+
+	p = mk(&m, "c1", NULL, "[PATCH 0/2] add foo", "a@x");
+	p->diff = pr_strdup("---\nbase-commit: 1234\nchange-id: 20261203-foo-"
+			    "abc\n\nBest regards,\n");
+	mk(&m, "a1", "c1", "[PATCH 1/2] a", "a@x");
+	mk(&m, "b1", "c1", "[PATCH 2/2] b", "a@x");
+	/* v2 renamed and sent in a thread of its own */
+	p = mk(&m, "c2", NULL, "[PATCH v2 0/2] add foo and bar", "a@x");
+	p->body = pr_strdup("Changes in v2:\n- renamed\n");
+	p->diff = pr_strdup("---\nchange-id: 20261203-foo-abc\n");
+	mk(&m, "a2", "c2", "[PATCH v2 1/2] a", "a@x");
+	mk(&m, "b2", "c2", "[PATCH v2 2/2] b", "a@x");
+	/* same author and subject, another change-id: another series */
+	p = mk(&m, "c3", NULL, "[PATCH v2 0/2] add foo and bar", "a@x");
+	p->diff = pr_strdup("change-id: 20261203-other-def\n");
+	mk(&m, "a3", "c3", "[PATCH v2 1/1] z", "a@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 2);
+	s = &a.series[0];
+	assert_int_equal(s->nr, 2);
+	assert_string_equal(s->key, "20261203-foo-abc");
+	assert_null(s->versions[0].supersedes);
+	assert_string_equal(s->versions[1].supersedes, "c1");
+	assert_string_equal(s->versions[1].cover->message_id, "c2");
+	assert_string_equal(a.series[1].key, "20261203-other-def");
+	assert_null(a.series[1].versions[0].supersedes);
+	release(&m, &a);
+}
+
+static void test_change_id_trailer(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	struct pr_patch *p;
+
+	/* a lone patch and its v2: b4 puts the change-id in the trailers */
+	p = mk(&m, "p1", NULL, "[PATCH] x: one", "a@x");
+	pr_trailer_list_add(&p->trailers, "change-id", "cid-1");
+	p = mk(&m, "p2", NULL, "[PATCH v2] x: one, better", "a@x");
+	pr_trailer_list_add(&p->trailers, "change-id", "cid-1");
+	/* Gerrit's Change-Id is per commit: not a series identity */
+	p = mk(&m, "g1", NULL, "[PATCH] y: two", "a@x");
+	pr_trailer_list_add(&p->trailers, "Change-Id", "I1234");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 2);
+	assert_string_equal(a.series[0].key, "cid-1");
+	assert_int_equal(a.series[0].nr, 2);
+	assert_string_equal(a.series[0].versions[1].supersedes, "p1");
+	assert_string_equal(a.series[1].key, "g1");
+	release(&m, &a);
+}
+
+static void test_link_to_previous_version(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	const struct pr_asm_series *s;
+	struct pr_patch *p;
+
+	/* v3 arrives first, naming v2 by a lore link; other subjects */
+	p = mk(&m, "c3@x", NULL, "[PATCH v3 0/1] gamma", "a@x");
+	p->body =
+		pr_strdup("Changes in v3:\n- more\n- Link to v2: "
+			  "https://lore.kernel.org/r/c2%40x\n\nChanges in v2:\n"
+			  "- Link to v1: https://lore.kernel.org/r/c1@x\n");
+	mk(&m, "p3@x", "c3@x", "[PATCH v3 1/1] gamma", "a@x");
+	p = mk(&m, "c2@x", NULL, "[PATCH v2 0/1] beta", "a@x");
+	p->body = pr_strdup("v1: https://lore.kernel.org/netdev/c1@x/T/#u\n");
+	mk(&m, "p2@x", "c2@x", "[PATCH v2 1/1] beta", "a@x");
+	/* v1 is not in the input */
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 1);
+	s = &a.series[0];
+	assert_int_equal(s->nr, 2);
+	assert_int_equal(s->versions[0].number, 2);
+	assert_int_equal(s->versions[1].number, 3);
+	/* the key is the first version's cover; v2 names v1 */
+	assert_string_equal(s->key, "c2@x");
+	assert_string_equal(s->versions[0].supersedes, "c1@x");
+	assert_string_equal(s->versions[1].supersedes, "c2@x");
+	release(&m, &a);
+}
+
+static void test_supersedes_line(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	struct pr_patch *p;
+
+	mk(&m, "old@x", NULL, "[PATCH] first try", "a@x");
+	p = mk(&m, "new@x", NULL, "[PATCH v2] second try", "a@x");
+	p->diff = pr_strdup("Supersedes: <old@x>\n---\n");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 1);
+	assert_int_equal(a.series[0].nr, 2);
+	assert_string_equal(a.series[0].key, "old@x");
+	assert_string_equal(a.series[0].versions[1].supersedes, "old@x");
+	release(&m, &a);
+}
+
+static void test_link_msgid(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "https://lore.kernel.org/r/20261203-a-v1-0-1@k.org",
+		  "20261203-a-v1-0-1@k.org" },
+		{ "https://lore.kernel.org/r/abc@x/", "abc@x" },
+		{ "https://lore.kernel.org/netdev/abc%40x/T/#u", "abc@x" },
+		{ "https://lore.kernel.org/all/<abc@x>/", "abc@x" },
+		{ "https://patch.msgid.link/abc@x", "abc@x" },
+	};
+	struct pr_buf b = PR_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < PR_ARRAY_SIZE(cases); i++) {
+		pr_buf_reset(&b);
+		assert_int_equal(pr_assemble_link_msgid(&b, cases[i][0],
+							strlen(cases[i][0])),
+				 0);
+		assert_string_equal(b.ptr, cases[i][1]);
+	}
+	assert_int_equal(pr_assemble_link_msgid(&b, "abc@x", 5), PR_ENOENT);
+	assert_int_equal(pr_assemble_link_msgid(&b, "https://lore/netdev/", 20),
+			 PR_ENOENT);
+	pr_buf_release(&b);
+}
+
+static void test_partial_reroll(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	const struct pr_asm_series *s;
+	const struct pr_asm_version *v;
+
+	mk(&m, "c", NULL, "[PATCH 0/3] cover", "a@x");
+	mk(&m, "1", "c", "[PATCH 1/3] a", "a@x");
+	mk(&m, "2", "c", "[PATCH 2/3] b", "a@x");
+	mk(&m, "3", "c", "[PATCH 3/3] c", "a@x");
+	/* only 2/3 re-rolled, as a reply to v1's 2/3 */
+	mk(&m, "2v2", "2", "[PATCH v2 2/3] b", "a@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 1);
+	s = &a.series[0];
+	assert_int_equal(s->nr, 2);
+	v = &s->versions[1];
+	assert_int_equal(v->number, 2);
+	assert_true(v->complete);
+	assert_true(v->partial_reroll);
+	assert_null(v->cover);
+	assert_int_equal(v->nr, 3);
+	assert_string_equal(id_at(v, 0), "1");
+	assert_string_equal(id_at(v, 1), "2v2");
+	assert_string_equal(id_at(v, 2), "3");
+	assert_string_equal(v->supersedes, "c");
+	assert_false(s->versions[0].partial_reroll);
+	assert_ptr_equal(pr_assemble_latest_complete(s), v);
+	release(&m, &a);
+}
+
+static void test_partial_not_reroll(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	const struct pr_asm_version *v;
+
+	mk(&m, "c", NULL, "[PATCH 0/3] cover", "a@x");
+	mk(&m, "1", "c", "[PATCH 1/3] a", "a@x");
+	mk(&m, "2", "c", "[PATCH 2/3] b", "a@x");
+	mk(&m, "3", "c", "[PATCH 3/3] c", "a@x");
+	/* a v2 patch answering v1's 1/3 as its 2/3: not b4's re-roll */
+	mk(&m, "2v2", "1", "[PATCH v2 2/3] b", "a@x");
+	/* and a v3 with another total */
+	mk(&m, "1v3", "1", "[PATCH v3 1/4] a", "a@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 1);
+	assert_int_equal(a.series[0].nr, 3);
+	v = &a.series[0].versions[1];
+	assert_false(v->complete);
+	assert_false(v->partial_reroll);
+	assert_int_equal(v->nr, 1);
+	assert_false(a.series[0].versions[2].complete);
+	assert_ptr_equal(pr_assemble_latest_complete(&a.series[0]),
+			 &a.series[0].versions[0]);
+	release(&m, &a);
+}
+
+static void test_resend_same_patch_ids(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	struct pr_patch *p;
+
+	p = mk(&m, "o", NULL, "[PATCH] net: fix", "a@x");
+	memcpy(p->patch_id, "1111111111111111111111111111111111111111", 41);
+	mk(&m, "u", NULL, "[PATCH] net: fix", "b@x");
+	/* a resend under a new subject: the same patch-id */
+	p = mk(&m, "r", NULL, "[PATCH RESEND] net: fix the leak", "a@x");
+	memcpy(p->patch_id, "1111111111111111111111111111111111111111", 41);
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 2);
+	assert_int_equal(a.series[0].nr, 1);
+	assert_int_equal(a.series[0].versions[0].nr, 1);
+	assert_string_equal(id_at(&a.series[0].versions[0], 0), "o");
+	assert_string_equal(a.series[0].key, "o");
+	assert_string_equal(a.series[1].key, "u");
+	release(&m, &a);
+}
+
+static void test_keys(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+
+	/* no cover: the key is the first patch's Message-ID */
+	mk(&m, "x2", "gone", "[PATCH 2/2] b", "a@x");
+	mk(&m, "x1", "gone", "[PATCH 1/2] a", "a@x");
+	/* v2 threaded into v1 */
+	mk(&m, "c1", NULL, "[PATCH 0/1] cover", "b@x");
+	mk(&m, "p1", "c1", "[PATCH 1/1] a", "b@x");
+	mk(&m, "c2", "c1", "[PATCH v2 0/1] cover", "b@x");
+	mk(&m, "p2", "c2", "[PATCH v2 1/1] a", "b@x");
+	mk(&m, NULL, NULL, "[PATCH] no ids", "c@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 3);
+	assert_string_equal(a.series[0].key, "x1");
+	assert_string_equal(a.series[1].key, "c1");
+	assert_null(a.series[1].versions[0].supersedes);
+	assert_string_equal(a.series[1].versions[1].supersedes, "c1");
+	assert_null(a.series[2].key);
+	release(&m, &a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +470,15 @@ int main(void)
 		cmocka_unit_test(test_unthreaded_versions),
 		cmocka_unit_test(test_resend_new_thread),
 		cmocka_unit_test(test_empty_and_replies_only),
+		cmocka_unit_test(test_change_id_across_threads),
+		cmocka_unit_test(test_change_id_trailer),
+		cmocka_unit_test(test_link_to_previous_version),
+		cmocka_unit_test(test_supersedes_line),
+		cmocka_unit_test(test_link_msgid),
+		cmocka_unit_test(test_partial_reroll),
+		cmocka_unit_test(test_partial_not_reroll),
+		cmocka_unit_test(test_resend_same_patch_ids),
+		cmocka_unit_test(test_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
