@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cfg.h"
@@ -13,6 +14,8 @@
 #define DEFAULT_STATE "patchrelay-demo/state.db"
 #define DEFAULT_INTERVAL 30
 #define MAX_BACKOFF 16
+/* a backed-off source is still polled at least once an hour */
+#define MAX_BACKOFF_MS (3600 * 1000)
 
 /*
  * The one mutable global: a signal handler can only talk to the loop
@@ -39,6 +42,13 @@ static int load(struct pr_graph **out, const char *file)
 	int err;
 
 	err = pr_graph_load(out, file, pr_builtin_registry(), &problems);
+	if (err == 0 && (*out)->log_level) {
+		enum pr_log_level level;
+
+		/* validated by the loader */
+		if (pr_log_level_parse(&level, (*out)->log_level) == 0)
+			pr_log_set_level(level);
+	}
 	if (err == 0 && (err = pr_engine_open(*out)) < 0) {
 		/* an open() failure is a config error naming the instance */
 		pr_graph_free(*out);
@@ -55,6 +65,223 @@ static int load(struct pr_graph **out, const char *file)
 }
 
 /*
+ * The schedule of one source: when it is next due, and how it has been
+ * failing.  The run loop keeps one per source a route polls, rebuilt on a
+ * reload (a source keeping its name keeps its state).
+ */
+struct sched {
+	const char *name; /* the graph's */
+	const char *prefix; /* its log prefix */
+	int64_t interval_ms;
+	int64_t next_due; /* CLOCK_MONOTONIC ms */
+	int64_t backoff; /* 1, 2, 4 .. MAX_BACKOFF intervals */
+	unsigned failures; /* in a row */
+	char *last_error; /* of the last failure, NULL: none */
+	/* what this pass's polls said; several routes may poll it */
+	bool polled;
+	int err;
+	int64_t retry_at;
+	char *error;
+};
+
+struct schedule {
+	struct sched *items;
+	size_t nr;
+	const char **due; /* names, for pr_engine_opts */
+	size_t nr_due;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sched_release(struct sched *s)
+{
+	free(s->last_error);
+	free(s->error);
+}
+
+static void schedule_release(struct schedule *sc)
+{
+	size_t i;
+
+	for (i = 0; i < sc->nr; i++)
+		sched_release(&sc->items[i]);
+	free(sc->items);
+	free(sc->due);
+	memset(sc, 0, sizeof(*sc));
+}
+
+static struct sched *schedule_find(struct schedule *sc, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sc->nr; i++)
+		if (!strcmp(sc->items[i].name, name))
+			return &sc->items[i];
+	return NULL;
+}
+
+/*
+ * One entry per source some route polls, due now; a source of `old` with
+ * the same name keeps its due time and failures.  `old` is released.
+ */
+static void schedule_build(struct schedule *sc, const struct pr_graph *g,
+			   int64_t default_ms, struct schedule *old)
+{
+	size_t i;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->items = pr_calloc(g->nr_routes + 1, sizeof(*sc->items));
+	sc->due = pr_calloc(g->nr_routes + 1, sizeof(*sc->due));
+	for (i = 0; i < g->nr_routes; i++) {
+		const struct pr_graph_node *n =
+			pr_graph_node(g, "source", g->routes[i].from);
+		struct sched *s, *was;
+
+		if (!n || schedule_find(sc, n->inst.name))
+			continue;
+		s = &sc->items[sc->nr++];
+		s->name = n->inst.name;
+		s->prefix = n->inst.prefix;
+		s->interval_ms = n->interval_ms ? n->interval_ms : default_ms;
+		s->next_due = now_ms();
+		s->backoff = 1;
+		was = old ? schedule_find(old, s->name) : NULL;
+		if (was) {
+			s->next_due = was->next_due;
+			s->backoff = was->backoff;
+			s->failures = was->failures;
+			s->last_error = was->last_error;
+			was->last_error = NULL;
+		}
+	}
+	if (old)
+		schedule_release(old);
+}
+
+/* The engine's report of one poll: kept until the pass ends. */
+static void on_polled(const char *source, int err, int64_t retry_at,
+		      void *payload)
+{
+	struct sched *s = schedule_find(payload, source);
+
+	if (!s)
+		return;
+	s->polled = true;
+	/* of several routes, a failure outweighs a retry, a retry success */
+	if (err < 0 && s->err >= 0) {
+		free(s->error);
+		s->error = pr_strdup(pr_error_message());
+		s->err = err;
+	} else if (err > 0 && s->err == 0) {
+		s->err = err;
+	}
+	if (retry_at > s->retry_at)
+		s->retry_at = retry_at;
+}
+
+static bool power_of_two(unsigned n)
+{
+	return n && !(n & (n - 1));
+}
+
+/*
+ * After a pass: set each polled source's next due time, backing off while
+ * it fails (or leaves mails to retry), and complain at a limited rate:
+ * the first failure (and a new error) at error level, then "still
+ * failing" at the 2nd, 4th, 8th... failure in a row, and one line when it
+ * recovers.
+ */
+static void schedule_update(struct schedule *sc)
+{
+	int64_t now = now_ms(), wait;
+	size_t i;
+
+	for (i = 0; i < sc->nr; i++) {
+		struct sched *s = &sc->items[i];
+
+		if (!s->polled)
+			continue;
+		if (s->err < 0) {
+			s->failures++;
+			if (s->failures == 1 || !s->last_error ||
+			    strcmp(s->last_error, s->error)) {
+				pr_log_error(s->prefix, "%s", s->error);
+			} else if (power_of_two(s->failures)) {
+				pr_log_warn(s->prefix,
+					    "still failing (%u times): %s",
+					    s->failures, s->error);
+			}
+			free(s->last_error);
+			s->last_error = s->error;
+			s->error = NULL;
+		} else if (s->err == 0 && s->failures) {
+			pr_log_info(s->prefix, "recovered after %u failure(s)",
+				    s->failures);
+			s->failures = 0;
+			free(s->last_error);
+			s->last_error = NULL;
+		}
+		if (s->err)
+			s->backoff = s->backoff < MAX_BACKOFF ? s->backoff * 2
+							      : s->backoff;
+		else
+			s->backoff = 1;
+		wait = s->interval_ms * s->backoff;
+		if (s->backoff > 1 && wait > MAX_BACKOFF_MS)
+			wait = s->interval_ms > MAX_BACKOFF_MS ? s->interval_ms
+							       : MAX_BACKOFF_MS;
+		if (s->retry_at) {
+			/* a rate limit is wall-clock time; the loop's is not */
+			int64_t until =
+				(s->retry_at - (int64_t)time(NULL)) * 1000;
+
+			if (until > wait) {
+				pr_log_info(s->prefix,
+					    "rate limited: next poll in %llds",
+					    (long long)(until / 1000));
+				wait = until;
+			}
+		}
+		s->next_due = now + wait;
+		s->polled = false;
+		s->err = 0;
+		s->retry_at = 0;
+	}
+}
+
+/* Fill sc->due with the sources due now; ms until the next one due. */
+static int64_t schedule_due(struct schedule *sc)
+{
+	int64_t now = now_ms(), next = INT64_MAX;
+	size_t i;
+
+	sc->nr_due = 0;
+	for (i = 0; i < sc->nr; i++) {
+		if (sc->items[i].next_due <= now)
+			sc->due[sc->nr_due++] = sc->items[i].name;
+		else if (sc->items[i].next_due - now < next)
+			next = sc->items[i].next_due - now;
+	}
+	return sc->nr_due ? 0 : next;
+}
+
+/* Sleep `ms` (at most) in short steps, returning early on a signal. */
+static void nap(int64_t ms)
+{
+	struct timespec ts = { 0, 100 * 1000000L };
+
+	if (ms < 100)
+		ts.tv_nsec = (long)(ms > 0 ? ms : 1) * 1000000L;
+	nanosleep(&ts, NULL);
+}
+
+/*
  * patchrelay run -c FILE [--once] [--interval SECONDS] [--dry-run
  * [--dry-run-dir DIR]]: poll every route's source, deliver to its sinks,
  * record it all in the state store; loop until SIGTERM or SIGINT (the pass
@@ -62,16 +289,20 @@ static int load(struct pr_graph **out, const char *file)
  * validates.  --dry-run writes the mails to stdout (or DIR) instead of the
  * sinks and moves no cursor; it implies --once, since a loop would only
  * print the same mails again.
+ *
+ * Each source is polled on its own schedule: its `interval`, else
+ * [defaults] interval, else --interval; a pass polls only the sources due.
  */
 int cmd_run(int argc, char **argv)
 {
 	struct pr_engine_pass_stats stats;
 	struct pr_engine_opts opts = { false, STDOUT_FILENO, NULL };
+	struct schedule sc = { 0 };
 	struct pr_graph *g = NULL;
 	struct pr_store *st = NULL;
 	struct sigaction sa;
 	const char *file = NULL;
-	long interval = DEFAULT_INTERVAL, backoff = 1;
+	long interval = DEFAULT_INTERVAL;
 	bool once = false;
 	int i, ret = PR_EXIT_OK;
 
@@ -90,7 +321,8 @@ int cmd_run(int argc, char **argv)
 			errno = 0;
 			interval = strtol(argv[++i], &end, 10);
 			/* "10x" or "99999999999999999999" is not an interval */
-			if (interval < 1 || *end || errno) {
+			if (interval < 1 || *end || errno ||
+			    interval > INT32_MAX) {
 				usage();
 				return PR_EXIT_USAGE;
 			}
@@ -118,52 +350,65 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	schedule_build(&sc, g, (int64_t)interval * 1000, NULL);
+	opts.polled = on_polled;
+	opts.payload = &sc;
 	for (;;) {
-		long slept;
-		int err = pr_engine_pass(&stats, g, st, &opts);
+		int64_t wait;
+		int err;
 
-		pr_log_info("run",
-			    "pass: %zu version(s) seen, %zu new, %zu mail(s) "
-			    "sent, %zu pending, %zu refused, %zu failing "
-			    "source(s)",
-			    stats.events, stats.new_versions, stats.sent,
-			    stats.pending, stats.refused, stats.failed_sources);
+		if (!once) {
+			/* every source is due at the start of the loop */
+			schedule_due(&sc);
+			opts.sources = sc.due;
+			opts.nr_sources = sc.nr_due;
+		}
+		err = pr_engine_pass(&stats, g, st, &opts);
+		schedule_update(&sc);
+		/* a pass that did something says so; an idle one is debug */
+		pr_log(once || stats.events || stats.sent || stats.pending ||
+				       stats.refused
+			       ? PR_LOG_INFO
+			       : PR_LOG_DEBUG,
+		       "run",
+		       "pass: %zu version(s) seen, %zu new, %zu mail(s) "
+		       "sent, %zu pending, %zu refused, %zu failing "
+		       "source(s)",
+		       stats.events, stats.new_versions, stats.sent,
+		       stats.pending, stats.refused, stats.failed_sources);
 		if (once) {
 			if (err < 0 || stats.pending)
 				ret = PR_EXIT_RUNTIME;
 			break;
 		}
-		/* back off while something fails, up to 16 intervals */
-		if (err < 0 || stats.pending)
-			backoff = backoff < MAX_BACKOFF ? backoff * 2 : backoff;
-		else
-			backoff = 1;
-		for (slept = 0; slept < interval * backoff; slept++) {
-			if (run_signal == SIGHUP) {
-				struct pr_graph *ng = NULL;
+		while ((wait = schedule_due(&sc)) > 0 && !run_signal)
+			nap(wait);
+		if (run_signal == SIGHUP) {
+			struct pr_graph *ng = NULL;
 
-				run_signal = 0;
-				if (load(&ng, file) == 0) {
-					pr_engine_close(g);
-					pr_graph_free(g);
-					g = ng;
-					pr_log_info("run", "reloaded '%s'",
-						    file);
-				} else {
-					pr_log_warn("run",
-						    "'%s' does not validate: "
-						    "kept the running config",
-						    file);
-				}
+			run_signal = 0;
+			if (load(&ng, file) == 0) {
+				struct schedule old = sc;
+
+				/* the old names live until the old graph goes */
+				schedule_build(&sc, ng,
+					       (int64_t)interval * 1000, &old);
+				pr_engine_close(g);
+				pr_graph_free(g);
+				g = ng;
+				pr_log_info("run", "reloaded '%s'", file);
+			} else {
+				pr_log_warn("run",
+					    "'%s' does not validate: "
+					    "kept the running config",
+					    file);
 			}
-			if (run_signal)
-				break;
-			sleep(1);
 		}
 		if (run_signal == SIGTERM || run_signal == SIGINT)
 			break;
 	}
 done:
+	schedule_release(&sc);
 	pr_store_free(st);
 	pr_engine_close(g);
 	pr_graph_free(g);

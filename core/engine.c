@@ -862,6 +862,40 @@ void pr_engine_close(struct pr_graph *g)
 		node_close(&g->nodes[i]);
 }
 
+static bool source_listed(const struct pr_engine_opts *o, const char *name)
+{
+	size_t i;
+
+	if (!o->sources)
+		return true;
+	for (i = 0; i < o->nr_sources; i++)
+		if (!strcmp(o->sources[i], name))
+			return true;
+	return false;
+}
+
+int64_t pr_engine_retry_at(const char *message)
+{
+	static const char phrase[] = "rate limited until ";
+	const char *p = message ? strstr(message, phrase) : NULL;
+	struct tm tm;
+	char *end;
+	long long t;
+
+	if (!p)
+		return 0;
+	p += sizeof(phrase) - 1;
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(p, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (end)
+		return (int64_t)timegm(&tm);
+	if (*p < '0' || *p > '9')
+		return 0;
+	errno = 0;
+	t = strtoll(p, &end, 10);
+	return errno || t <= 0 ? 0 : (int64_t)t;
+}
+
 int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 		   struct pr_store *st, const struct pr_engine_opts *opts)
 {
@@ -897,6 +931,11 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 			pr_buf_release(&key);
 			continue;
 		}
+		if (!source_listed(c.opts, r->from)) {
+			pr_buf_release(&key);
+			continue;
+		}
+		pr_log_debug(src->inst.prefix, "poll for route '%s'", r->name);
 		err = pr_store_cursor_get(st, key.ptr, &cursor, NULL);
 		if (err == 0 || err == PR_ENOENT)
 			err = src->connector->poll(
@@ -906,11 +945,18 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 		pr_buf_release(&key);
 		if (err < 0) {
 			/* one broken source never stops the others */
-			pr_log_error(src->inst.prefix, "%s",
-				     pr_error_message());
+			if (!c.opts->polled)
+				pr_log_error(src->inst.prefix, "%s",
+					     pr_error_message());
 			out->failed_sources++;
 			ret = err;
 		}
+		if (c.opts->polled)
+			c.opts->polled(
+				r->from, err,
+				err < 0 ? pr_engine_retry_at(pr_error_message())
+					: 0,
+				c.opts->payload);
 	}
 	return ret;
 }

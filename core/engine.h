@@ -102,7 +102,40 @@ struct pr_engine_opts {
 	bool dry_run;
 	int dry_run_fd;
 	const char *dry_run_dir;
+	/*
+	 * Which sources this pass polls: sources[0..nr_sources) by name;
+	 * NULL polls every source.  A route whose source is not listed is
+	 * skipped (its cursor is untouched).
+	 */
+	const char *const *sources;
+	size_t nr_sources;
+	/*
+	 * Called once per route polled, after its poll, with the source's
+	 * name and what the poll returned: 0, 1 (a sink asked to retry: the
+	 * cursor held back) or a negative PR_E* whose message is
+	 * pr_error_message() until the callback returns.  retry_at is
+	 * pr_engine_retry_at() of that message (0: none).  When set, the
+	 * engine does not log a failing source itself: the caller decides
+	 * how often to complain.
+	 */
+	void (*polled)(const char *source, int err, int64_t retry_at,
+		       void *payload);
+	void *payload;
 };
+
+/*
+ * "Rate limited until T": a source that must not be polled before a time
+ * (a forge's rate limit, a Retry-After) returns PR_EAGAIN with a message
+ * holding "rate limited until T", T being seconds since the epoch
+ * (GitHub's X-RateLimit-Reset) or a UTC time "2026-12-03T19:00:00Z".
+ * The run loop does not poll that source again before T (nor before its
+ * interval and backoff say).  Store what the source needs to remember
+ * through a cursor-only event before returning the error.
+ *
+ * pr_engine_retry_at gives T as seconds since the epoch, or 0 when
+ * `message` holds no such phrase (or T does not parse).
+ */
+int64_t pr_engine_retry_at(const char *message);
 
 /*
  * Call each instance's open() (connector or plugin) once, in graph order,

@@ -137,6 +137,17 @@ static void set_opt(struct loader *l, struct pr_graph_node *n,
 		problem(l, "%s: %s", where, pr_error_message());
 }
 
+/* A source's `interval`: a duration of at least one second. */
+static void load_interval(struct loader *l, int64_t *out, const char *value,
+			  const char *where)
+{
+	if (pr_cfg_parse_duration(out, value) < 0)
+		problem(l, "%s: %s", where, pr_error_message());
+	else if (*out < 1000)
+		problem(l, "%s: '%s' is under the least interval, 1s", where,
+			value);
+}
+
 /* Create the node of one instance section and parse its keys. */
 static void load_instance(struct loader *l, const char *kind, const char *name)
 {
@@ -214,6 +225,10 @@ static void load_instance(struct loader *l, const char *kind, const char *name)
 			continue;
 		pr_buf_reset(&where);
 		pr_buf_addf(&where, "%s.%s.%s", kind, name, e->key);
+		if (!strcmp(kind, "source") && !strcmp(e->key, "interval")) {
+			load_interval(l, &n->interval_ms, e->value, where.ptr);
+			continue;
+		}
 		opt = pr_cfg_find_option(n->options, e->key);
 		if (!opt) {
 			problem(l, "%s: unknown key for type '%s'", where.ptr,
@@ -225,6 +240,8 @@ static void load_instance(struct loader *l, const char *kind, const char *name)
 		else
 			set_opt(l, n, opt, e->value, where.ptr);
 	}
+	if (!strcmp(kind, "source") && !n->interval_ms)
+		n->interval_ms = g->interval_ms;
 	for (opt = n->options; opt && opt->key; opt++)
 		if (opt->required && !pr_cfg_option_is_set(n->inst.ctx, opt) &&
 		    !has_key(l, kind, name, opt->key))
@@ -441,6 +458,10 @@ static void load_sections(struct loader *l)
 			continue;
 		if (!strcmp(e->section, "core") && !e->sub) {
 			load_core(l, e);
+		} else if (!strcmp(e->section, "defaults") && !e->sub &&
+			   !strcmp(e->key, "interval")) {
+			load_interval(l, &g->interval_ms, e->value,
+				      "defaults.interval");
 		} else if (!strcmp(e->section, "defaults") && !e->sub) {
 			if (!any_type_has(l->reg, e->key)) {
 				problem(l, "defaults.%s: unknown key", e->key);
@@ -654,6 +675,9 @@ static void print_text(struct pr_buf *out, const struct pr_graph *g)
 
 		pr_buf_addf(out, "%s %s (%s)\n", n->inst.kind, n->inst.name,
 			    n->type);
+		if (n->interval_ms)
+			pr_buf_addf(out, "    interval = %lldms\n",
+				    (long long)n->interval_ms);
 		for (opt = n->options; opt && opt->key; opt++) {
 			if (!pr_cfg_option_is_set(n->inst.ctx, opt))
 				continue;

@@ -23,6 +23,9 @@
  *   connector that is both, such as a GitHub repository); this is how a
  *   cycle is seen.  A route from A to B while B routes back to A is refused
  *   unless every route on the cycle says `bridge = true`.
+ * - `interval` (a duration) is a key of every source section and of
+ *   [defaults], whatever the source's type: how often the run loop polls
+ *   that source.  It is not an option of the connector (no table has it).
  * - The graph owns every string in it; nodes and routes do not move after
  *   load.  pr_graph_free(NULL) is safe.
  */
@@ -33,6 +36,8 @@ struct pr_graph_node {
 	const struct pr_connector_type *connector; /* source or sink */
 	const struct pr_plugin_type *plugin; /* check */
 	const struct pr_option *options;
+	/* source: its `interval` key in ms, else [defaults]; 0: neither */
+	int64_t interval_ms;
 };
 
 struct pr_graph_route {
@@ -53,6 +58,7 @@ struct pr_graph {
 	char *file;
 	char *state; /* core.state, NULL: the default */
 	char *log_level; /* core.log-level, NULL: the default */
+	int64_t interval_ms; /* defaults.interval, 0: not set */
 	struct pr_graph_node *nodes;
 	size_t nr_nodes, alloc_nodes;
 	struct pr_graph_route *routes;

@@ -440,10 +440,27 @@ static void test_open_close(void **state)
 	pr_engine_close(NULL);
 }
 
+/* "rate limited until T": epoch seconds or a UTC time; anything else 0 */
+static void test_retry_at(void **state)
+{
+	(void)state;
+	assert_int_equal(pr_engine_retry_at("source 'gh': rate limited until "
+					    "1796299200 (403)"),
+			 1796299200);
+	assert_int_equal(pr_engine_retry_at("rate limited until "
+					    "2026-12-03T19:00:00Z"),
+			 1796324400);
+	assert_int_equal(pr_engine_retry_at("rate limited until soon"), 0);
+	assert_int_equal(pr_engine_retry_at("rate limited until -5"), 0);
+	assert_int_equal(pr_engine_retry_at("connection refused"), 0);
+	assert_int_equal(pr_engine_retry_at(NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_key),
+		cmocka_unit_test(test_retry_at),
 		cmocka_unit_test(test_open_close),
 		cmocka_unit_test_setup_teardown(
 			test_second_pass_delivers_nothing, setup, teardown),
