@@ -28,6 +28,10 @@ static int print_row(const struct pr_store_row *r, void *payload)
 	if (r->sink &&
 	    (err = pr_buf_addf(&sent, "%d/%d", r->sent, r->nr_messages)))
 		goto done;
+	/* a refusal for good is not a pending mail: say which it is */
+	if (r->sink && r->rejected &&
+	    (err = pr_buf_addf(&sent, " rejected:%d", r->rejected)))
+		goto done;
 	if (r->sink)
 		printf("%-32s %8d  %-16s v%-6d %-9s %8d  %s\n", series.ptr,
 		       r->nr_versions, r->sink, r->version, sent.ptr,
@@ -55,6 +59,7 @@ static int json_row(const struct pr_store_row *r, void *payload)
 		json_object_set_new(o, "messages",
 				    json_integer(r->nr_messages));
 		json_object_set_new(o, "sent", json_integer(r->sent));
+		json_object_set_new(o, "rejected", json_integer(r->rejected));
 		json_object_set_new(o, "attempts", json_integer(r->attempts));
 		json_object_set_new(o, "last_error",
 				    r->last_error ? json_string(r->last_error)

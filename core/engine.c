@@ -14,6 +14,7 @@
 #include "graph.h"
 #include "mailinfo.h"
 #include "mbox.h"
+#include "mail.h"
 #include "outgoing.h"
 #include "rangediff.h"
 #include "am.h"
@@ -45,18 +46,83 @@ done:
 	return err;
 }
 
+/* Append the Message-ID of a rendered mail, without its angle brackets. */
+static int mail_message_id(struct pr_buf *out, const char *mail, size_t len)
+{
+	struct pr_mail_headers h = PR_MAIL_HEADERS_INIT;
+	const char *mid, *end;
+	size_t body;
+	int err;
+
+	if ((err = pr_mail_headers_parse(&h, mail, len, &body)))
+		goto done;
+	mid = pr_mail_headers_get(&h, "message-id");
+	if (mid) {
+		mid += strspn(mid, " <");
+		end = mid + strcspn(mid, "> ");
+		err = pr_buf_add(out, mid, (size_t)(end - mid));
+	}
+done:
+	pr_mail_headers_release(&h);
+	return err;
+}
+
+/*
+ * A sink refused message i for good: it and every later message of the
+ * delivery are rejected (the rest of a thread whose part is missing is
+ * no use), and the report says so.
+ */
+static int reject_rest(struct pr_engine_stats *stats, struct pr_store *st,
+		       int64_t id, const char *sink, size_t i, size_t nr,
+		       const char *reason, struct pr_report *report)
+{
+	struct pr_buf why = PR_BUF_INIT;
+	size_t j;
+	int err;
+
+	if ((err = pr_store_delivery_mark_rejected(st, id, i, reason)))
+		goto done;
+	stats->rejected++;
+	if ((err = pr_buf_addf(&why,
+			       "not sent: message %zu/%zu was rejected: %s",
+			       i + 1, nr, reason)))
+		goto done;
+	for (j = i + 1; j < nr; j++) {
+		err = pr_store_delivery_status(st, id, j);
+		if (err < 0)
+			goto done;
+		if (err != PR_STORE_PENDING) {
+			err = 0;
+			continue;
+		}
+		if ((err = pr_store_delivery_mark_rejected(st, id, j, why.ptr)))
+			goto done;
+		stats->rejected++;
+	}
+	pr_log_error(sink, "rejected message %zu/%zu: %s", i + 1, nr, reason);
+	if (report)
+		pr_report_add(report, "deliver", "rejected", PR_VERDICT_FAIL,
+			      -1, NULL, "sink %s rejected message %zu/%zu: %s",
+			      sink, i + 1, nr, reason);
+done:
+	pr_buf_release(&why);
+	return err;
+}
+
 /*
  * pr_engine_deliver under another sink key: "<sink>+preview" for a preview
- * keeps its own delivery rows and Message-IDs beside the list's.
+ * keeps its own delivery rows and Message-IDs beside the list's.  Each
+ * message is marked sent with its Message-ID (the identity map); a
+ * rejection goes into `report` when it is not NULL.
  */
 static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 			 const struct pr_engine_version *v, const char *sink,
 			 struct pr_instance *inst,
 			 const struct pr_connector_type *type,
 			 const char *const *mails, const size_t *lens,
-			 size_t nr)
+			 size_t nr, struct pr_report *report)
 {
-	struct pr_buf key = PR_BUF_INIT;
+	struct pr_buf key = PR_BUF_INIT, mid = PR_BUF_INIT;
 	struct pr_deliver_result res = { PR_DELIVER_OK, 0, NULL };
 	int64_t id = 0;
 	size_t i;
@@ -85,6 +151,13 @@ static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 			stats->skipped++;
 			continue;
 		}
+		if (err == PR_STORE_REJECTED) {
+			/* told when it happened; never tried again */
+			err = 0;
+			stats->skipped++;
+			stats->status = PR_DELIVER_REJECTED;
+			continue;
+		}
 		if ((err = pr_store_delivery_attempt(st, id, i, NULL)))
 			goto done;
 		free(res.reason);
@@ -103,13 +176,22 @@ static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 			stats->status = PR_DELIVER_RETRY;
 			goto done;
 		}
+		if (res.status == PR_DELIVER_REJECTED) {
+			err = reject_rest(stats, st, id, sink, i, nr,
+					  res.reason ? res.reason : "rejected",
+					  report);
+			goto done;
+		}
 		if (res.status != PR_DELIVER_OK) {
 			/* the attempt was counted above; note why */
 			err = pr_store_delivery_note(
 				st, id, i, res.reason ? res.reason : "retry");
 			goto done;
 		}
-		if ((err = pr_store_delivery_mark_sent(st, id, i)))
+		pr_buf_reset(&mid);
+		if ((err = mail_message_id(&mid, mails[i], lens[i])) ||
+		    (err = pr_store_delivery_mark_sent_as(
+			     st, id, i, mid.len ? mid.ptr : NULL)))
 			goto done;
 		stats->sent++;
 	}
@@ -123,6 +205,7 @@ done:
 	}
 	free(res.reason);
 	pr_buf_release(&key);
+	pr_buf_release(&mid);
 	return err;
 }
 
@@ -133,7 +216,7 @@ int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
 		      const char *const *mails, const size_t *lens, size_t nr)
 {
 	return deliver_mails(stats, st, v, inst->name, inst, type, mails, lens,
-			     nr);
+			     nr, NULL);
 }
 
 struct pass_ctx {
@@ -691,6 +774,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	struct pr_buf summary = PR_BUF_INIT;
 	struct sink_job *jobs = NULL;
 	size_t i, nr_jobs = c->route->to.nr, sent = 0, pending = 0;
+	size_t rejected = 0;
 	bool retry = false;
 	char fp[41];
 	int err;
@@ -757,20 +841,26 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 					 (struct pr_instance *)&j->n->inst,
 					 j->n->connector,
 					 (const char *const *)j->mails.mails,
-					 j->mails.lens, j->mails.nr)))
+					 j->mails.lens, j->mails.nr, &report)))
 			goto done;
 		c->stats->sent += ds.sent;
+		c->stats->rejected += ds.rejected;
+		rejected += ds.rejected;
 		c->stats->pending += ds.pending;
 		sent += ds.sent;
 		pending += ds.pending;
 		if (ds.pending && ds.status == PR_DELIVER_RETRY)
 			retry = true;
-		if ((err = add_summary(&summary, j, sv.number)))
+		if (!ds.rejected && (err = add_summary(&summary, j, sv.number)))
 			goto done;
 	}
-	/* told once: when the pass that sent the last mail ends */
-	if (sent && !pending)
-		give_feedback(c, ev->series, &report, summary.ptr);
+	/*
+	 * Told once: when the pass that sent the last mail (or saw a sink
+	 * refuse one: a FAIL entry in the report) ends.
+	 */
+	if ((sent || rejected) && !pending)
+		give_feedback(c, ev->series, &report,
+			      summary.len ? summary.ptr : NULL);
 	/*
 	 * A sink that asked to retry holds the source's cursor (1: the
 	 * caller stores no cursor and stops this source's poll), so the next

@@ -32,6 +32,14 @@ struct pr_buf;
  *   this gives exactly-once delivery across crashes.
  * - An attempt is counted in the store before the sink is called, so a
  *   message whose delivery crashes the process still shows its attempts.
+ * - A sink's PR_DELIVER_REJECTED is final: the message and every later
+ *   one of the delivery are marked rejected (never tried again, not
+ *   pending), the error is logged, and in a pass the route's report gains
+ *   a FAIL entry "sink X rejected message i/N: reason" that feedback gets
+ *   (with the summary of the sinks that did take the version, or NULL).
+ * - A message is marked sent together with its Message-ID (the header of
+ *   the rendered mail), which is how the store maps Message-IDs back to a
+ *   series (pr_store_message_id_find).
  */
 
 struct pr_engine_version {
@@ -44,8 +52,9 @@ struct pr_engine_version {
 
 struct pr_engine_stats {
 	size_t sent; /* delivered by this call */
-	size_t skipped; /* already sent before */
+	size_t skipped; /* already sent (or rejected) before */
 	size_t pending; /* still pending after this call */
+	size_t rejected; /* refused for good by this call (or not sent) */
 	enum pr_deliver_status status; /* of the last message tried */
 };
 
@@ -83,6 +92,7 @@ struct pr_engine_pass_stats {
 	size_t pending; /* mails left pending (sink asked to retry) */
 	size_t failed_sources; /* sources (or routes) that returned errors */
 	size_t refused; /* versions a step failed: nothing delivered */
+	size_t rejected; /* mails a sink refused for good in this pass */
 };
 
 /*

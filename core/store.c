@@ -51,6 +51,15 @@ static const char *const migrations[] = {
 	" REFERENCES series, version INTEGER NOT NULL, sink TEXT NOT NULL,"
 	" base_time INTEGER NOT NULL,"
 	" PRIMARY KEY (series_id, version, sink));",
+	/*
+	 * 4: the identity map's Message-IDs (each sent message's, in the
+	 * same row as its status), the way back from a series to its
+	 * external ids, and status 2, rejected (no DDL: a value)
+	 */
+	"ALTER TABLE delivery_messages ADD COLUMN message_id TEXT;"
+	"CREATE INDEX delivery_messages_by_message_id"
+	" ON delivery_messages (message_id);"
+	"CREATE INDEX identities_by_series ON identities (series_id, kind);",
 };
 
 _Static_assert(PR_ARRAY_SIZE(migrations) == PR_STORE_SCHEMA_LATEST,
@@ -686,6 +695,111 @@ int pr_store_delivery_mark_sent(struct pr_store *st, int64_t delivery,
 			      delivery, index, NULL);
 }
 
+int pr_store_delivery_mark_sent_as(struct pr_store *st, int64_t delivery,
+				   size_t index, const char *message_id)
+{
+	return message_update(st,
+			      "UPDATE delivery_messages SET status = 1,"
+			      " message_id = ?3,"
+			      " updated = strftime('%s', 'now')"
+			      " WHERE delivery_id = ?1 AND idx = ?2",
+			      delivery, index, message_id);
+}
+
+int pr_store_delivery_mark_rejected(struct pr_store *st, int64_t delivery,
+				    size_t index, const char *reason)
+{
+	return message_update(st,
+			      "UPDATE delivery_messages SET status = 2,"
+			      " last_error = ?3,"
+			      " updated = strftime('%s', 'now')"
+			      " WHERE delivery_id = ?1 AND idx = ?2",
+			      delivery, index, reason);
+}
+
+int pr_store_message_id_find(struct pr_store_message *out, struct pr_buf *sink,
+			     struct pr_store *st, const char *message_id)
+{
+	sqlite3_stmt *s = NULL;
+	int err, rc;
+
+	if ((err = prepare(&s, st,
+			   "SELECT d.series_id, d.version, m.idx, d.sink"
+			   " FROM delivery_messages m JOIN deliveries d"
+			   " ON d.id = m.delivery_id WHERE m.message_id = ?"
+			   " ORDER BY d.id LIMIT 1")))
+		goto done;
+	bind_text(s, 1, message_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		out->series_id = sqlite3_column_int64(s, 0);
+		out->version = sqlite3_column_int(s, 1);
+		out->index = (size_t)sqlite3_column_int64(s, 2);
+		if (sink)
+			err = pr_buf_adds(
+				sink, (const char *)sqlite3_column_text(s, 3));
+	} else if (rc == SQLITE_DONE) {
+		err = PR_ENOENT;
+	} else {
+		err = db_error(st, "find message-id");
+	}
+done:
+	sqlite3_finalize(s);
+	return err;
+}
+
+/* Append the first column of the one-row query, bound to a, b, c, d. */
+static int text_query(struct pr_buf *out, struct pr_store *st, const char *sql,
+		      int64_t a, int64_t b, const char *c, int64_t d)
+{
+	sqlite3_stmt *s = NULL;
+	const unsigned char *text;
+	int err, rc;
+
+	if ((err = prepare(&s, st, sql)))
+		goto done;
+	sqlite3_bind_int64(s, 1, a);
+	if (sqlite3_bind_parameter_count(s) >= 2)
+		sqlite3_bind_int64(s, 2, b);
+	if (sqlite3_bind_parameter_count(s) >= 3)
+		bind_text(s, 3, c);
+	if (sqlite3_bind_parameter_count(s) >= 4)
+		sqlite3_bind_int64(s, 4, d);
+	rc = sqlite3_step(s);
+	text = rc == SQLITE_ROW ? sqlite3_column_text(s, 0) : NULL;
+	if (text)
+		err = pr_buf_adds(out, (const char *)text);
+	else if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		err = PR_ENOENT;
+	else
+		err = db_error(st, "query");
+done:
+	sqlite3_finalize(s);
+	return err;
+}
+
+int pr_store_message_id_get(struct pr_buf *out, struct pr_store *st,
+			    int64_t series_id, int version, const char *sink,
+			    size_t index)
+{
+	return text_query(out, st,
+			  "SELECT m.message_id FROM delivery_messages m"
+			  " JOIN deliveries d ON d.id = m.delivery_id"
+			  " WHERE d.series_id = ?1 AND d.version = ?2"
+			  " AND d.sink = ?3 AND m.idx = ?4",
+			  series_id, version, sink, (int64_t)index);
+}
+
+int pr_store_identity_get(struct pr_buf *out, struct pr_store *st,
+			  int64_t series_id, const char *kind)
+{
+	/* the first recorded, when a series has several of one kind */
+	return text_query(out, st,
+			  "SELECT value FROM identities WHERE series_id = ?1"
+			  " AND kind = ?3 ORDER BY rowid LIMIT 1",
+			  series_id, 0, kind, 0);
+}
+
 int pr_store_delivery_pending(struct pr_store *st, int64_t delivery)
 {
 	return count_query(st,
@@ -711,7 +825,9 @@ int pr_store_foreach_row(struct pr_store *st, pr_store_row_fn fn, void *payload)
 			   " (SELECT last_error FROM delivery_messages m"
 			   "  WHERE m.delivery_id = d.id AND"
 			   "  last_error IS NOT NULL AND last_error != ''"
-			   "  ORDER BY updated DESC, idx DESC LIMIT 1)"
+			   "  ORDER BY updated DESC, idx DESC LIMIT 1),"
+			   " (SELECT count(*) FROM delivery_messages m"
+			   "  WHERE m.delivery_id = d.id AND m.status = 2)"
 			   " FROM series s LEFT JOIN deliveries d"
 			   " ON d.series_id = s.id"
 			   " ORDER BY s.id, d.version, d.sink")))
@@ -727,6 +843,7 @@ int pr_store_foreach_row(struct pr_store *st, pr_store_row_fn fn, void *payload)
 			sqlite3_column_int(s, 6),
 			sqlite3_column_int(s, 7),
 			(const char *)sqlite3_column_text(s, 8),
+			sqlite3_column_int(s, 9),
 		};
 
 		if ((err = fn(&row, payload)))

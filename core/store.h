@@ -21,7 +21,14 @@ struct pr_version;
  *   are numbered 1..N; a version is new only when its fingerprint differs
  *   from the latest stored one, so an unchanged re-poll records nothing.
  * - A delivery is (series, version, sink) and holds one row per message,
- *   pending or sent, with an attempt count and the last error.  Creating a
+ *   pending, sent or rejected, with an attempt count and the last error.
+ *   A rejected message (the sink's permanent refusal) is never tried
+ *   again and does not count as pending.
+ * - The identity map (schema 4): each message sent through
+ *   pr_store_delivery_mark_sent_as keeps its Message-ID, so a Message-ID
+ *   leads back to (series, version, sink, index) and the other way; an
+ *   external id (a PR number, a Patchwork id) is a (kind, value) pair of
+ *   one series, found from the pair or from the series.  Creating a
  *   delivery that exists returns the existing one unchanged, which is how a
  *   restarted run resumes: it skips messages already marked sent.
  * - Every write is one transaction; a failure leaves the store unchanged.
@@ -34,7 +41,7 @@ struct pr_version;
 struct pr_store;
 
 /* The schema version this binary writes. */
-#define PR_STORE_SCHEMA_LATEST 3
+#define PR_STORE_SCHEMA_LATEST 4
 
 /* Open (creating if needed) and migrate to the latest schema. */
 int pr_store_open(struct pr_store **out, const char *path);
@@ -98,10 +105,41 @@ int pr_store_identity_add(struct pr_store *st, int64_t series_id,
 /* PR_ENOENT (no message) when the pair is unknown. */
 int pr_store_identity_find(int64_t *series_id, struct pr_store *st,
 			   const char *kind, const char *value);
+/*
+ * The other way: append the value of kind `kind` of the series (the first
+ * recorded when there are several); PR_ENOENT (no message) when none.
+ */
+int pr_store_identity_get(struct pr_buf *out, struct pr_store *st,
+			  int64_t series_id, const char *kind);
+
+/* Where a Message-ID was sent: the message of one delivery. */
+struct pr_store_message {
+	int64_t series_id;
+	int version;
+	size_t index;
+};
+
+/*
+ * The message sent with `message_id` (no angle brackets), its sink name
+ * appended to `sink` (may be NULL); PR_ENOENT (no message) when no sent
+ * message has it.  The first delivery wins when two sinks sent the same
+ * Message-ID.
+ */
+int pr_store_message_id_find(struct pr_store_message *out, struct pr_buf *sink,
+			     struct pr_store *st, const char *message_id);
+/*
+ * Append the Message-ID message `index` of (series, version, sink) was
+ * sent with; PR_ENOENT (no message) when it is not sent or was sent by a
+ * binary that did not record it.
+ */
+int pr_store_message_id_get(struct pr_buf *out, struct pr_store *st,
+			    int64_t series_id, int version, const char *sink,
+			    size_t index);
 
 enum pr_store_msg_status {
 	PR_STORE_PENDING = 0,
 	PR_STORE_SENT = 1,
+	PR_STORE_REJECTED = 2,
 };
 
 /*
@@ -111,7 +149,7 @@ enum pr_store_msg_status {
  */
 int pr_store_delivery_open(int64_t *out, struct pr_store *st, int64_t series_id,
 			   int version, const char *sink, size_t nr_messages);
-/* Status of message `index` (0-based): PR_STORE_PENDING or PR_STORE_SENT. */
+/* Status of message `index` (0-based): a pr_store_msg_status. */
 int pr_store_delivery_status(struct pr_store *st, int64_t delivery,
 			     size_t index);
 /* Count one attempt of message `index`, recording `error` (NULL: none). */
@@ -122,6 +160,15 @@ int pr_store_delivery_note(struct pr_store *st, int64_t delivery, size_t index,
 			   const char *error);
 int pr_store_delivery_mark_sent(struct pr_store *st, int64_t delivery,
 				size_t index);
+/* Mark message `index` sent with its Message-ID, in one statement. */
+int pr_store_delivery_mark_sent_as(struct pr_store *st, int64_t delivery,
+				   size_t index, const char *message_id);
+/*
+ * Mark message `index` rejected for good, `reason` as its last error; it
+ * is no longer pending and is not tried again.
+ */
+int pr_store_delivery_mark_rejected(struct pr_store *st, int64_t delivery,
+				    size_t index, const char *reason);
 /* Attempts made for message `index`. */
 int pr_store_delivery_attempts(struct pr_store *st, int64_t delivery,
 			       size_t index);
@@ -175,6 +222,7 @@ struct pr_store_row {
 	int sent;
 	int attempts; /* over all its messages */
 	const char *last_error; /* the latest recorded, NULL: none */
+	int rejected; /* messages the sink refused for good */
 };
 
 typedef int (*pr_store_row_fn)(const struct pr_store_row *row, void *payload);

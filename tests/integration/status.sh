@@ -21,20 +21,20 @@ grep -q "no state file '$tmp/none.db'" err || fail "bad message: $(cat err)"
 grep -q '^SERIES' out || fail "no table header"
 [ "$(wc -l < out)" -eq 1 ] || fail "rows in an empty store: $(cat out)"
 
-# fill the store as the engine would have (schema 3)
+# fill the store as the engine would have (schema 4)
 $PY - <<'PYEOF'
 import sqlite3
 db = sqlite3.connect("s.db")
-assert db.execute("SELECT version FROM schema_version").fetchone()[0] == 3
+assert db.execute("SELECT version FROM schema_version").fetchone()[0] == 4
 db.executescript("""
 INSERT INTO series VALUES (1, 'demo', 'topic');
 INSERT INTO series VALUES (2, 'gh', 'pr/7');
 INSERT INTO versions VALUES (1, 1, 'f1', 3, 0, NULL);
 INSERT INTO versions VALUES (1, 2, 'f2', 3, 0, NULL);
 INSERT INTO deliveries VALUES (1, 1, 2, 'inbox', 3);
-INSERT INTO delivery_messages VALUES (1, 0, 1, 1, NULL, 1);
-INSERT INTO delivery_messages VALUES (1, 1, 0, 2, 'disk full', 2);
-INSERT INTO delivery_messages VALUES (1, 2, 0, 0, NULL, NULL);
+INSERT INTO delivery_messages VALUES (1, 0, 1, 1, NULL, 1, '1@x');
+INSERT INTO delivery_messages VALUES (1, 1, 0, 2, 'disk full', 2, NULL);
+INSERT INTO delivery_messages VALUES (1, 2, 0, 0, NULL, NULL, NULL);
 """)
 db.commit()
 PYEOF
@@ -53,7 +53,7 @@ assert j["state"] == "s.db"
 assert len(d) == 2, d
 assert d[0] == {"origin": "demo", "key": "topic", "versions": 2,
                 "sink": "inbox", "version": 2, "messages": 3, "sent": 1,
-                "attempts": 3, "last_error": "disk full"}, d[0]
+                "attempts": 3, "rejected": 0, "last_error": "disk full"}, d[0]
 assert d[1]["key"] == "pr/7" and d[1]["sink"] is None, d[1]
 PYEOF
 

@@ -254,6 +254,77 @@ static void test_resume_after_retry_and_error(void **state)
 	assert_string_equal(msg, "(null)");
 }
 
+/* A sink that refuses message 1 for good; the others go through. */
+static int refusing_deliver(struct pr_instance *inst,
+			    const struct pr_delivery *d,
+			    struct pr_deliver_result *out)
+{
+	struct flaky_ctx *c = inst->ctx;
+
+	c->calls++;
+	if (d->index == 1) {
+		out->status = PR_DELIVER_REJECTED;
+		out->reason = pr_strdup("550 5.7.1 not wanted");
+		return 0;
+	}
+	out->status = PR_DELIVER_OK;
+	return 0;
+}
+
+static const struct pr_connector_type refusing = {
+	.abi = PR_ABI_VERSION,
+	.name = "refusing",
+	.caps = PR_CAP_SINK,
+	.deliver = refusing_deliver,
+};
+
+/*
+ * A rejection is final: the refused message and the rest of the thread
+ * are rejected, not pending, never tried again.  The test mails have no
+ * Message-ID header, so the one sent records none.
+ */
+static void test_rejected_is_final(void **state)
+{
+	struct fixture *f = *state;
+	struct flaky_ctx c = { false, false, 0 };
+	struct pr_instance inst = { "nope", "sink", NULL, &c, NULL, "" };
+	struct pr_engine_stats s;
+	struct pr_store *st = NULL;
+	struct pr_buf b = PR_BUF_INIT;
+	int64_t sid, d;
+	char msg[256];
+
+	assert_int_equal(pass(&s, f, &inst, &refusing, 3), 0);
+	assert_int_equal(s.status, PR_DELIVER_REJECTED);
+	assert_int_equal(s.sent, 1);
+	assert_int_equal(s.rejected, 2);
+	assert_int_equal(s.pending, 0);
+	assert_int_equal(c.calls, 2);
+	last_error(msg, sizeof(msg), f->db, 1);
+	assert_string_equal(msg, "550 5.7.1 not wanted");
+	last_error(msg, sizeof(msg), f->db, 2);
+	assert_string_equal(msg, "not sent: message 2/3 was rejected: "
+				 "550 5.7.1 not wanted");
+
+	c.calls = 0;
+	assert_int_equal(pass(&s, f, &inst, &refusing, 3), 0);
+	assert_int_equal(c.calls, 0);
+	assert_int_equal(s.sent, 0);
+	assert_int_equal(s.rejected, 0);
+	assert_int_equal(s.skipped, 3);
+	assert_int_equal(s.pending, 0);
+
+	assert_int_equal(pr_store_open(&st, f->db), 0);
+	assert_int_equal(pr_store_series_find(&sid, st, "git", "topic"), 0);
+	assert_int_equal(pr_store_delivery_find(&d, st, sid, 1, "nope"), 0);
+	assert_int_equal(pr_store_delivery_status(st, d, 0), PR_STORE_SENT);
+	assert_int_equal(pr_store_delivery_status(st, d, 2), PR_STORE_REJECTED);
+	assert_int_equal(pr_store_message_id_get(&b, st, sid, 1, "nope", 0),
+			 PR_ENOENT);
+	pr_store_free(st);
+	pr_buf_release(&b);
+}
+
 /* Messages still pending in the delivery to `inst`; NR_MAILS before any. */
 static int pending(struct fixture *f, struct pr_instance *inst)
 {
@@ -461,6 +532,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_key),
 		cmocka_unit_test(test_retry_at),
+		cmocka_unit_test_setup_teardown(test_rejected_is_final, setup,
+						teardown),
 		cmocka_unit_test(test_open_close),
 		cmocka_unit_test_setup_teardown(
 			test_second_pass_delivers_nothing, setup, teardown),

@@ -131,7 +131,7 @@ static void test_migrate_from_second_schema(void **state)
 		pr_store_delivery_open(&d, st, v.series_id, 1, "list", 2), 0);
 	pr_store_free(st);
 	assert_int_equal(pr_store_open(&st, f->path), 0);
-	assert_int_equal(pr_store_schema_version(st), 3);
+	assert_int_equal(pr_store_schema_version(st), PR_STORE_SCHEMA_LATEST);
 	assert_int_equal(pr_store_version_mbox_get(&b, st, v.series_id, 1),
 			 PR_ENOENT);
 	assert_int_equal(pr_store_version_fingerprint(&b, st, v.series_id, 1),
@@ -172,6 +172,84 @@ static void test_migrate_from_second_schema(void **state)
 						     "list", 5000),
 			 0);
 	assert_int_equal(t, 1000);
+	pr_store_free(st);
+	pr_buf_release(&b);
+}
+
+/*
+ * Schema 3 to 4: messages sent by the older binary have no Message-ID;
+ * marking one sent with its Message-ID, rejecting one, and the identity
+ * lookups both ways work on the migrated database.
+ */
+static void test_migrate_from_third_schema(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_store_version v;
+	struct pr_store_message m;
+	struct pr_buf b = PR_BUF_INIT;
+	int64_t d;
+
+	assert_int_equal(pr_store_open_version(&st, f->path, 3), 0);
+	assert_int_equal(pr_store_schema_version(st), 3);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "gh", "o/r#7", "abc", 3), 0);
+	assert_int_equal(
+		pr_store_delivery_open(&d, st, v.series_id, 1, "list", 3), 0);
+	assert_int_equal(pr_store_delivery_mark_sent(st, d, 0), 0);
+	assert_int_equal(pr_store_identity_add(st, v.series_id, "github", "7"),
+			 0);
+	pr_store_free(st);
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_schema_version(st), 4);
+	/* sent before the migration: sent, but no Message-ID known */
+	assert_int_equal(pr_store_delivery_status(st, d, 0), PR_STORE_SENT);
+	assert_int_equal(pr_store_message_id_get(&b, st, v.series_id, 1, "list",
+						 0),
+			 PR_ENOENT);
+	assert_int_equal(
+		pr_store_delivery_mark_sent_as(st, d, 1, "k.1@example.org"), 0);
+	assert_int_equal(pr_store_delivery_status(st, d, 1), PR_STORE_SENT);
+	assert_int_equal(
+		pr_store_message_id_get(&b, st, v.series_id, 1, "list", 1), 0);
+	assert_string_equal(b.ptr, "k.1@example.org");
+	pr_buf_reset(&b);
+	assert_int_equal(
+		pr_store_message_id_find(&m, &b, st, "k.1@example.org"), 0);
+	assert_int_equal(m.series_id, v.series_id);
+	assert_int_equal(m.version, 1);
+	assert_int_equal(m.index, 1);
+	assert_string_equal(b.ptr, "list");
+	pr_buf_reset(&b);
+	assert_int_equal(pr_store_message_id_find(&m, NULL, st, "k.9@x.org"),
+			 PR_ENOENT);
+	/* a rejected message is not pending and keeps its reason */
+	assert_int_equal(pr_store_delivery_pending(st, d), 1);
+	assert_int_equal(pr_store_delivery_mark_rejected(st, d, 2, "550 no"),
+			 0);
+	assert_int_equal(pr_store_delivery_status(st, d, 2), PR_STORE_REJECTED);
+	assert_int_equal(pr_store_delivery_pending(st, d), 0);
+	assert_int_equal(pr_store_delivery_mark_rejected(st, d, 3, "x"),
+			 PR_ENOENT);
+	/* an external id, recorded before the migration, both ways */
+	assert_int_equal(pr_store_identity_get(&b, st, v.series_id, "github"),
+			 0);
+	assert_string_equal(b.ptr, "7");
+	pr_buf_reset(&b);
+	assert_int_equal(pr_store_identity_get(&b, st, v.series_id,
+					       "patchwork"),
+			 PR_ENOENT);
+	assert_int_equal(pr_store_identity_add(st, v.series_id, "patchwork",
+					       "123456"),
+			 0);
+	assert_int_equal(
+		pr_store_identity_get(&b, st, v.series_id, "patchwork"), 0);
+	assert_string_equal(b.ptr, "123456");
+	pr_buf_reset(&b);
+	assert_int_equal(pr_store_identity_find(&d, st, "patchwork", "123456"),
+			 0);
+	assert_int_equal(d, v.series_id);
 	pr_store_free(st);
 	pr_buf_release(&b);
 }
@@ -395,9 +473,10 @@ static int collect(const struct pr_store_row *r, void *payload)
 {
 	struct pr_buf *b = payload;
 
-	return pr_buf_addf(b, "%s:%s n=%d %s v%d %d/%d a=%d e=%s\n", r->origin,
-			   r->key, r->nr_versions, r->sink ? r->sink : "-",
-			   r->version, r->sent, r->nr_messages, r->attempts,
+	return pr_buf_addf(b, "%s:%s n=%d %s v%d %d/%d r=%d a=%d e=%s\n",
+			   r->origin, r->key, r->nr_versions,
+			   r->sink ? r->sink : "-", r->version, r->sent,
+			   r->nr_messages, r->rejected, r->attempts,
 			   r->last_error ? r->last_error : "-");
 }
 
@@ -426,8 +505,14 @@ static void test_rows(void **state)
 	assert_int_equal(pr_store_record_version(&v, st, "gh", "pr/9", "f", 1),
 			 0);
 	assert_int_equal(pr_store_foreach_row(st, collect, &b), 0);
-	assert_string_equal(b.ptr, "git:a n=2 box v2 1/2 a=3 e=still full\n"
-				   "gh:pr/9 n=1 - v0 0/0 a=0 e=-\n");
+	assert_string_equal(b.ptr, "git:a n=2 box v2 1/2 r=0 a=3 e=still full\n"
+				   "gh:pr/9 n=1 - v0 0/0 r=0 a=0 e=-\n");
+	assert_int_equal(pr_store_delivery_mark_rejected(st, d, 1, "550 no"),
+			 0);
+	pr_buf_reset(&b);
+	assert_int_equal(pr_store_foreach_row(st, collect, &b), 0);
+	assert_string_equal(b.ptr, "git:a n=2 box v2 1/2 r=1 a=3 e=550 no\n"
+				   "gh:pr/9 n=1 - v0 0/0 r=0 a=0 e=-\n");
 	pr_buf_release(&b);
 	pr_store_free(st);
 }
@@ -440,6 +525,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_migrate_from_first_schema,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_second_schema,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_from_third_schema,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_schema_refused,
 						setup, teardown),
