@@ -540,9 +540,11 @@ static int stored_patch(const char *data, size_t len,
 	if ((err = pr_mailinfo_parse(&mi, data, len)) ||
 	    (err = pr_am_patch_from_mailinfo(&p, &mi)))
 		goto done;
-	/* format-patch's "From <commit> Mon Sep 17 ..." line keeps the id */
+	/* format-patch's "From <commit> Mon Sep 17 ..." line keeps the id
+	 * (all zeros for a patch that never was a commit: none) */
 	if (len > 45 && !memcmp(data, "From ", 5) && data[45] == ' ' &&
-	    strspn(data + 5, "0123456789abcdef") == 40) {
+	    strspn(data + 5, "0123456789abcdef") == 40 &&
+	    strspn(data + 5, "0") < 40) {
 		memcpy(p->commit_id, data + 5, 40);
 		p->commit_id[40] = 0;
 		/* with a commit id, range-diff takes subject_raw as git's
