@@ -47,12 +47,12 @@ CONF
 seed=${PR_CRASH_SEED:-$$}
 echo "crash.sh: seed $seed"
 # delays in seconds, adapted below so that kills land mid-delivery
-delays=$($PY -c "import random; random.seed($seed); print(' '.join(str(random.random()) for _ in range(80)))")
+delays=$($PY -c "import random; random.seed($seed); print(' '.join(str(random.random()) for _ in range(200)))")
 window=0.002
 killed=0
 mid=0
 rounds=0
-# at least 20 restarts; more (up to 80) while fewer than 5 cut a delivery,
+# at least 20 restarts; more (up to 200) while fewer than 5 cut a delivery,
 # since on a loaded machine the adaptive window can overshoot
 for r in $delays; do
 	if [ "$rounds" -ge 20 ] && [ "$mid" -ge 5 ]; then
