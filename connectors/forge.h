@@ -58,7 +58,7 @@
 /* The options both forges have, stored first in their context. */
 struct pr_forge_opts {
 	char *api_url;
-	struct pr_strlist repo; /* "owner/name", repeatable */
+	struct pr_strlist repo; /* "owner/name" (GitLab: a full path) */
 	char *token;
 	char *trigger; /* auto | comment | label */
 	char *label; /* trigger = label: the label that sends */
@@ -79,9 +79,11 @@ extern const char *const pr_forge_close_choices[];
 /*
  * The entries of a forge's option table for the fields of pr_forge_opts,
  * at offsets inside its context type CTX (which holds a pr_forge_opts
- * named `forge`), with API_URL as the default api-url.
+ * named `forge`), with API_URL as the default api-url and REPO_KEY the
+ * name of the repeatable repository option ("repo" on GitHub, "project"
+ * on GitLab, whose projects are full group paths).
  */
-#define PR_FORGE_OPTIONS(CTX, API_URL)                                   \
+#define PR_FORGE_OPTIONS(CTX, API_URL, REPO_KEY)                         \
 	{ "api-url",                                                     \
 	  PR_OPT_STRING,                                                 \
 	  API_URL,                                                       \
@@ -89,10 +91,10 @@ extern const char *const pr_forge_close_choices[];
 	  offsetof(CTX, forge.api_url),                                  \
 	  false,                                                         \
 	  NULL },                                                        \
-		{ "repo",                                                \
+		{ REPO_KEY,                                              \
 		  PR_OPT_LIST,                                           \
 		  NULL,                                                  \
-		  "a repository to poll, \"owner/name\" (repeatable)",   \
+		  "a repository to poll: owner/name or group/project",   \
 		  offsetof(CTX, forge.repo),                             \
 		  true,                                                  \
 		  NULL },                                                \
