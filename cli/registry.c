@@ -9,13 +9,16 @@
  * its own file under connectors/ or plugins/; list it here, sorted by name.
  */
 
+/* clang-format off */
 static const struct pr_connector_type *const connectors[] = {
 	&pr_connector_git,
+	&pr_connector_imap,
 	&pr_connector_maildir,
 	&pr_connector_mbox,
 	&pr_connector_smtp,
 	NULL,
 };
+/* clang-format on */
 
 /* one entry a line, so that merges of this list stay clean */
 /* clang-format off */

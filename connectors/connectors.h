@@ -62,4 +62,35 @@ extern const struct pr_connector_type pr_connector_maildir;
 extern const struct pr_connector_type pr_connector_mbox;
 extern const struct pr_connector_type pr_connector_smtp;
 
+/*
+ * sources piece: the imap and public-inbox sources (connectors/imap.c,
+ * connectors/public_inbox.c); wait and trusted are connectors/mailsrc.h's,
+ * timeout is in milliseconds.  imap: url is imap:// or imaps://host[:port]
+ * with an optional /MAILBOX path, mailbox the mailbox when the url has no
+ * path, search an IMAP SEARCH filter.  public-inbox: url is the inbox's
+ * address (https://lore.kernel.org/netdev/).
+ */
+struct pr_imap_ctx {
+	char *url;
+	char *user;
+	char *password;
+	char *mailbox;
+	char *search;
+	char *ca_file;
+	int64_t timeout;
+	int64_t wait;
+	struct pr_strlist trusted;
+};
+
+struct pr_public_inbox_ctx {
+	char *url;
+	char *ca_file;
+	int64_t timeout;
+	int64_t wait;
+	struct pr_strlist trusted;
+};
+
+extern const struct pr_connector_type pr_connector_imap;
+extern const struct pr_connector_type pr_connector_public_inbox;
+
 #endif
