@@ -35,5 +35,7 @@
 #define PR_LIMIT_SERIES_PATCHES 10000
 /* Patches on each side of a range-diff (its cost matrix is quadratic). */
 #define PR_LIMIT_RANGE_DIFF_PATCHES 1000
+/* Entries in one Atom feed (core/atom.h). */
+#define PR_LIMIT_ATOM_ENTRIES 100000
 
 #endif
