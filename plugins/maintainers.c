@@ -119,13 +119,14 @@ static const char *const rx_src[] = {
 	 * get_maintainer.pl's source has "À-ÿ" in UTF-8 without `use utf8`,
 	 * so its class holds the bytes \xC3, \x80-\xC3 and \xBF.
 	 */
+	/* parenthesised: one literal split over lines, not a missing comma */
 	[RX_FILE_ADDR] =
-		"[A-Za-z\\x80-\\xC3\\\"\\' \\,\\.\\+-]*\\s*[\\,]*\\s*"
-		"[\\(\\<\\{]{0,1}[A-Za-z0-9_\\.\\+-]+\\@[A-Za-z0-9\\.-]+"
-		"\\.[A-Za-z0-9]+[\\)\\>\\}]{0,1}",
+		("[A-Za-z\\x80-\\xC3\\\"\\' \\,\\.\\+-]*\\s*[\\,]*\\s*"
+		 "[\\(\\<\\{]{0,1}[A-Za-z0-9_\\.\\+-]+\\@[A-Za-z0-9\\.-]+"
+		 "\\.[A-Za-z0-9]+[\\)\\>\\}]{0,1}"),
 	[RX_FILE_CLEAN] =
-		"[\\(\\<\\{]{0,1}([A-Za-z0-9_\\.\\+-]+\\@[A-Za-z0-9\\.-]+)"
-		"[\\)\\>\\}]{0,1}",
+		("[\\(\\<\\{]{0,1}([A-Za-z0-9_\\.\\+-]+\\@[A-Za-z0-9\\.-]+)"
+		 "[\\)\\>\\}]{0,1}"),
 	[RX_FILE_SPLIT] = "[^A-Za-z\\x80-\\xC3\\'\\,\\.\\+-]",
 };
 
