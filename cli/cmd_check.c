@@ -9,6 +9,7 @@
 #include "graph.h"
 #include "cfg.h"
 #include "trailer.h"
+#include "maintainers.h"
 
 #include <ctype.h>
 
@@ -38,6 +39,7 @@ struct check_step {
 	char *argv[32]; /* exec's cmd= split at spaces (no shell) */
 	const char *allow[16];
 	size_t nr_allow;
+	const char *kernel_tree, *maintainers; /* mass-edit's max-sections */
 };
 
 static char *trimmed(const char *s, size_t n)
@@ -494,6 +496,16 @@ static int set_option(struct check_step *s, const char *key, const char *v)
 						v);
 			return 0;
 		}
+		if (!strcmp(key, "max-sections"))
+			return parse_u64(&s->mass.max_sections, key, v);
+		if (!strcmp(key, "kernel-tree")) {
+			s->kernel_tree = v;
+			return 0;
+		}
+		if (!strcmp(key, "maintainers")) {
+			s->maintainers = v;
+			return 0;
+		}
 		if (!strcmp(key, "allow-submitters")) {
 			if (s->nr_allow + 1 >= PR_ARRAY_SIZE(s->allow))
 				return pr_error(PR_ETOOBIG,
@@ -617,6 +629,29 @@ static int load_graph(struct pr_graph **g, const char *file)
 	return err;
 }
 
+/* mass-edit, with the MAINTAINERS of kernel-tree= or maintainers= */
+static int run_mass_edit(struct pr_report *report, struct check_step *s,
+			 struct pr_version *v)
+{
+	struct pr_maint_cache *cache = NULL;
+	int err = 0;
+
+	if (s->kernel_tree || s->maintainers) {
+		if ((err = pr_maint_cache_new(&cache, s->kernel_tree,
+					      s->maintainers)) ||
+		    (err = pr_maint_cache_get(&s->mass.maint, cache,
+					      s->type))) {
+			err = pr_error_wrap(err, "step '%s'", s->type);
+			goto done;
+		}
+	}
+	err = pr_mass_edit_check(report, s->type, &s->mass, v);
+done:
+	s->mass.maint = NULL;
+	pr_maint_cache_free(cache);
+	return err;
+}
+
 static int run_step(struct pr_report *report, struct check_step *s,
 		    struct pr_version *v)
 {
@@ -626,7 +661,7 @@ static int run_step(struct pr_report *report, struct check_step *s,
 		return pr_exec_check(report, s->type, &s->exec, v);
 	if (!strcmp(s->type, "msg-lint"))
 		return pr_msg_lint_check(report, s->type, &s->lint, v);
-	return pr_mass_edit_check(report, s->type, &s->mass, v);
+	return run_mass_edit(report, s, v);
 }
 
 /*

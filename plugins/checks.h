@@ -36,12 +36,23 @@ int pr_size_limit_check(struct pr_report *r, const char *step,
 			const struct pr_size_limit_ctx *ctx,
 			const struct pr_version *v);
 
+struct pr_maint;
+
+/*
+ * mass-edit's sections rule: with `maint` set and max_sections > 0, the
+ * files a version touches (its diff's "diff --git" paths and its diffstat's
+ * paths; a path git shortened with "..." is left out) are matched against
+ * MAINTAINERS, and more than max_sections distinct sections, THE REST not
+ * counted, is a finding.
+ */
 struct pr_mass_edit_opts {
 	double min_share; /* substitutions must explain this share (0..1) */
 	uint64_t min_lines; /* of this many changed line pairs at least */
 	uint64_t min_files; /* touching this many files (diff or diffstat) */
 	enum pr_verdict severity; /* of a finding: WARN or FAIL */
 	const char *const *allow_submitters; /* emails; NULL-terminated */
+	uint64_t max_sections; /* 0: sections not counted */
+	const struct pr_maint *maint; /* NULL: sections not counted */
 };
 
 void pr_mass_edit_defaults(struct pr_mass_edit_opts *o);
@@ -118,6 +129,8 @@ struct pr_mass_edit_ctx {
 	int64_t min_lines, min_files, min_share; /* share in percent */
 	char *severity; /* "warn" or "fail" */
 	struct pr_strlist allow_submitters;
+	int64_t max_sections; /* 0: off */
+	char *kernel_tree, *maintainers; /* as the maintainers step's */
 };
 
 struct pr_msg_lint_ctx {

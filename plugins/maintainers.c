@@ -119,13 +119,14 @@ static const char *const rx_src[] = {
 	 * get_maintainer.pl's source has "À-ÿ" in UTF-8 without `use utf8`,
 	 * so its class holds the bytes \xC3, \x80-\xC3 and \xBF.
 	 */
+	/* parenthesised: one literal split over lines, not a missing comma */
 	[RX_FILE_ADDR] =
-		"[A-Za-z\\x80-\\xC3\\\"\\' \\,\\.\\+-]*\\s*[\\,]*\\s*"
-		"[\\(\\<\\{]{0,1}[A-Za-z0-9_\\.\\+-]+\\@[A-Za-z0-9\\.-]+"
-		"\\.[A-Za-z0-9]+[\\)\\>\\}]{0,1}",
+		("[A-Za-z\\x80-\\xC3\\\"\\' \\,\\.\\+-]*\\s*[\\,]*\\s*"
+		 "[\\(\\<\\{]{0,1}[A-Za-z0-9_\\.\\+-]+\\@[A-Za-z0-9\\.-]+"
+		 "\\.[A-Za-z0-9]+[\\)\\>\\}]{0,1}"),
 	[RX_FILE_CLEAN] =
-		"[\\(\\<\\{]{0,1}([A-Za-z0-9_\\.\\+-]+\\@[A-Za-z0-9\\.-]+)"
-		"[\\)\\>\\}]{0,1}",
+		("[\\(\\<\\{]{0,1}([A-Za-z0-9_\\.\\+-]+\\@[A-Za-z0-9\\.-]+)"
+		 "[\\)\\>\\}]{0,1}"),
 	[RX_FILE_SPLIT] = "[^A-Za-z\\x80-\\xC3\\'\\,\\.\\+-]",
 };
 
@@ -1334,8 +1335,12 @@ static void candidates(struct route *r, const char *file, size_t flen)
 	}
 }
 
-static void match_file(struct route *r, const char *file, struct hit **hits,
-		       size_t *alloc)
+/*
+ * The sections whose F:/N: entries match `file` and whose X: entries do not,
+ * as one entry of each in *hits, deepest first; returns their number.
+ */
+static size_t file_hits(struct route *r, const char *file, struct hit **hits,
+			size_t *alloc)
 {
 	const struct pr_maint *m = r->m;
 	size_t nhits = 0, flen = strlen(file), fslash = count_slashes(file);
@@ -1389,6 +1394,14 @@ static void match_file(struct route *r, const char *file, struct hit **hits,
 	/* deepest first; ties in MAINTAINERS order (Perl: hash order) */
 	if (nhits)
 		qsort(*hits, nhits, sizeof(**hits), cmp_hit);
+	return nhits;
+}
+
+static void match_file(struct route *r, const char *file, struct hit **hits,
+		       size_t *alloc)
+{
+	size_t nhits = file_hits(r, file, hits, alloc), i;
+
 	for (i = 0; i < nhits; i++)
 		add_categories(r, (*hits)[i].tvi);
 	maintainers_in_file(r, file);
@@ -1778,4 +1791,37 @@ void pr_maint_result_release(struct pr_maint_result *res)
 		free(res->sections[i]);
 	free(res->sections);
 	memset(res, 0, sizeof(*res));
+}
+
+int pr_maint_file_sections(struct pr_maint_result *out,
+			   const struct pr_maint *m, const char *const *files,
+			   size_t n)
+{
+	struct route r;
+	struct hit *hits = NULL;
+	size_t alloc_hits = 0, i, k, nhits;
+	bool *seen = pr_calloc(m->ntv ? m->ntv : 1, sizeof(*seen));
+
+	memset(&r, 0, sizeof(r));
+	r.m = m;
+	r.md = pcre2_match_data_create(OVEC, NULL);
+	for (i = 0; i < n; i++) {
+		nhits = file_hits(&r, files[i], &hits, &alloc_hits);
+		for (k = 0; k < nhits; k++) {
+			size_t start = m->tv[hits[k].tvi].start;
+
+			if (seen[start])
+				continue;
+			seen[start] = true;
+			PR_ALLOC_GROW(out->sections, out->nsections + 1,
+				      out->alloc_sections);
+			out->sections[out->nsections++] =
+				pr_strdup(m->tv[start].value);
+		}
+	}
+	free(hits);
+	free(seen);
+	pcre2_match_data_free(r.md);
+	free(r.cand);
+	return 0;
 }

@@ -107,4 +107,37 @@ int pr_maint_resolve(struct pr_maint_result *out, const struct pr_maint *m,
 		     const struct pr_buf *patches, size_t n);
 void pr_maint_result_release(struct pr_maint_result *res);
 
+/*
+ * The distinct sections whose F:/X:/N: entries take any of the `n` files
+ * (paths from the tree top), as get_maintainer.pl --no-keywords
+ * --subsystem names them: whole header lines ("THE REST" included),
+ * appended to out->sections in order of first match (files in the given
+ * order, each file's sections deepest first).  Nothing is read from the
+ * tree but directories' stat().
+ */
+int pr_maint_file_sections(struct pr_maint_result *out,
+			   const struct pr_maint *m, const char *const *files,
+			   size_t n);
+
+/*
+ * A loaded MAINTAINERS that follows its files, for long-lived instances
+ * (the maintainers and mass-edit plugins, plugins/maintainers_plugin.c).
+ * pr_maint_cache_new() only settles the paths: `maintainers` (NULL: the
+ * tree's MAINTAINERS) and `kernel_tree` (NULL: the file's folder), one of
+ * them set.  Each pr_maint_cache_get() stats MAINTAINERS and the tree's
+ * .mailmap and parses both again when either one's mtime, size or inode
+ * changed, or it appeared or went; the pointer it returns stays valid
+ * until the next get or the free.  A failed reload returns its error and
+ * tries again on the next get.
+ */
+struct pr_maint_cache;
+
+int pr_maint_cache_new(struct pr_maint_cache **out, const char *kernel_tree,
+		       const char *maintainers);
+int pr_maint_cache_get(const struct pr_maint **out, struct pr_maint_cache *c,
+		       const char *log_prefix);
+/* The MAINTAINERS path it reads. */
+const char *pr_maint_cache_file(const struct pr_maint_cache *c);
+void pr_maint_cache_free(struct pr_maint_cache *c);
+
 #endif

@@ -15,10 +15,11 @@
  * addresses written in patched files), with caps, opt-outs and an
  * instance-level subsystem filter.
  *
- * MAINTAINERS is parsed on first use and kept in inst->state; each run
- * stats the file and parses it again when its mtime, size or inode moved,
- * so that a daemon follows a `git pull` of the tree without a restart.
- * The opt-out file is reread on the same test.
+ * MAINTAINERS is parsed on first use and kept in inst->state (a struct
+ * pr_maint_cache); each run stats it and the tree's .mailmap and parses
+ * again when either one's mtime, size or inode moved, so that a daemon
+ * follows a `git pull` of the tree without a restart.  The opt-out file
+ * is reread on the same test.
  *
  * Recipients whose reason begins "cc: in PR body" were chosen by the
  * submitter: they count against no cap and no opt-out drops them.
@@ -48,10 +49,17 @@ struct file_id {
 	uint64_t ino;
 };
 
-struct maint_state {
+struct pr_maint_cache {
 	struct pr_maint *m;
-	char *file, *tree;
-	struct file_id id, opt_out_id;
+	char *file, *tree, *mailmap;
+	struct file_id id, mailmap_id;
+	const char *log_prefix; /* the instance's, for "reloaded" */
+};
+
+struct maint_state {
+	struct pr_maint_cache *cache;
+	const struct pr_maint *m; /* the cache's, as of this run */
+	struct file_id opt_out_id;
 	struct pr_strlist opt_out; /* entries of opt-out-file */
 };
 
@@ -153,44 +161,90 @@ static void state_free(struct maint_state *st)
 {
 	if (!st)
 		return;
-	pr_maint_free(st->m);
-	free(st->file);
-	free(st->tree);
+	pr_maint_cache_free(st->cache);
 	pr_strlist_release(&st->opt_out);
 	free(st);
 }
 
-/* The file and tree an instance reads; errors name the instance. */
-static int paths(struct maint_state *st, const struct pr_instance *inst)
+int pr_maint_cache_new(struct pr_maint_cache **out, const char *kernel_tree,
+		       const char *maintainers)
 {
-	const struct maint_ctx *c = inst->ctx;
+	struct pr_maint_cache *c;
 	struct pr_buf b = PR_BUF_INIT;
 	const char *slash;
 
-	if (!c->kernel_tree && !c->maintainers)
-		return pr_error(PR_ECONFIG,
-				"check '%s': set kernel-tree or maintainers",
-				inst->name);
-	if (c->maintainers) {
-		st->file = pr_strdup(c->maintainers);
+	*out = NULL;
+	if (!kernel_tree && !maintainers)
+		return pr_error(PR_ECONFIG, "set kernel-tree or maintainers");
+	c = pr_calloc(1, sizeof(*c));
+	if (maintainers) {
+		c->file = pr_strdup(maintainers);
 	} else {
-		pr_buf_addf(&b, "%s/MAINTAINERS", c->kernel_tree);
-		st->file = pr_buf_detach(&b, NULL);
+		pr_buf_addf(&b, "%s/MAINTAINERS", kernel_tree);
+		c->file = pr_buf_detach(&b, NULL);
 	}
-	if (c->kernel_tree) {
-		st->tree = pr_strdup(c->kernel_tree);
+	if (kernel_tree) {
+		c->tree = pr_strdup(kernel_tree);
 	} else {
 		/* get_maintainer.pl runs from the tree top: the file's folder */
-		slash = strrchr(c->maintainers, '/');
-		st->tree = slash ? pr_memdup(c->maintainers,
-					     (size_t)(slash - c->maintainers))
-				 : pr_strdup(".");
-		if (!*st->tree) {
-			free(st->tree);
-			st->tree = pr_strdup("/");
+		slash = strrchr(maintainers, '/');
+		c->tree = slash ? pr_memdup(maintainers,
+					    (size_t)(slash - maintainers))
+				: pr_strdup(".");
+		if (!*c->tree) {
+			free(c->tree);
+			c->tree = pr_strdup("/");
 		}
 	}
+	pr_buf_addf(&b, "%s/.mailmap", c->tree);
+	c->mailmap = pr_buf_detach(&b, NULL);
+	*out = c;
 	return 0;
+}
+
+int pr_maint_cache_get(const struct pr_maint **out, struct pr_maint_cache *c,
+		       const char *log_prefix)
+{
+	struct file_id id, mid;
+	struct pr_maint *m = NULL;
+	int err;
+
+	*out = NULL;
+	file_id_get(&id, c->file);
+	file_id_get(&mid, c->mailmap);
+	if (!c->m || !file_id_same(&id, &c->id) ||
+	    !file_id_same(&mid, &c->mailmap_id)) {
+		if ((err = pr_maint_load(&m, c->file, c->tree)))
+			return err;
+		/* a cache serves many series: JIT pays for itself */
+		pr_maint_set_jit(m, true);
+		if (c->m)
+			pr_log_info(log_prefix, "'%s' changed: reloaded",
+				    file_id_same(&id, &c->id) ? c->mailmap
+							      : c->file);
+		pr_maint_free(c->m);
+		c->m = m;
+		c->id = id;
+		c->mailmap_id = mid;
+	}
+	*out = c->m;
+	return 0;
+}
+
+const char *pr_maint_cache_file(const struct pr_maint_cache *c)
+{
+	return c->file;
+}
+
+void pr_maint_cache_free(struct pr_maint_cache *c)
+{
+	if (!c)
+		return;
+	pr_maint_free(c->m);
+	free(c->file);
+	free(c->tree);
+	free(c->mailmap);
+	free(c);
 }
 
 /* One opt-out entry a line; '#' at a line's start or after a blank. */
@@ -234,32 +288,24 @@ static int state_get(struct maint_state **out, struct pr_instance *inst)
 {
 	const struct maint_ctx *c = inst->ctx;
 	struct maint_state *st = inst->state;
-	struct file_id id, oid = { 0 };
-	struct pr_maint *m = NULL;
+	struct file_id oid = { 0 };
 	int err = 0;
 
 	*out = NULL;
 	if (!st) {
 		st = pr_calloc(1, sizeof(*st));
-		if ((err = check_cc(inst)) || (err = paths(st, inst))) {
+		if (!(err = check_cc(inst)) &&
+		    (err = pr_maint_cache_new(&st->cache, c->kernel_tree,
+					      c->maintainers)))
+			err = pr_error_wrap(err, "check '%s'", inst->name);
+		if (err) {
 			state_free(st);
 			return err;
 		}
 		inst->state = st;
 	}
-	file_id_get(&id, st->file);
-	if (!st->m || !file_id_same(&id, &st->id)) {
-		if ((err = pr_maint_load(&m, st->file, st->tree)))
-			return pr_error_wrap(err, "check '%s'", inst->name);
-		/* an instance routes many series: JIT pays for itself */
-		pr_maint_set_jit(m, true);
-		if (st->m)
-			pr_log_info(inst->prefix, "'%s' changed: reloaded",
-				    st->file);
-		pr_maint_free(st->m);
-		st->m = m;
-		st->id = id;
-	}
+	if ((err = pr_maint_cache_get(&st->m, st->cache, inst->prefix)))
+		return pr_error_wrap(err, "check '%s'", inst->name);
 	if (c->opt_out_file) {
 		file_id_get(&oid, c->opt_out_file);
 		if (!oid.present)

@@ -3,18 +3,24 @@
 
 #include <ctype.h>
 
+#include "maintainers.h"
+
 /*
  * mass-edit: recognises mechanical edits.  Each removed line is paired with
  * the added line at the same place of its -/+ block; for each pair we look
  * for the one substitution s -> t (all occurrences) that turns the old line
  * into the new one.  When a few such substitutions explain most changed
- * lines of a large change, the series is a mechanical mass edit.
+ * lines of a large change, the series is a mechanical mass edit.  Apart
+ * from that, a change whose files fall in more than max-sections
+ * MAINTAINERS sections is one no single maintainer can take.
  */
 
 #define ME_MAX_SUBS 512 /* distinct substitutions tracked */
 #define ME_MAX_LINE 1024 /* longer lines are only compared whole */
 #define ME_MAX_PART 32 /* longest s or t searched for */
 #define ME_TOP 3 /* "a few" substitutions */
+#define ME_NAMED_SECTIONS 5 /* "the first few" sections in a message */
+#define ME_REST "THE REST" /* the catch-all section: not counted */
 
 struct me_sub {
 	char *s, *t;
@@ -37,6 +43,13 @@ void pr_mass_edit_defaults(struct pr_mass_edit_opts *o)
 	o->min_lines = 50;
 	o->min_files = 20;
 	o->severity = PR_VERDICT_FAIL;
+	/*
+	 * Of the kernel's ~2,900 sections a focused series touches a few;
+	 * subsystem-wide cleanups stay well under 20 (a driver-core API
+	 * change, say, touches the core's section and one per converted
+	 * driver's).
+	 */
+	o->max_sections = 20;
 }
 
 /* Does replacing every s in old by t give new (of length nlen)? */
@@ -270,6 +283,162 @@ static void scan_diff(struct me_state *st, const char *diff)
 	free(plus);
 }
 
+struct me_files {
+	char **v;
+	size_t nr, alloc;
+};
+
+static void files_add(struct me_files *f, const char *p, size_t len)
+{
+	if (!len)
+		return;
+	PR_ALLOC_GROW(f->v, f->nr + 1, f->alloc);
+	f->v[f->nr++] = pr_strndup(p, len);
+}
+
+/* Both paths of "diff --git a/X b/Y" (without its newline). */
+static void diff_git_paths(struct me_files *f, const char *l, size_t len)
+{
+	const char *r = l + 11, *end = l + len, *b = NULL, *q;
+	size_t half;
+
+	if (end - r < 5 || strncmp(r, "a/", 2))
+		return;
+	/* "a/X b/X": the even split first, as paths may hold " b/" */
+	half = (size_t)(end - r - 5) / 2;
+	if ((size_t)(end - r) == 2 * half + 5 && r[2 + half] == ' ' &&
+	    !strncmp(r + 3 + half, "b/", 2) &&
+	    !memcmp(r + 2, r + 5 + half, half)) {
+		files_add(f, r + 2, half);
+		return;
+	}
+	for (q = r; q + 3 <= end; q++)
+		if (!strncmp(q, " b/", 3))
+			b = q;
+	if (!b)
+		return;
+	files_add(f, r + 2, (size_t)(b - r - 2));
+	files_add(f, b + 3, (size_t)(end - b - 3));
+}
+
+/* A rename in a --stat line: "old => new". */
+static bool has_arrow(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 4 <= len; i++)
+		if (!memcmp(s + i, " => ", 4))
+			return true;
+	return false;
+}
+
+/* The paths of a --stat text; shortened ("...") and renames left out. */
+static void stat_paths(struct me_files *f, const char *text)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		const char *eol = strchr(p, '\n');
+		const char *end = eol ? eol : p + strlen(p);
+		const char *bar = memchr(p, '|', (size_t)(end - p));
+		const char *a = p, *z = bar;
+
+		if (bar) {
+			while (a < z && *a == ' ')
+				a++;
+			while (z > a && z[-1] == ' ')
+				z--;
+			if (!(z - a >= 3 && !strncmp(a, "...", 3)) &&
+			    !memchr(a, '{', (size_t)(z - a)) &&
+			    !has_arrow(a, (size_t)(z - a)))
+				files_add(f, a, (size_t)(z - a));
+		}
+		p = eol ? eol + 1 : NULL;
+	}
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The touched files of v, sorted, each once. */
+static void touched_files(struct me_files *f, const struct pr_version *v)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < v->nr; i++) {
+		const struct pr_patch *p = v->patches[i];
+		const char *l = p->diff;
+
+		while (l && *l) {
+			const char *eol = strchr(l, '\n');
+			size_t len = eol ? (size_t)(eol - l) : strlen(l);
+
+			if (!strncmp(l, "diff --git ", 11))
+				diff_git_paths(f, l, len);
+			l = eol ? eol + 1 : NULL;
+		}
+		if (p->diffstat)
+			stat_paths(f, p->diffstat);
+	}
+	if (!f->nr)
+		return;
+	qsort(f->v, f->nr, sizeof(*f->v), cmp_path);
+	for (i = 1; i < f->nr; i++) {
+		if (!strcmp(f->v[i], f->v[j]))
+			free(f->v[i]);
+		else
+			f->v[++j] = f->v[i];
+	}
+	f->nr = j + 1;
+}
+
+/*
+ * "files of 412 MAINTAINERS sections (over max-sections = 20): A, B, C, D,
+ * E and 407 more" (or only the names, when five or fewer) into m when over the limit; returns whether it is.
+ */
+static bool sections_finding(struct pr_buf *m,
+			     const struct pr_mass_edit_opts *o,
+			     const struct pr_version *v)
+{
+	struct me_files f = { 0 };
+	struct pr_maint_result res = { 0 };
+	size_t i, counted = 0, named = 0;
+	bool over = false;
+
+	if (!o->maint || !o->max_sections)
+		return false;
+	touched_files(&f, v);
+	pr_maint_file_sections(&res, o->maint, (const char *const *)f.v, f.nr);
+	for (i = 0; i < res.nsections; i++)
+		counted += !!strcmp(res.sections[i], ME_REST);
+	if (counted <= o->max_sections)
+		goto done;
+	over = true;
+	pr_buf_adds(m, "files of ");
+	pr_buf_add_count(m, counted);
+	pr_buf_addf(m, " MAINTAINERS sections (over max-sections = %llu): ",
+		    (unsigned long long)o->max_sections);
+	for (i = 0; i < res.nsections && named < ME_NAMED_SECTIONS; i++) {
+		if (!strcmp(res.sections[i], ME_REST))
+			continue;
+		pr_buf_addf(m, "%s%s", named ? ", " : "", res.sections[i]);
+		named++;
+	}
+	if (counted > named) {
+		pr_buf_adds(m, " and ");
+		pr_buf_add_count(m, counted - named);
+		pr_buf_adds(m, " more");
+	}
+done:
+	for (i = 0; i < f.nr; i++)
+		free(f.v[i]);
+	free(f.v);
+	pr_maint_result_release(&res);
+	return over;
+}
+
 static bool allowed(const struct pr_mass_edit_opts *o, const char *email)
 {
 	const char *const *a;
@@ -286,11 +455,11 @@ int pr_mass_edit_check(struct pr_report *r, const char *step,
 {
 	struct me_state *st = pr_calloc(1, sizeof(*st));
 	struct pr_size_figures f;
-	struct pr_buf m = PR_BUF_INIT;
+	struct pr_buf m = PR_BUF_INIT, sm = PR_BUF_INIT;
 	size_t top[ME_TOP], ntop = 0, i, j;
 	uint64_t explained = 0;
 	const char *email = NULL;
-	bool found = false;
+	bool found = false, many;
 
 	pr_size_figures_count(&f, v);
 	for (i = 0; i < v->nr; i++)
@@ -348,6 +517,17 @@ int pr_mass_edit_check(struct pr_report *r, const char *step,
 		found = true;
 	}
 
+	many = sections_finding(&sm, o, v);
+	if (many && allowed(o, email))
+		pr_report_add(r, step, "allowed", PR_VERDICT_PASS, -1, NULL,
+			      "change across subsystems by '%s', allowed by "
+			      "allow-submitters: %s",
+			      email, sm.ptr);
+	else if (many)
+		pr_report_add(r, step, "sections", o->severity, -1, NULL,
+			      "the series touches %s; no one maintainer can "
+			      "take it: split it per subsystem",
+			      sm.ptr);
 	if (found && allowed(o, email)) {
 		pr_report_add(r, step, "allowed", PR_VERDICT_PASS, -1, NULL,
 			      "mechanical edit by '%s', allowed by "
@@ -363,7 +543,7 @@ int pr_mass_edit_check(struct pr_report *r, const char *step,
 			      st->whitespace * 2 > st->pairs ? "whitespace"
 							     : "substitution",
 			      o->severity, -1, NULL, "%s", m.ptr);
-	} else {
+	} else if (!many) {
 		pr_report_add(r, step, "", PR_VERDICT_PASS, -1, NULL,
 			      "no mechanical mass edit found");
 	}
@@ -373,6 +553,7 @@ int pr_mass_edit_check(struct pr_report *r, const char *step,
 	}
 	free(st);
 	pr_buf_release(&m);
+	pr_buf_release(&sm);
 	return 0;
 }
 
@@ -393,8 +574,42 @@ static const struct pr_option mass_edit_options[] = {
 	{ "allow-submitters", PR_OPT_LIST, NULL,
 	  "author addresses allowed to send tree-wide edits",
 	  offsetof(struct pr_mass_edit_ctx, allow_submitters), false, NULL },
+	{ "max-sections", PR_OPT_INT, "20",
+	  "most MAINTAINERS sections a series' files may fall in, THE REST "
+	  "not counted (0: off; needs kernel-tree or maintainers)",
+	  offsetof(struct pr_mass_edit_ctx, max_sections), false, NULL },
+	{ "kernel-tree", PR_OPT_PATH, NULL,
+	  "kernel tree top, for max-sections (as the maintainers step's)",
+	  offsetof(struct pr_mass_edit_ctx, kernel_tree), false, NULL },
+	{ "maintainers", PR_OPT_PATH, NULL,
+	  "a MAINTAINERS file, for max-sections (as the maintainers step's)",
+	  offsetof(struct pr_mass_edit_ctx, maintainers), false, NULL },
 	PR_OPTIONS_END,
 };
+
+/*
+ * The instance's MAINTAINERS (NULL when neither path is set), loaded on
+ * first use and again only when it or .mailmap moves.
+ */
+static int instance_maint(const struct pr_maint **out, struct pr_instance *inst)
+{
+	const struct pr_mass_edit_ctx *c = inst->ctx;
+	struct pr_maint_cache *cache = inst->state;
+	int err;
+
+	*out = NULL;
+	if (!c->kernel_tree && !c->maintainers)
+		return 0;
+	if (!cache) {
+		if ((err = pr_maint_cache_new(&cache, c->kernel_tree,
+					      c->maintainers)))
+			return pr_error_wrap(err, "check '%s'", inst->name);
+		inst->state = cache;
+	}
+	if ((err = pr_maint_cache_get(out, cache, inst->prefix)))
+		return pr_error_wrap(err, "check '%s'", inst->name);
+	return 0;
+}
 
 static int mass_edit_run(struct pr_instance *inst, struct pr_series *s,
 			 struct pr_version *v, struct pr_report *report)
@@ -407,6 +622,9 @@ static int mass_edit_run(struct pr_instance *inst, struct pr_series *s,
 
 	PR_UNUSED(s);
 	pr_mass_edit_defaults(&o);
+	o.max_sections = c->max_sections > 0 ? (uint64_t)c->max_sections : 0;
+	if (o.max_sections && (err = instance_maint(&o.maint, inst)))
+		return err;
 	/* The loader fills defaults; 0 still means "not set" here. */
 	if (c->min_lines > 0)
 		o.min_lines = (uint64_t)c->min_lines;
@@ -425,6 +643,20 @@ static int mass_edit_run(struct pr_instance *inst, struct pr_series *s,
 	return err;
 }
 
+static int mass_edit_open(struct pr_instance *inst)
+{
+	const struct pr_mass_edit_ctx *c = inst->ctx;
+	const struct pr_maint *m;
+
+	return c->max_sections > 0 ? instance_maint(&m, inst) : 0;
+}
+
+static void mass_edit_close(struct pr_instance *inst)
+{
+	pr_maint_cache_free(inst->state);
+	inst->state = NULL;
+}
+
 const struct pr_plugin_type pr_plugin_mass_edit = {
 	.abi = PR_ABI_VERSION,
 	.name = "mass-edit",
@@ -432,5 +664,7 @@ const struct pr_plugin_type pr_plugin_mass_edit = {
 	.kind = PR_PLUGIN_CHECK,
 	.options = mass_edit_options,
 	.ctx_size = sizeof(struct pr_mass_edit_ctx),
+	.open = mass_edit_open,
 	.run = mass_edit_run,
+	.close = mass_edit_close,
 };

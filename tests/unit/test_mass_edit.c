@@ -2,7 +2,9 @@
 
 #include <setjmp.h>
 #include <cmocka.h>
+#include <unistd.h>
 #include "checks.h"
+#include "maintainers.h"
 
 static void expect_sub(const char *old, const char *new, const char *s,
 		       const char *t)
@@ -231,6 +233,130 @@ static void test_plugin_runs(void **state)
 	free(d);
 }
 
+/*
+ * A tiny MAINTAINERS: A by directory, B by glob less an X:, C by N:, and
+ * THE REST, which is never counted.
+ */
+static const char tiny_maintainers[] =
+	"A SECTION\nM:\tA <a@example.org>\nF:\ta/\n\n"
+	"B SECTION\nM:\tB <b@example.org>\nF:\tb/*.c\nX:\tb/skip.c\n\n"
+	"C SECTION\nM:\tC <c@example.org>\nN:\tcfile\n\n"
+	"THE REST\nM:\tR <r@example.org>\nF:\t*\nF:\t*/\n";
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* Files a/one.c, b/skip.c, b/two.c, d/cfile.h, e/x: sections A, B, C. */
+static const char sections_diff[] =
+	"diff --git a/b/two.c b/b/two.c\n@@ -1 +1 @@\n-x\n+y\n"
+	"diff --git a/a/one.c b/a/one.c\n@@ -1 +1 @@\n-x\n+y\n"
+	"diff --git a/b/skip.c b/b/skip.c\n@@ -1 +1 @@\n-x\n+y\n"
+	"diff --git a/e/x b/e/x\n@@ -1 +1 @@\n-x\n+y\n";
+
+static void test_sections(void **state)
+{
+	char dir[] = "/tmp/pr-me-XXXXXX", file[64];
+	struct pr_maint *m = NULL;
+	struct pr_mass_edit_opts o;
+	struct pr_report r = PR_REPORT_INIT;
+	struct pr_version *v = version_of("a@example.org", sections_diff);
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/MAINTAINERS", dir);
+	write_text(file, tiny_maintainers);
+	assert_int_equal(pr_maint_load(&m, file, dir), 0);
+	/* d/cfile.h only in the diffstat; shortened and renamed paths not */
+	v->patches[0]->diffstat =
+		pr_strdup(" d/cfile.h        | 2 +-\n .../deep/cfile.c | 2 +-\n"
+			  " {f => g}/cfile.c | 0\n 2 files changed\n");
+	pr_mass_edit_defaults(&o);
+	assert_int_equal(o.max_sections, 20);
+	o.maint = m;
+	o.max_sections = 2;
+	assert_int_equal(pr_mass_edit_check(&r, "me", &o, v), 0);
+	assert_int_equal(r.nr, 1);
+	assert_string_equal(r.items[0].rule, "sections");
+	assert_int_equal(r.items[0].verdict, PR_VERDICT_FAIL);
+	assert_string_equal(r.items[0].message,
+			    "the series touches files of 3 MAINTAINERS "
+			    "sections (over max-sections = 2): A SECTION, "
+			    "B SECTION, C SECTION; no one maintainer can take "
+			    "it: split it per subsystem");
+	pr_report_release(&r);
+
+	/* at the limit it passes */
+	o.max_sections = 3;
+	assert_int_equal(pr_mass_edit_check(&r, "me", &o, v), 0);
+	assert_int_equal(r.nr, 1);
+	assert_int_equal(r.items[0].verdict, PR_VERDICT_PASS);
+	pr_report_release(&r);
+
+	/* allowed by policy */
+	{
+		const char *const allow[] = { "a@example.org", NULL };
+
+		o.max_sections = 1;
+		o.allow_submitters = allow;
+		assert_int_equal(pr_mass_edit_check(&r, "me", &o, v), 0);
+		assert_int_equal(r.items[0].verdict, PR_VERDICT_PASS);
+		assert_string_equal(r.items[0].rule, "allowed");
+		pr_report_release(&r);
+	}
+	pr_version_free(v);
+	pr_maint_free(m);
+	unlink(file);
+	rmdir(dir);
+}
+
+/* The plugin loads the MAINTAINERS of its own `maintainers` option. */
+static void test_plugin_sections(void **state)
+{
+	char dir[] = "/tmp/pr-me-XXXXXX", file[64];
+	struct pr_mass_edit_ctx mctx = { 0 };
+	struct pr_instance inst = { 0 };
+	struct pr_report r = PR_REPORT_INIT;
+	struct pr_version *v = version_of("a@example.org", sections_diff);
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/MAINTAINERS", dir);
+	write_text(file, tiny_maintainers);
+	inst.name = "me";
+	inst.ctx = &mctx;
+	mctx.max_sections = 1;
+	mctx.maintainers = file;
+	assert_int_equal(pr_plugin_mass_edit.open(&inst), 0);
+	assert_non_null(inst.state);
+	assert_int_equal(pr_plugin_mass_edit.run(&inst, NULL, v, &r), 0);
+	assert_string_equal(r.items[0].rule, "sections");
+	assert_non_null(strstr(r.items[0].message,
+			       "files of 2 MAINTAINERS sections (over "
+			       "max-sections = 1): A SECTION, B SECTION;"));
+	pr_report_release(&r);
+	/* max-sections = 0 turns it off */
+	mctx.max_sections = 0;
+	assert_int_equal(pr_plugin_mass_edit.run(&inst, NULL, v, &r), 0);
+	assert_int_equal(r.items[0].verdict, PR_VERDICT_PASS);
+	pr_report_release(&r);
+	pr_plugin_mass_edit.close(&inst);
+	assert_null(inst.state);
+	/* a missing file is an error naming the step */
+	unlink(file);
+	mctx.max_sections = 5;
+	assert_true(pr_plugin_mass_edit.open(&inst) < 0);
+	assert_non_null(strstr(pr_error_message(), "check 'me'"));
+	pr_plugin_mass_edit.close(&inst);
+	pr_version_free(v);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +364,8 @@ int main(void)
 		cmocka_unit_test(test_substitution_many),
 		cmocka_unit_test(test_substitution_none),
 		cmocka_unit_test(test_check_rename_fails),
+		cmocka_unit_test(test_sections),
+		cmocka_unit_test(test_plugin_sections),
 		cmocka_unit_test(test_check_whitespace),
 		cmocka_unit_test(test_check_small_passes),
 		cmocka_unit_test(test_size_figures_diffstat),
