@@ -219,4 +219,22 @@ $py -c 'import json,sys
 d = json.load(open(sys.argv[1]))
 assert d["events"] == [] and d["cursor"] is None, d' pi_none.json ||
 	fail "a public-inbox poll with nothing new emitted something"
+
+# a Message-ID with '/', '%', '#' and '+': the thread url the source asks
+# for is the one public-inbox itself links to in new.atom
+sed -e 's/^Date: .*/Date: Tue, 10 Nov 2026 10:20:00 +0000/' \
+	-e 's/^Subject: .*/Subject: [PATCH] mm: odd id/' \
+	-e 's|^Message-ID: .*|Message-ID: <odd/id+x%y#z@example.org>|' \
+	"$list/15-c-1.eml" > odd.eml
+sh "$servers/public_inbox.sh" add "$tmp/pi" odd.eml || fail "adding odd.eml failed"
+poll pi_odd pi.conf --cursor "$(cursor pi_late.json)"
+$py -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+ev = [(e["kind"], e["series"], e["patches"]) for e in d["events"]]
+assert ev == [("series", "odd/id+x%y#z@example.org", ["odd/id+x%y#z@example.org"])], ev' pi_odd.json ||
+	fail "the odd Message-ID: $(cat pi_odd.json)"
+href=$(curl -sS "${inbox}new.atom" | grep -o 'href="[^"]*odd[^"]*"' | head -1 | sed 's/^href="//; s/"$//')
+[ -n "$href" ] || fail "no href for the odd Message-ID in new.atom"
+want="GET /test/${href#"$inbox"}t.mbox.gz "
+grep -qF "\"$want" proxy.log || fail "the source did not ask for '$want': $(grep odd proxy.log)"
 echo "sources_same.sh: ok"
