@@ -15,6 +15,7 @@ static const struct pr_connector_type *const connectors[] = {
 	&pr_connector_imap,
 	&pr_connector_maildir,
 	&pr_connector_mbox,
+	&pr_connector_public_inbox,
 	&pr_connector_smtp,
 	NULL,
 };

@@ -59,6 +59,19 @@ CONF
 poll md md.conf
 strip md.json > md.got
 diff -u "$expected" md.got || fail "the maildir source differs from expected.json"
+md_cursor=$(cursor md.json)
+late="$PR_SRC/tests/data/sources/late/16-c-2.eml"
+cp "$late" md/new/
+touch -d "@1796300016" md/new/16-c-2.eml
+poll md_late md.conf --cursor "$md_cursor"
+strip md_late.json > md_late.got
+# the late patch completes c-1: emitted again, complete, and nothing else
+$py -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+ev = [(e["kind"], e["series"], e["patches"]) for e in d["events"]]
+assert ev == [("series", "c-1@example.org", ["c-1@example.org", "c-2@example.org"])], ev
+assert d["series"]["c-1@example.org"]["versions"][0]["complete"], d' md_late.json ||
+	fail "the late patch through maildir: $(cat md_late.json)"
 
 # (b) imap: the list APPENDed, in file order, into mailbox "list"
 sh "$servers/dovecot.sh" start "$tmp/dovecot" bot 'imap secret' ||
@@ -100,6 +113,13 @@ d = json.load(open(sys.argv[1]))
 assert d["events"] == [] and d["cursor"] is None, d' imap2.json ||
 	fail "an imap poll with nothing new emitted something"
 
+# the late patch APPENDed: the same as through the maildir
+sed 's/$/\r/' "$late" > crlf.eml
+icurl -T crlf.eml "$imap/list" || fail "APPEND of the late patch failed"
+poll imap_late imap.conf --cursor "$c1"
+strip imap_late.json > imap_late.got
+diff -u md_late.got imap_late.got || fail "the late patch: imap differs from maildir"
+
 # a search filter: only the mails from Bob
 sed 's/^\ttimeout = 20s$/\ttimeout = 20s\n\tsearch = FROM "bob@example.org"/' imap.conf > search.conf
 grep -q 'search = FROM' search.conf || fail "no search line in search.conf"
@@ -139,4 +159,82 @@ case $(cursor again.json) in "mailsrc1 epoch=$(echo "$v2" | tr -dc 0-9) "*) ;;
 *) fail "the cursor does not hold the new UIDVALIDITY: $(cursor again.json) ($v2)" ;; esac
 
 sh "$servers/dovecot.sh" stop "$tmp/dovecot"
+
+# (c) public-inbox, read through a proxy that fails on demand
+sh "$servers/public_inbox.sh" start "$tmp/pi" test "$list"/*.eml ||
+	fail "public-inbox did not start"
+: > faults
+$py "$servers/fault_proxy.py" --upstream "http://127.0.0.1:$(cat pi/port)" \
+	--port-file proxy.port --fault-file faults 2> proxy.log &
+echo $! > proxy.pid
+i=0
+while [ ! -s proxy.port ]; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || fail "the fault proxy did not start: $(cat proxy.log)"
+	sleep 0.1
+done
+inbox="http://127.0.0.1:$(cat proxy.port)/test/"
+cat > pi.conf <<CONF
+[source "list"]
+	type = public-inbox
+	url = $inbox
+	timeout = 20s
+	trusted = maint@example.org
+CONF
+# must_fail NAME WHAT LOG-LINE: the poll fails, the log names the url
+must_fail() {
+	n=$1 what=$2 line=$3
+	shift 3
+	if "$PATCHRELAY" poll -c pi.conf list --json "$@" > "$n.json" 2> "$n.err"; then
+		fail "$what did not fail the poll: $(cat "$n.json")"
+	fi
+	grep -qF "$line" "$n.err" || fail "$what: no log line '$line': $(cat "$n.err")"
+	grep -q "error: source 'list'" "$n.err" || fail "$what: no error naming the source: $(cat "$n.err")"
+	grep -q '"kind"' "$n.json" && fail "$what: events emitted before the failure"
+	return 0
+}
+echo "500 new.atom" > faults
+must_fail f500 "the feed answering 500" "GET ${inbox}new.atom answered HTTP 500"
+echo "404 /a1-0@example.org/t.mbox.gz" > faults
+must_fail f404 "a thread answering 404" "GET ${inbox}a1-0@example.org/t.mbox.gz answered HTTP 404"
+echo "truncate t.mbox.gz" > faults
+must_fail ftrunc "a truncated gzip" "public-inbox '${inbox}a1-0@example.org/t.mbox.gz': truncated gzip"
+: > faults
+poll pi pi.conf
+strip pi.json > pi.got
+diff -u md.got pi.got || fail "the public-inbox source differs from the maildir source"
+pi_cursor=$(cursor pi.json)
+
+# the late patch, its thread truncated once: the failed poll emits nothing
+# and stores nothing, the next one from the same cursor emits it once
+sh "$servers/public_inbox.sh" add "$tmp/pi" "$late" || fail "adding the late patch failed"
+echo "truncate t.mbox.gz" > faults
+must_fail flate "a truncated gzip of the late thread" "c-2@example.org/t.mbox.gz': truncated gzip" --cursor "$pi_cursor"
+: > faults
+poll pi_late pi.conf --cursor "$pi_cursor"
+strip pi_late.json > pi_late.got
+diff -u md_late.got pi_late.got || fail "the late patch: public-inbox differs from maildir"
+poll pi_none pi.conf --cursor "$(cursor pi_late.json)"
+$py -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+assert d["events"] == [] and d["cursor"] is None, d' pi_none.json ||
+	fail "a public-inbox poll with nothing new emitted something"
+
+# a Message-ID with '/', '%', '#' and '+': the thread url the source asks
+# for is the one public-inbox itself links to in new.atom
+sed -e 's/^Date: .*/Date: Tue, 10 Nov 2026 10:20:00 +0000/' \
+	-e 's/^Subject: .*/Subject: [PATCH] mm: odd id/' \
+	-e 's|^Message-ID: .*|Message-ID: <odd/id+x%y#z@example.org>|' \
+	"$list/15-c-1.eml" > odd.eml
+sh "$servers/public_inbox.sh" add "$tmp/pi" odd.eml || fail "adding odd.eml failed"
+poll pi_odd pi.conf --cursor "$(cursor pi_late.json)"
+$py -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+ev = [(e["kind"], e["series"], e["patches"]) for e in d["events"]]
+assert ev == [("series", "odd/id+x%y#z@example.org", ["odd/id+x%y#z@example.org"])], ev' pi_odd.json ||
+	fail "the odd Message-ID: $(cat pi_odd.json)"
+href=$(curl -sS "${inbox}new.atom" | grep -o 'href="[^"]*odd[^"]*"' | head -1 | sed 's/^href="//; s/"$//')
+[ -n "$href" ] || fail "no href for the odd Message-ID in new.atom"
+want="GET /test/${href#"$inbox"}t.mbox.gz "
+grep -qF "\"$want" proxy.log || fail "the source did not ask for '$want': $(grep odd proxy.log)"
 echo "sources_same.sh: ok"

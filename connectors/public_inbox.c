@@ -1,0 +1,401 @@
+#include "pr.h"
+
+#include <time.h>
+#include <zlib.h>
+
+#include "atom.h"
+#include "connectors.h"
+#include "http.h"
+#include "mailinfo.h"
+#include "mailsrc.h"
+#include "mbox.h"
+
+/*
+ * The public-inbox source: reads a public-inbox archive (lore) over HTTP
+ * and hands the messages to connectors/mailsrc.c as the maildir source
+ * does.
+ *
+ * - A poll fetches <inbox>/new.atom, and for each entry at or after the
+ *   cursor's `low` whose message is not yet in the batch, the whole thread
+ *   as <inbox>/<msgid>/t.mbox.gz (the msgid escaped as public-inbox's
+ *   mid_escape does), gunzipped and split as mboxrd.  Every message of the
+ *   thread goes into the batch, the older ones too: mailsrc emits only what
+ *   is above the cursor's `high`, and the old ones give the grouping the
+ *   cover letter and v1 the new mails answer.
+ * - A message's position is "<Date as 20 digits>.<Message-ID>", the same
+ *   for an Atom entry (its <updated> is the Date) and for the mail; the
+ *   cursor is mailsrc's (epoch "").
+ * - Any failure (the feed or a thread answering other than 200, a truncated
+ *   gzip, a transport error) is logged with its URL and fails the poll
+ *   before anything is emitted: the cursor stays where it was and the next
+ *   poll fetches the same threads, so nothing is lost or emitted twice.
+ */
+
+struct pi_src {
+	const struct pr_instance *inst;
+	const struct pr_public_inbox_ctx *ctx;
+	struct pr_http_client http;
+	struct pr_buf base; /* the inbox url, ending in '/' */
+};
+
+/* Append s escaped as public-inbox's mid_escape (PublicInbox::MID). */
+static int mid_escape(struct pr_buf *out, const char *s)
+{
+	static const char safe[] = "-._~!$&'()*+,;=:@";
+	const unsigned char *p = (const unsigned char *)s;
+	int err = 0;
+
+	for (; !err && *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr(safe, *p))
+			err = pr_buf_addch(out, *p);
+		else
+			err = pr_buf_addf(out, "%%%02X", *p);
+	}
+	return err;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * The Message-ID an entry's link names: the last path segment of
+ * ".../<msgid>/", %-decoded, into out.  0, or PR_EPARSE when the link has
+ * no such segment.
+ */
+static int link_mid(struct pr_buf *out, const char *link)
+{
+	size_t n = strlen(link), start;
+
+	while (n && link[n - 1] == '/')
+		n--;
+	start = n;
+	while (start && link[start - 1] != '/')
+		start--;
+	if (start == n)
+		goto bad;
+	for (; start < n; start++) {
+		int hi, lo, err;
+
+		if (link[start] != '%') {
+			err = pr_buf_addch(out, link[start]);
+		} else {
+			hi = start + 2 < n ? hexval(link[start + 1]) : -1;
+			lo = hi < 0 ? -1 : hexval(link[start + 2]);
+			if (lo < 0 || (hi == 0 && lo == 0))
+				goto bad;
+			err = pr_buf_addch(out, hi * 16 + lo);
+			start += 2;
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+bad:
+	return pr_error(PR_EPARSE, "link '%.200s': names no message", link);
+}
+
+static int position(struct pr_buf *out, int64_t time, const char *mid)
+{
+	return pr_buf_addf(out, "%020lld.%s", (long long)time, mid);
+}
+
+/* GET url into resp; anything but 200 is an error, logged with the url. */
+static int get(struct pi_src *s, struct pr_http_response *resp, const char *url)
+{
+	int err = pr_http_request(resp, &s->http, "GET", url, NULL, NULL);
+
+	if (err) {
+		pr_log_warn(s->inst->prefix, "GET %s failed: %s", url,
+			    pr_error_message());
+		return err;
+	}
+	if (resp->status != 200) {
+		pr_log_warn(s->inst->prefix, "GET %s answered HTTP %ld", url,
+			    resp->status);
+		return pr_error(resp->status == 404 ? PR_ENOENT : PR_ENET,
+				"public-inbox '%s': HTTP %ld", url,
+				resp->status);
+	}
+	return 0;
+}
+
+/* Gunzip in into out (capped); a stream that does not end is an error. */
+static int gunzip(struct pr_buf *out, const struct pr_buf *in, const char *url)
+{
+	z_stream z;
+	char chunk[16384];
+	int zr = Z_OK, err = 0;
+
+	memset(&z, 0, sizeof(z));
+	/* 16 + MAX_WBITS: a gzip header and trailer, not a zlib one */
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return pr_error(PR_EINTERNAL, "zlib: cannot start inflate");
+	z.next_in = (Bytef *)in->ptr;
+	z.avail_in = (uInt)in->len;
+	while (zr != Z_STREAM_END) {
+		z.next_out = (Bytef *)chunk;
+		z.avail_out = sizeof(chunk);
+		zr = inflate(&z, Z_NO_FLUSH);
+		if (zr != Z_OK && zr != Z_STREAM_END) {
+			/* Z_BUF_ERROR with no input left: it stopped short */
+			err = pr_error(PR_EPARSE,
+				       "public-inbox '%s': %s gzip (%s)", url,
+				       zr == Z_BUF_ERROR ? "truncated" : "bad",
+				       z.msg ? z.msg : "no message");
+			goto done;
+		}
+		if ((err = pr_buf_add(out, chunk, sizeof(chunk) - z.avail_out)))
+			goto done;
+		if (zr == Z_OK && !z.avail_in && z.avail_out) {
+			err = pr_error(PR_EPARSE,
+				       "public-inbox '%s': truncated gzip",
+				       url);
+			goto done;
+		}
+	}
+done:
+	inflateEnd(&z);
+	return err;
+}
+
+struct thread_ctx {
+	struct pr_mailsrc_batch *batch;
+	const char *url;
+	const char *prefix;
+};
+
+static bool in_batch(const struct pr_mailsrc_batch *b, const char *pos)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr; i++)
+		if (!strcmp(b->v[i].pos, pos))
+			return true;
+	return false;
+}
+
+/* mbox_split's callback: one message of a thread, at its position. */
+static int add_message(const char *data, size_t len,
+		       const struct pr_mbox_where *w, void *payload)
+{
+	struct thread_ctx *t = payload;
+	struct pr_mailinfo mi;
+	struct pr_buf pos = PR_BUF_INIT;
+	int64_t time = 0;
+	int err;
+
+	pr_mailinfo_init(&mi);
+	err = pr_mailinfo_parse(&mi, data, len);
+	if (err == PR_EPARSE || err == PR_ETOOBIG || err == PR_EINVAL) {
+		/* mailsrc would skip it too; say where it was */
+		pr_log_warn(t->prefix, "message %zu of '%s' skipped: %s",
+			    w->number, t->url, pr_error_message());
+		err = 0;
+		goto done;
+	}
+	if (err)
+		goto done;
+	if (!mi.message_id || !mi.message_id[0]) {
+		pr_log_warn(t->prefix,
+			    "message %zu of '%s' skipped: no Message-ID",
+			    w->number, t->url);
+		goto done;
+	}
+	if (pr_mailsrc_parse_date(&time, mi.date) < 0) {
+		pr_error_clear();
+		time = 0;
+	}
+	if ((err = position(&pos, time, mi.message_id)))
+		goto done;
+	/* a thread fetched for two entries, or two threads sharing mails */
+	if (!in_batch(t->batch, pos.ptr))
+		pr_mailsrc_batch_add(t->batch, pos.ptr, data, len, 0);
+done:
+	pr_mailinfo_release(&mi);
+	pr_buf_release(&pos);
+	return err;
+}
+
+static int fetch_thread(struct pi_src *s, struct pr_mailsrc_batch *batch,
+			const char *mid)
+{
+	struct pr_http_response resp;
+	struct pr_buf url = PR_BUF_INIT, mbox;
+	struct pr_mbox_opts mo = { true };
+	struct thread_ctx t;
+	int err;
+
+	memset(&resp, 0, sizeof(resp));
+	pr_buf_init(&mbox, PR_LIMIT_HTTP_BYTES);
+	if ((err = pr_buf_addbuf(&url, &s->base)) ||
+	    (err = mid_escape(&url, mid)) ||
+	    (err = pr_buf_adds(&url, "/t.mbox.gz")) ||
+	    (err = get(s, &resp, url.ptr)))
+		goto done;
+	if ((err = gunzip(&mbox, &resp.body, url.ptr))) {
+		pr_log_warn(s->inst->prefix, "%s", pr_error_message());
+		goto done;
+	}
+	t.batch = batch;
+	t.url = url.ptr;
+	t.prefix = s->inst->prefix;
+	err = pr_mbox_split(mbox.ptr, mbox.len, url.ptr, &mo, add_message, &t);
+done:
+	pr_http_response_release(&resp);
+	pr_buf_release(&url);
+	pr_buf_release(&mbox);
+	return err;
+}
+
+static int setup(struct pi_src *s)
+{
+	const char *url = s->ctx->url;
+	int err;
+
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+		return pr_error(PR_ECONFIG,
+				"url '%s': not an http:// or https:// url",
+				url);
+	if (strpbrk(url, "?#"))
+		return pr_error(PR_ECONFIG,
+				"url '%s': an inbox url has no query", url);
+	if ((err = pr_buf_adds(&s->base, url)))
+		return err;
+	if (s->base.ptr[s->base.len - 1] != '/' &&
+	    (err = pr_buf_addch(&s->base, '/')))
+		return err;
+	s->http.ca_file = s->ctx->ca_file;
+	s->http.timeout_ms = s->ctx->timeout;
+	s->http.log_prefix = s->inst->prefix;
+	return 0;
+}
+
+static int pi_open(struct pr_instance *inst)
+{
+	struct pi_src s;
+	int err;
+
+	memset(&s, 0, sizeof(s));
+	s.inst = inst;
+	s.ctx = inst->ctx;
+	pr_buf_init(&s.base, 0);
+	err = setup(&s);
+	if (!err && s.ctx->timeout < 0)
+		err = pr_error(PR_ECONFIG, "timeout: must be 0 or more");
+	pr_buf_release(&s.base);
+	if (err)
+		err = pr_error_wrap(err, "source '%s'", inst->name);
+	return err;
+}
+
+static int pi_poll(struct pr_instance *inst, const char *cursor,
+		   pr_event_fn emit, void *payload)
+{
+	const struct pr_public_inbox_ctx *ctx = inst->ctx;
+	struct pr_mailsrc_cursor prev;
+	struct pr_mailsrc_batch batch = { NULL, 0, 0 };
+	struct pr_mailsrc_opts o;
+	struct pr_http_response resp;
+	struct pr_atom_feed feed = { NULL, 0, 0 };
+	struct pr_buf url = PR_BUF_INIT, mid = PR_BUF_INIT, pos = PR_BUF_INIT;
+	struct pi_src s;
+	size_t i, fetched = 0;
+	int err = 0;
+
+	memset(&prev, 0, sizeof(prev));
+	memset(&resp, 0, sizeof(resp));
+	memset(&s, 0, sizeof(s));
+	s.inst = inst;
+	s.ctx = ctx;
+	pr_buf_init(&s.base, 0);
+	if (cursor && (err = pr_mailsrc_cursor_parse(&prev, cursor)))
+		goto done;
+	if ((err = setup(&s)) || (err = pr_buf_addbuf(&url, &s.base)) ||
+	    (err = pr_buf_adds(&url, "new.atom")) ||
+	    (err = get(&s, &resp, url.ptr)) ||
+	    (err = pr_atom_parse(&feed, resp.body.ptr, resp.body.len, url.ptr)))
+		goto done;
+	/* oldest first, so that a thread is fetched for its first entry */
+	for (i = feed.nr; i-- > 0;) {
+		const struct pr_atom_entry *e = &feed.v[i];
+
+		pr_buf_reset(&mid);
+		pr_buf_reset(&pos);
+		if (!e->link || link_mid(&mid, e->link) < 0) {
+			pr_log_warn(inst->prefix,
+				    "feed '%s': entry '%s' skipped: no link "
+				    "to a message",
+				    url.ptr, e->id ? e->id : "");
+			pr_error_clear();
+			continue;
+		}
+		if ((err = position(&pos, e->time < 0 ? 0 : e->time, mid.ptr)))
+			goto done;
+		if (prev.low && strcmp(pos.ptr, prev.low) < 0)
+			continue;
+		/* nothing waits: the newest message seen needs no new fetch */
+		if (prev.low && prev.high && !strcmp(prev.low, prev.high) &&
+		    !strcmp(pos.ptr, prev.high))
+			continue;
+		if (in_batch(&batch, pos.ptr))
+			continue; /* in a thread fetched already */
+		if ((err = fetch_thread(&s, &batch, mid.ptr)))
+			goto done;
+		fetched++;
+	}
+	pr_log_debug(inst->prefix, "fetched %zu threads, %zu messages", fetched,
+		     batch.nr);
+	o.origin = inst->name;
+	o.prefix = inst->prefix;
+	o.wait_ms = ctx->wait;
+	o.trusted = &ctx->trusted;
+	o.now = (int64_t)time(NULL);
+	o.epoch = "";
+	err = pr_mailsrc_emit(&batch, cursor ? &prev : NULL, &o, emit, payload);
+done:
+	if (err < 0)
+		err = pr_error_wrap(err, "source '%s'", inst->name);
+	pr_http_response_release(&resp);
+	pr_atom_feed_release(&feed);
+	pr_buf_release(&s.base);
+	pr_buf_release(&url);
+	pr_buf_release(&mid);
+	pr_buf_release(&pos);
+	pr_mailsrc_cursor_release(&prev);
+	pr_mailsrc_batch_release(&batch);
+	return err;
+}
+
+static const struct pr_option pi_options[] = {
+	{ "url", PR_OPT_STRING, NULL,
+	  "the inbox's address, e.g. https://lore.kernel.org/netdev/",
+	  offsetof(struct pr_public_inbox_ctx, url), true, NULL },
+	{ "ca-file", PR_OPT_PATH, NULL,
+	  "CA certificates to verify the server with (default: the system's)",
+	  offsetof(struct pr_public_inbox_ctx, ca_file), false, NULL },
+	{ "timeout", PR_OPT_DURATION, "60s",
+	  "how long one HTTP request may take",
+	  offsetof(struct pr_public_inbox_ctx, timeout), false, NULL },
+	PR_MAILSRC_OPTIONS(struct pr_public_inbox_ctx),
+	PR_OPTIONS_END,
+};
+
+const struct pr_connector_type pr_connector_public_inbox = {
+	.abi = PR_ABI_VERSION,
+	.name = "public-inbox",
+	.summary = "a public-inbox archive (lore) read over HTTP, as a source",
+	.caps = PR_CAP_SOURCE,
+	.options = pi_options,
+	.ctx_size = sizeof(struct pr_public_inbox_ctx),
+	.open = pi_open,
+	.poll = pi_poll,
+};
