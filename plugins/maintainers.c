@@ -36,13 +36,17 @@ struct tv {
 	bool literal; /* F/X: "^value" is a plain prefix test */
 	bool slash_end; /* F/X: value as written ends in '/' */
 	unsigned char dir; /* F/X: DIR_NO, DIR_YES, DIR_UNKNOWN (stat on use) */
+	/*
+	 * F/X: the literal bytes every match starts with are value's first
+	 * prefix_len.  32 bits are enough (MAINTAINERS is capped at
+	 * MAINT_BYTES) and keep this at 48 bytes: one per line of the file.
+	 */
+	uint32_t prefix_len;
+	uint32_t nslash; /* F/X: slashes in value as written */
+	uint32_t start; /* typed: find_starting_index of its section */
 	char *value; /* the value (F/X: as written), or the whole line */
 	pcre2_code *re; /* F/X: ^value; N: value/x; K: value/x */
 	pcre2_code *re_patch; /* K only: ^[+-].*value/x */
-	const char *prefix; /* F/X: literal bytes every match starts with */
-	size_t prefix_len;
-	size_t nslash; /* F/X: slashes in value as written */
-	size_t start; /* typed: find_starting_index of its section */
 };
 
 /* The F:/X: entries whose literal prefix starts with one path component. */
@@ -455,40 +459,61 @@ static bool perl_space_not_nl(int c)
  * `-d $value` runs on the converted value, which names no directory when
  * the conversion changed it: only the other values are stat()ed.
  */
+/* Byte classes of an F:/X: value, for file_entry. */
+enum {
+	FE_SLASH = 1, /* '/' */
+	FE_CHANGED = 2, /* get_maintainer.pl's conversion rewrites it */
+	FE_STOP = 4, /* a regex byte: ends the literal prefix */
+	FE_BACK = 8, /* '+', '{': also make the byte before optional */
+};
+
+static const unsigned char fe_class[256] = {
+	['/'] = FE_SLASH,
+	['.'] = FE_CHANGED,
+	['*'] = FE_CHANGED | FE_STOP,
+	['?'] = FE_CHANGED | FE_STOP,
+	['\\'] = FE_STOP,
+	['^'] = FE_STOP,
+	['$'] = FE_STOP,
+	['|'] = FE_STOP,
+	['('] = FE_STOP,
+	[')'] = FE_STOP,
+	['['] = FE_STOP,
+	[']'] = FE_STOP,
+	['}'] = FE_STOP,
+	['+'] = FE_STOP | FE_BACK,
+	['{'] = FE_STOP | FE_BACK,
+};
+
 static void file_entry(struct tv *t)
 {
-	const char *s = t->value;
-	size_t n = 0, plen = 0, nslash = 0;
-	bool changed = false, stop = false;
+	const unsigned char *s = (const unsigned char *)t->value;
+	size_t n = 0, plen, nslash = 0;
+	unsigned seen = 0, c;
 
 	/* locals, not t's fields: stores through t could alias s */
-	for (; s[n]; n++) {
-		char c = s[n];
-
-		nslash += c == '/';
-		if (c == '.' || c == '*' || c == '?')
-			changed = true;
-		if (stop)
-			continue;
-		if (c == '*' || c == '?' || c == '\\' || c == '^' || c == '$' ||
-		    c == '|' || c == '(' || c == ')' || c == '[' || c == ']' ||
-		    c == '}') {
-			stop = true;
-		} else if (c == '+' || c == '{') {
-			if (plen)
-				plen--;
-			stop = true;
-		} else {
-			plen++;
+	for (; s[n] && !((c = fe_class[s[n]]) & FE_STOP); n++) {
+		nslash += c & FE_SLASH;
+		seen |= c;
+	}
+	plen = n;
+	if (s[n]) {
+		if ((fe_class[s[n]] & FE_BACK) && plen)
+			plen--;
+		for (; s[n]; n++) {
+			c = fe_class[s[n]];
+			nslash += c & FE_SLASH;
+			seen |= c;
 		}
 	}
-	t->nslash = nslash;
-	t->literal = !stop;
+	t->nslash = (uint32_t)nslash;
+	t->literal = !(seen & FE_STOP);
 	t->slash_end = n && s[n - 1] == '/';
 	/* a '/' is added on first use when the value names a directory */
-	t->dir = t->slash_end ? DIR_YES : changed || !n ? DIR_NO : DIR_UNKNOWN;
-	t->prefix = t->value;
-	t->prefix_len = plen;
+	t->dir = t->slash_end		     ? DIR_YES
+		 : (seen & FE_CHANGED) || !n ? DIR_NO
+					     : DIR_UNKNOWN;
+	t->prefix_len = (uint32_t)plen;
 }
 
 /*
@@ -515,7 +540,7 @@ static bool tv_isdir(const struct pr_maint *m, struct tv *t)
 /* Slashes of the value as get_maintainer.pl matches it. */
 static size_t tv_nslash(const struct pr_maint *m, struct tv *t)
 {
-	return t->nslash + (!t->slash_end && tv_isdir(m, t));
+	return (size_t)t->nslash + (!t->slash_end && tv_isdir(m, t));
 }
 
 /* "^" and the F:/X: value as get_maintainer.pl converts it. */
@@ -600,7 +625,7 @@ static struct fx_bucket *fx_find(const struct pr_maint *m, const char *comp,
 /* After parsing: sections and the F:/X:, N: and K: indexes. */
 static void build_index(struct pr_maint *m)
 {
-	size_t i, aany = 0, an = 0, ak = 0;
+	size_t i, aany = 0, an = 0, ak = 0, start = 0;
 	struct fx_bucket *last = NULL;
 
 	for (i = 0; i < m->ntv; i++) {
@@ -608,9 +633,12 @@ static void build_index(struct pr_maint *m)
 		const char *slash;
 		size_t len;
 
-		if (!t->type)
+		/* find_starting_index, in one pass: the last untyped line */
+		if (!t->type) {
+			start = i;
 			continue;
-		t->start = find_starting_index(m, i);
+		}
+		t->start = (uint32_t)start;
 		if (i == 0 || !m->tv[i - 1].type)
 			m->nsections++;
 		if (t->type == 'N') {
@@ -622,22 +650,22 @@ static void build_index(struct pr_maint *m)
 		}
 		if (t->type != 'F' && t->type != 'X')
 			continue;
-		slash = memchr(t->prefix, '/', t->prefix_len);
+		slash = memchr(t->value, '/', t->prefix_len);
 		if (!slash) {
 			PR_ALLOC_GROW(m->fx_any, m->nfx_any + 1, aany);
 			m->fx_any[m->nfx_any++] = i;
 			continue;
 		}
-		len = (size_t)(slash - t->prefix);
+		len = (size_t)(slash - t->value);
 		/* neighbours mostly share a component: try the last first */
 		if (!last || last->len != len ||
-		    memcmp(last->comp, t->prefix, len))
-			last = fx_find(m, t->prefix, len);
+		    memcmp(last->comp, t->value, len))
+			last = fx_find(m, t->value, len);
 		if (!last) {
 			PR_ALLOC_GROW(m->fx, m->nfx + 1, m->alloc_fx);
 			last = &m->fx[m->nfx++];
 			memset(last, 0, sizeof(*last));
-			last->comp = t->prefix;
+			last->comp = t->value;
 			last->len = len;
 		}
 		PR_ALLOC_GROW(last->tvi, last->nr + 1, last->alloc);
@@ -675,12 +703,13 @@ int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
 	}
 	m->text = pr_buf_detach(&text, &len);
 	end = m->text + len;
-	/* one entry a line at most: one allocation */
-	for (p = m->text; p < end && (nl = memchr(p, '\n', (size_t)(end - p)));
-	     p = nl + 1)
-		m->alloc_tv++;
-	m->alloc_tv++;
-	m->tv = pr_calloc(m->alloc_tv, sizeof(*m->tv));
+	/*
+	 * One entry a line at most; the kernel's lines average over 30
+	 * bytes, so len / 24 entries rarely grow, with no pass counting
+	 * lines.  Pages never written are never touched.
+	 */
+	m->alloc_tv = len / 24 + 16;
+	m->tv = pr_reallocarray(NULL, m->alloc_tv, sizeof(*m->tv));
 	for (p = m->text; p < end; p = nl + 1) {
 		struct tv t = { 0 };
 
@@ -927,7 +956,7 @@ static void read_patch(struct route *r, const struct pr_buf *patch)
 static bool file_match_pattern(struct route *r, const char *file, size_t flen,
 			       size_t fslash, struct tv *t)
 {
-	if (flen < t->prefix_len || memcmp(file, t->prefix, t->prefix_len))
+	if (flen < t->prefix_len || memcmp(file, t->value, t->prefix_len))
 		return false;
 	if (t->literal) {
 		/* "^value" is a prefix test; "^value/" for a directory */

@@ -285,6 +285,58 @@ static void test_reload(void **state)
 	rmdir(dir);
 }
 
+/*
+ * A changed .mailmap is read again on the next run, though MAINTAINERS
+ * did not change; one that appears or goes counts as a change too.
+ */
+static void test_reload_mailmap(void **state)
+{
+	struct fixture f;
+	struct pr_version *v = version("lib/a.c", "int y;");
+	char dir[] = "/tmp/pr-maint-XXXXXX", file[64], mailmap[64];
+	const struct pr_recipient *r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/MAINTAINERS", dir);
+	snprintf(mailmap, sizeof(mailmap), "%s/.mailmap", dir);
+	write_file(file, "LIB\nM:\tA One <a@example.org>\nS:\tMaintained\n"
+			 "F:\tlib/\n");
+	setup(&f);
+	set(&f, "kernel-tree", dir);
+	assert_int_equal(type->open(&f.inst), 0);
+	assert_int_equal(type->run(&f.inst, f.s, v, &f.report), 0);
+	assert_non_null(rcpt(&f, "a@example.org"));
+
+	write_file(mailmap, "A New <new@example.org> <a@example.org>\n");
+	pr_series_free(f.s);
+	f.s = pr_series_new("test", "test#2");
+	assert_int_equal(type->run(&f.inst, f.s, v, &f.report), 0);
+	assert_null(rcpt(&f, "a@example.org"));
+	r = rcpt(&f, "new@example.org");
+	assert_non_null(r);
+	assert_string_equal(r->name, "A New");
+
+	write_file(mailmap,
+		   "A Newer One <newer@example.org> <a@example.org>\n");
+	pr_series_free(f.s);
+	f.s = pr_series_new("test", "test#3");
+	assert_int_equal(type->run(&f.inst, f.s, v, &f.report), 0);
+	assert_null(rcpt(&f, "new@example.org"));
+	assert_string_equal(rcpt(&f, "newer@example.org")->name, "A Newer One");
+
+	unlink(mailmap);
+	pr_series_free(f.s);
+	f.s = pr_series_new("test", "test#4");
+	assert_int_equal(type->run(&f.inst, f.s, v, &f.report), 0);
+	assert_null(rcpt(&f, "newer@example.org"));
+	assert_string_equal(rcpt(&f, "a@example.org")->name, "A One");
+	pr_version_free(v);
+	teardown(&f);
+	unlink(file);
+	rmdir(dir);
+}
+
 /* pr_maint_resolve gives the lines pr_maint_route prints, as data. */
 static void test_resolve_matches_route(void **state)
 {
@@ -327,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_opt_out_file),
 		cmocka_unit_test(test_sections_and_filter),
 		cmocka_unit_test(test_reload),
+		cmocka_unit_test(test_reload_mailmap),
 		cmocka_unit_test(test_resolve_matches_route),
 	};
 
