@@ -4,7 +4,8 @@
 # tests/data/route/tree, `/submit` by its author, `run --once` -> 4 mails
 # addressed as `patchrelay route` (get_maintainer) says plus the body's
 # Cc:, and a note holding the cover's Message-ID; a second run sends
-# nothing; a force-push + /submit -> v2 linking v1; a stranger's /submit
+# nothing; a force-push + /submit -> v2 linking v1; an MR over
+# size-limit -> a refusal note and no mail; a stranger's /submit
 # -> nothing sent and one note why (once); an idle poll of many open MRs
 # -> only conditional requests, all 304; a 429 with Retry-After -> the
 # next run sends no request at all.
@@ -99,6 +100,9 @@ cat >relay.conf <<CONF
 	project = kernel/net
 	token = env:GL_TOKEN
 	cache-dir = $tmp/cache
+[check "size"]
+	type = size-limit
+	max-files = 5
 [check "maint"]
 	type = maintainers
 	kernel-tree = $tmp/tree
@@ -110,6 +114,7 @@ cat >relay.conf <<CONF
 	archive-url = https://lore.example.org/r/%m
 [route "r"]
 	from = gl
+	step = size
 	step = maint
 	to = list
 	feedback = gl
@@ -183,13 +188,29 @@ body = cover.get_payload(decode=True).decode()
 assert sys.argv[2] in body, body
 PYEOF
 
+# -- a junk MR (six new files, over size-limit's max-files): a refusal
+# note and no mail
+git -C tree checkout -q -b junk main
+for i in 1 2 3 4 5 6; do
+	echo "int junk$i;" >"tree/drivers/net/junk$i.c"
+done
+git -C tree add -A
+git -C tree commit -q -m 'net: junk files'
+git -C tree checkout -q main
+ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"junk\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"junk\",\"base\":\"main\"}" >/dev/null
+ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":2,"user":"ada","body":"/submit"}' >/dev/null
+run pass3b || fail "pass 3b: $(cat pass3b.log)"
+[ "$(mails)" -eq 8 ] || fail "the junk MR sent mail"
+notes 2 >notes_junk
+grep -q '^relay-bot: .*size-limit' notes_junk || fail "no refusal note: $(cat notes_junk)"
+
 # -- a stranger's /submit: nothing sent, one note why, and only once
 ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"another\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\"}" >/dev/null
-ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":2,"user":"eve","body":"/submit"}' >/dev/null
+ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":3,"user":"eve","body":"/submit"}' >/dev/null
 run pass4 || fail "pass 4: $(cat pass4.log)"
 [ "$(mails)" -eq 8 ] || fail "a stranger's /submit sent mail"
 run pass5 || fail "pass 5: $(cat pass5.log)"
-notes 2 >notes3
+notes 3 >notes3
 [ "$(grep -c '^relay-bot: ' notes3)" -eq 1 ] ||
 	fail "want one note to the stranger: $(cat notes3)"
 grep -q '^relay-bot: .*eve' notes3 || fail "the note does not name eve: $(cat notes3)"
@@ -211,7 +232,7 @@ PYEOF
 
 # -- a 429 with Retry-After: the next run before the deadline asks nothing
 ctl POST /_emu/fail '{"match":"merge_requests","status":429,"headers":{"Retry-After":"3600"},"count":1}' >/dev/null
-ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":3,"user":"ada","body":"/submit"}' >/dev/null
+ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":4,"user":"ada","body":"/submit"}' >/dev/null
 run pass8
 grep -qi 'rate limited until' pass8.log || fail "pass 8: $(cat pass8.log)"
 ctl POST /_emu/log/clear '{}' >/dev/null
