@@ -1,34 +1,27 @@
 #include "pr.h"
 
-#include <ctype.h>
 #include <jansson.h>
 
 #include "connectors.h"
+#include "forge.h"
 #include "gitlab.h"
 #include "http.h"
 
 /*
- * The gitlab connector: merge requests of GitLab projects as series.  This
- * part maps GitLab REST v4 (URLs, JSON fields, pagination, error answers);
- * see gitlab.h for the invariants.
+ * The gitlab connector: merge requests of GitLab projects as series, and
+ * reports posted back as notes.  forge.c does the polling, the triggers,
+ * the cursor, the fetch and the feedback; this file fills in forge.h's ops
+ * with GitLab REST v4's URLs, headers and JSON fields (see gitlab.h).
  */
 
-/* ---- JSON helpers ---- */
+#define GITLAB_API_URL "https://gitlab.com/api/v4"
 
-static int load(json_t **out, const char *text, size_t len, const char *what)
-{
-	json_error_t jerr;
-
-	*out = json_loadb(text, len, JSON_DECODE_ANY, &jerr);
-	if (!*out)
-		return pr_error(PR_EPARSE, "gitlab %s: bad JSON at line %d: %s",
-				what, jerr.line, jerr.text);
-	return 0;
-}
+/* ---- JSON mapping ---- */
 
 /*
  * The string at `key` of obj, copied into *slot: absent or null gives NULL
- * (an error when required), another type or a NUL inside is PR_EPARSE.
+ * (an error when required), another type is PR_EPARSE.  jansson refuses
+ * "\u0000" when it loads, so the C string is the whole value.
  */
 static int get_str(char **slot, const json_t *obj, const char *key,
 		   bool required, const char *what)
@@ -43,9 +36,6 @@ static int get_str(char **slot, const json_t *obj, const char *key,
 	}
 	if (!json_is_string(v))
 		return pr_error(PR_EPARSE, "gitlab %s: '%s' is not a string",
-				what, key);
-	if (strlen(json_string_value(v)) != json_string_length(v))
-		return pr_error(PR_EPARSE, "gitlab %s: '%s' holds a NUL byte",
 				what, key);
 	free(*slot);
 	*slot = pr_strdup(json_string_value(v));
@@ -65,7 +55,7 @@ static int get_id(int64_t *out, const json_t *obj, const char *key,
 	return 0;
 }
 
-/* author.username (or user.username) of obj; absent gives NULL. */
+/* obj[key].username; an absent or null obj[key] gives NULL. */
 static int get_username(char **slot, const json_t *obj, const char *key,
 			const char *what)
 {
@@ -77,16 +67,6 @@ static int get_username(char **slot, const json_t *obj, const char *key,
 		return pr_error(PR_EPARSE, "gitlab %s: '%s' is not an object",
 				what, key);
 	return get_str(slot, u, "username", true, what);
-}
-
-static void strlist_release(struct pr_strlist *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->nr; i++)
-		free(l->items[i]);
-	free(l->items);
-	memset(l, 0, sizeof(*l));
 }
 
 static int get_labels(struct pr_strlist *out, const json_t *obj)
@@ -116,209 +96,72 @@ static int get_labels(struct pr_strlist *out, const json_t *obj)
 	return 0;
 }
 
-/* ---- merge requests ---- */
-
-void pr_gitlab_mr_release(struct pr_gitlab_mr *mr)
-{
-	if (!mr)
-		return;
-	free(mr->state);
-	free(mr->title);
-	free(mr->description);
-	free(mr->author);
-	free(mr->sha);
-	free(mr->target_branch);
-	free(mr->source_branch);
-	free(mr->web_url);
-	free(mr->updated_at);
-	strlist_release(&mr->labels);
-	memset(mr, 0, sizeof(*mr));
-}
-
-void pr_gitlab_mrs_free(struct pr_gitlab_mr *mrs, size_t nr)
-{
-	size_t i;
-
-	for (i = 0; mrs && i < nr; i++)
-		pr_gitlab_mr_release(&mrs[i]);
-	free(mrs);
-}
-
-static int mr_from_json(struct pr_gitlab_mr *mr, const json_t *o)
+int pr_gitlab_mr_from_json(struct pr_forge_pr *pr, const json_t *o)
 {
 	const char *what = "merge request";
+	struct pr_buf ref = PR_BUF_INIT;
 	const json_t *d;
 	int err;
 
 	if (!json_is_object(o))
 		return pr_error(PR_EPARSE, "gitlab %s: not an object", what);
-	if ((err = get_id(&mr->iid, o, "iid", what)) ||
-	    (err = get_str(&mr->state, o, "state", true, what)) ||
-	    (err = get_str(&mr->title, o, "title", true, what)) ||
-	    (err = get_str(&mr->description, o, "description", false, what)) ||
-	    (err = get_username(&mr->author, o, "author", what)) ||
-	    (err = get_str(&mr->sha, o, "sha", false, what)) ||
-	    (err = get_str(&mr->target_branch, o, "target_branch", true,
-			   what)) ||
-	    (err = get_str(&mr->source_branch, o, "source_branch", false,
-			   what)) ||
-	    (err = get_str(&mr->web_url, o, "web_url", false, what)) ||
-	    (err = get_str(&mr->updated_at, o, "updated_at", false, what)) ||
-	    (err = get_labels(&mr->labels, o)))
-		return pr_error_wrap(err, "!%lld", (long long)mr->iid);
-	if (!mr->description)
-		mr->description = pr_strdup("");
+	if ((err = get_id(&pr->number, o, "iid", what)) ||
+	    (err = get_str(&pr->title, o, "title", true, what)) ||
+	    (err = get_str(&pr->body, o, "description", false, what)) ||
+	    (err = get_username(&pr->author, o, "author", what)) ||
+	    (err = get_str(&pr->head_sha, o, "sha", false, what)) ||
+	    (err = get_str(&pr->base_ref, o, "target_branch", true, what)) ||
+	    (err = get_str(&pr->web_url, o, "web_url", false, what)) ||
+	    (err = get_str(&pr->updated_at, o, "updated_at", false, what)) ||
+	    (err = get_labels(&pr->labels, o)))
+		return pr->number ? pr_error_wrap(err, "!%lld",
+						  (long long)pr->number)
+				  : err;
+	if (!pr->body)
+		pr->body = pr_strdup("");
 	/* "work_in_progress" is the name before GitLab 15 */
 	d = json_object_get(o, "draft");
 	if (!d)
 		d = json_object_get(o, "work_in_progress");
-	mr->draft = json_is_true(d);
+	pr->draft = json_is_true(d);
+	if ((err = pr_buf_addf(&ref, "refs/merge-requests/%lld/head",
+			       (long long)pr->number)))
+		return err;
+	free(pr->fetch_ref);
+	pr->fetch_ref = pr_buf_detach(&ref, NULL);
 	return 0;
 }
 
-int pr_gitlab_parse_mr(struct pr_gitlab_mr *out, const char *text, size_t len)
-{
-	json_t *root = NULL;
-	int err;
-
-	if ((err = load(&root, text, len, "merge request")))
-		goto done;
-	err = mr_from_json(out, root);
-	if (err)
-		pr_gitlab_mr_release(out);
-done:
-	json_decref(root);
-	return err;
-}
-
-int pr_gitlab_parse_mrs(struct pr_gitlab_mr **out, size_t *nr, const char *text,
-			size_t len)
-{
-	json_t *root = NULL, *v;
-	size_t i, alloc = *nr;
-	int err;
-
-	if ((err = load(&root, text, len, "merge request list")))
-		goto done;
-	if (!json_is_array(root)) {
-		err = pr_error(PR_EPARSE,
-			       "gitlab merge request list: not a list");
-		goto done;
-	}
-	json_array_foreach(root, i, v)
-	{
-		PR_ALLOC_GROW(*out, *nr + 1, alloc);
-		memset(&(*out)[*nr], 0, sizeof(**out));
-		if ((err = mr_from_json(&(*out)[*nr], v))) {
-			pr_gitlab_mr_release(&(*out)[*nr]);
-			goto done;
-		}
-		(*nr)++;
-	}
-done:
-	json_decref(root);
-	return err;
-}
-
-/* ---- notes, users, projects ---- */
-
-void pr_gitlab_notes_free(struct pr_gitlab_note *notes, size_t nr)
-{
-	size_t i;
-
-	for (i = 0; notes && i < nr; i++) {
-		free(notes[i].author);
-		free(notes[i].body);
-		free(notes[i].created_at);
-	}
-	free(notes);
-}
-
-int pr_gitlab_parse_notes(struct pr_gitlab_note **out, size_t *nr,
-			  const char *text, size_t len)
+int pr_gitlab_note_from_json(struct pr_forge_comment_list *out, const json_t *o)
 {
 	const char *what = "note";
-	json_t *root = NULL, *v;
-	size_t i, alloc = *nr;
+	struct pr_forge_comment *c;
 	int err;
 
-	if ((err = load(&root, text, len, "note list")))
-		goto done;
-	if (!json_is_array(root)) {
-		err = pr_error(PR_EPARSE, "gitlab note list: not a list");
-		goto done;
-	}
-	json_array_foreach(root, i, v)
-	{
-		struct pr_gitlab_note *n;
-
-		if (!json_is_object(v)) {
-			err = pr_error(PR_EPARSE,
-				       "gitlab note %zu: not an "
-				       "object",
-				       i + 1);
-			goto done;
-		}
-		if (json_is_true(json_object_get(v, "system")))
-			continue;
-		PR_ALLOC_GROW(*out, *nr + 1, alloc);
-		n = &(*out)[*nr];
-		memset(n, 0, sizeof(*n));
-		(*nr)++;
-		if ((err = get_id(&n->id, v, "id", what)) ||
-		    (err = get_username(&n->author, v, "author", what)) ||
-		    (err = get_str(&n->body, v, "body", true, what)) ||
-		    (err = get_str(&n->created_at, v, "created_at", false,
-				   what)))
-			goto done;
-		if (!n->author) {
-			err = pr_error(PR_EPARSE, "gitlab note %lld: no author",
-				       (long long)n->id);
-			goto done;
-		}
-	}
-done:
-	json_decref(root);
-	return err;
+	if (!json_is_object(o))
+		return pr_error(PR_EPARSE, "gitlab note: not an object");
+	if (json_is_true(json_object_get(o, "system")))
+		return 0;
+	c = pr_forge_comment_list_add(out);
+	if ((err = get_id(&c->id, o, "id", what)) ||
+	    (err = get_username(&c->author, o, "author", what)) ||
+	    (err = get_str(&c->body, o, "body", true, what)))
+		return err;
+	if (!c->author)
+		return pr_error(PR_EPARSE, "gitlab note %lld: no author",
+				(long long)c->id);
+	return 0;
 }
 
-int pr_gitlab_parse_user(char **username, const char *text, size_t len)
+int pr_gitlab_user_from_json(char **username, const json_t *o)
 {
-	json_t *root = NULL;
-	int err;
-
 	*username = NULL;
-	if ((err = load(&root, text, len, "user")))
-		goto done;
-	if (!json_is_object(root)) {
-		err = pr_error(PR_EPARSE, "gitlab user: not an object");
-		goto done;
-	}
-	err = get_str(username, root, "username", true, "user");
-done:
-	json_decref(root);
-	return err;
+	if (!json_is_object(o))
+		return pr_error(PR_EPARSE, "gitlab user: not an object");
+	return get_str(username, o, "username", true, "user");
 }
 
-int pr_gitlab_parse_project(char **http_url, const char *text, size_t len)
-{
-	json_t *root = NULL;
-	int err;
-
-	*http_url = NULL;
-	if ((err = load(&root, text, len, "project")))
-		goto done;
-	if (!json_is_object(root)) {
-		err = pr_error(PR_EPARSE, "gitlab project: not an object");
-		goto done;
-	}
-	err = get_str(http_url, root, "http_url_to_repo", true, "project");
-done:
-	json_decref(root);
-	return err;
-}
-
-/* ---- URLs ---- */
+/* ---- URLs and bodies ---- */
 
 int pr_gitlab_project_url(struct pr_buf *out, const char *api_url,
 			  const char *project, const char *suffix)
@@ -334,63 +177,6 @@ int pr_gitlab_project_url(struct pr_buf *out, const char *api_url,
 		return err;
 	return suffix ? pr_buf_adds(out, suffix) : 0;
 }
-
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
-/* url with its page= query parameter set to page (added when absent). */
-static int set_page(struct pr_buf *out, const char *url, const char *page)
-{
-	const char *q = strchr(url, '?'), *p;
-	int err;
-
-	if (!q)
-		return pr_buf_addf(out, "%s?page=%s", url, page);
-	for (p = q; p && *p; p = strchr(p + 1, '&')) {
-		const char *v = p + 1, *end;
-
-		if (strncmp(v, "page=", 5))
-			continue;
-		end = strchr(v, '&');
-		if (!end)
-			end = v + strlen(v);
-		if ((err = pr_buf_add(out, url, (size_t)(v - url))) ||
-		    (err = pr_buf_addf(out, "page=%s", page)))
-			return err;
-		return pr_buf_adds(out, end);
-	}
-	return pr_buf_addf(out, "%s&page=%s", url, page);
-}
-
-int pr_gitlab_next_url(struct pr_buf *out, const char *url,
-		       const struct pr_http_response *resp)
-{
-	const char *next = resp->next_page;
-
-	if (next && *next) {
-		if (!all_digits(next) || strlen(next) > 9)
-			return pr_error(PR_EPARSE,
-					"gitlab '%s': bad x-next-page '%.40s'",
-					url, next);
-		int err = set_page(out, url, next);
-
-		return err ? err : 1;
-	}
-	if (next)
-		return 0; /* present and empty: the last page */
-	if (!resp->link)
-		return 0;
-	return pr_http_link_rel(out, resp->link, "next");
-}
-
-/* ---- request bodies ---- */
 
 /* Set o[key] = val; jansson refuses text that is not UTF-8. */
 static int put(json_t *o, const char *key, const char *val)
@@ -431,64 +217,331 @@ int pr_gitlab_close_json(struct pr_buf *out)
 	return dump(out, o, put(o, "state_event", "close"));
 }
 
-int pr_gitlab_labels_json(struct pr_buf *out, const char *add,
-			  const char *remove)
+int pr_gitlab_label_json(struct pr_buf *out, const char *add)
 {
 	json_t *o = json_object();
-	int err = 0;
 
-	if (add)
-		err = put(o, "add_labels", add);
-	if (!err && remove)
-		err = put(o, "remove_labels", remove);
-	return dump(out, o, err);
+	if (strchr(add, ','))
+		return dump(out, o,
+			    pr_error(PR_EINVAL,
+				     "gitlab label '%s': holds a comma", add));
+	return dump(out, o, put(o, "add_labels", add));
 }
 
-/* ---- answers ---- */
+/* ---- the ops ---- */
 
-/*
- * GitLab's own words from an error body: {"message": "..."}, {"error":
- * "..."} or {"message": {"error": "..."}} (a 429), or "" when none.
- */
-static void error_text(struct pr_buf *out, const struct pr_buf *body)
+/* Load a whole answer's body as JSON. */
+static int load(json_t **out, const struct pr_http_response *resp,
+		const char *url)
 {
-	json_t *root = json_loadb(body->ptr, body->len, 0, NULL), *m;
+	json_error_t jerr;
 
-	if (!root)
-		return;
-	m = json_object_get(root, "message");
-	if (json_is_object(m))
-		m = json_object_get(m, "error");
-	if (!m)
-		m = json_object_get(root, "error");
-	/* error texts are short; a long one is cut, not an error */
-	if (json_is_string(m))
-		pr_buf_addf(out, ": %.200s", json_string_value(m));
-	json_decref(root);
+	*out = json_loadb(resp->body.ptr, resp->body.len, 0, &jerr);
+	if (!*out)
+		return pr_error(PR_EPARSE, "GET '%s': bad JSON at line %d: %s",
+				url, jerr.line, jerr.text);
+	return 0;
 }
 
-int pr_gitlab_check(const struct pr_http_response *resp, const char *method,
-		    const char *url)
-{
-	struct pr_buf why = PR_BUF_INIT;
-	long st = resp->status;
-	int code, err;
+static int project_url(struct pr_buf *out, const struct pr_forge *f,
+		       const char *project, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-	if ((st >= 200 && st < 300) || st == 304)
-		return 0;
-	if (st == 401 || st == 403)
-		code = PR_EAUTH;
-	else if (st == 404)
-		code = PR_ENOENT;
-	else if (st == 429)
-		code = PR_EAGAIN;
-	else if (st >= 500)
-		code = PR_ENET;
-	else
-		code = PR_EINVAL;
-	error_text(&why, &resp->body);
-	err = pr_error(code, "gitlab %s '%s': status %ld%s", method, url, st,
-		       why.ptr);
-	pr_buf_release(&why);
+/* The URL of a project's route: fmt is the part after the project. */
+static int project_url(struct pr_buf *out, const struct pr_forge *f,
+		       const char *project, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	if ((err = pr_gitlab_project_url(out, f->opts->api_url, project, NULL)))
+		return err;
+	va_start(ap, fmt);
+	err = pr_buf_vaddf(out, fmt, ap);
+	va_end(ap);
 	return err;
 }
+
+/*
+ * The target project's git URL (http_url_to_repo): where
+ * refs/merge-requests/N/head lives.  Asked only when an MR list or an MR
+ * changed, so an idle poll costs no request for it.
+ */
+static int clone_url(struct pr_forge *f, char **out, const char *project)
+{
+	struct pr_http_response resp = { 0 };
+	struct pr_buf url = PR_BUF_INIT;
+	json_t *root = NULL;
+	int err;
+
+	*out = NULL;
+	if ((err = project_url(&url, f, project, "%s", "")) ||
+	    (err = pr_forge_http(f, &resp, "GET", url.ptr, NULL, NULL)) ||
+	    (err = load(&root, &resp, url.ptr)))
+		goto done;
+	if (!json_is_object(root))
+		err = pr_error(PR_EPARSE, "gitlab project '%s': not an object",
+			       project);
+	else
+		err = get_str(out, root, "http_url_to_repo", true, "project");
+done:
+	json_decref(root);
+	pr_http_response_release(&resp);
+	pr_buf_release(&url);
+	return err;
+}
+
+static void set_urls(struct pr_forge_pr *pr, const char *git_url)
+{
+	free(pr->fetch_url);
+	free(pr->base_url);
+	pr->fetch_url = pr_strdup(git_url);
+	pr->base_url = pr_strdup(git_url);
+}
+
+static int gl_whoami(struct pr_forge *f, char **out, const char *etag,
+		     char **etag_out)
+{
+	struct pr_http_response resp = { 0 };
+	struct pr_buf url = PR_BUF_INIT;
+	json_t *root = NULL;
+	size_t n = strlen(f->opts->api_url);
+	int err;
+
+	while (n && f->opts->api_url[n - 1] == '/')
+		n--;
+	if ((err = pr_buf_add(&url, f->opts->api_url, n)) ||
+	    (err = pr_buf_adds(&url, "/user")))
+		goto done;
+	err = pr_forge_http(f, &resp, "GET", url.ptr, NULL, etag);
+	if (err)
+		goto done;
+	if ((err = load(&root, &resp, url.ptr)) ||
+	    (err = pr_gitlab_user_from_json(out, root)))
+		goto done;
+	if (etag_out) {
+		free(*etag_out);
+		*etag_out = resp.etag ? pr_strdup(resp.etag) : NULL;
+	}
+done:
+	json_decref(root);
+	pr_http_response_release(&resp);
+	pr_buf_release(&url);
+	return err;
+}
+
+static int mr_item(void *elem, void *payload)
+{
+	return pr_gitlab_mr_from_json(pr_forge_pr_list_add(payload), elem);
+}
+
+static int gl_list_prs(struct pr_forge *f, struct pr_forge_pr_list *out,
+		       const char *repo, const char *etag, char **etag_out)
+{
+	struct pr_buf url = PR_BUF_INIT;
+	char *git_url = NULL;
+	size_t i;
+	int err;
+
+	/* most recently updated first: any change moves page 1's ETag */
+	if ((err = project_url(&url, f, repo, "%s",
+			       "/merge_requests?state=opened&order_by="
+			       "updated_at&sort=desc&per_page=100")))
+		goto done;
+	err = pr_forge_get_list(f, url.ptr, etag, etag_out, mr_item, out);
+	if (err || !out->nr)
+		goto done;
+	if ((err = clone_url(f, &git_url, repo)))
+		goto done;
+	for (i = 0; i < out->nr; i++)
+		set_urls(&out->items[i], git_url);
+done:
+	free(git_url);
+	pr_buf_release(&url);
+	return err;
+}
+
+static int gl_get_pr(struct pr_forge *f, struct pr_forge_pr *out,
+		     const char *repo, int64_t number)
+{
+	struct pr_http_response resp = { 0 };
+	struct pr_buf url = PR_BUF_INIT;
+	json_t *root = NULL;
+	char *git_url = NULL;
+	int err;
+
+	if ((err = project_url(&url, f, repo, "/merge_requests/%lld",
+			       (long long)number)) ||
+	    (err = pr_forge_http(f, &resp, "GET", url.ptr, NULL, NULL)) ||
+	    (err = load(&root, &resp, url.ptr)) ||
+	    (err = pr_gitlab_mr_from_json(out, root)) ||
+	    (err = clone_url(f, &git_url, repo)))
+		goto done;
+	set_urls(out, git_url);
+done:
+	free(git_url);
+	json_decref(root);
+	pr_http_response_release(&resp);
+	pr_buf_release(&url);
+	return err;
+}
+
+static int note_item(void *elem, void *payload)
+{
+	return pr_gitlab_note_from_json(payload, elem);
+}
+
+static int gl_list_comments(struct pr_forge *f,
+			    struct pr_forge_comment_list *out, const char *repo,
+			    int64_t number, const char *etag, char **etag_out)
+{
+	struct pr_buf url = PR_BUF_INIT;
+	int err;
+
+	/* GitLab lists notes newest first unless asked */
+	if ((err = project_url(&url, f, repo,
+			       "/merge_requests/%lld/notes?order_by="
+			       "created_at&sort=asc&per_page=100",
+			       (long long)number)))
+		goto done;
+	err = pr_forge_get_list(f, url.ptr, etag, etag_out, note_item, out);
+done:
+	pr_buf_release(&url);
+	return err;
+}
+
+/* method url with body; the answer's body is not needed. */
+static int gl_send(struct pr_forge *f, const char *method,
+		   const struct pr_buf *url, const struct pr_buf *body)
+{
+	struct pr_http_response resp = { 0 };
+	int err;
+
+	err = pr_forge_http(f, &resp, method, url->ptr, body->ptr, NULL);
+	pr_http_response_release(&resp);
+	/* a write is never conditional: a 304 here is a broken server */
+	if (err == PR_FORGE_NOT_MODIFIED)
+		err = pr_error(PR_ENET, "%s '%s': unexpected 304", method,
+			       url->ptr);
+	return err;
+}
+
+static int gl_post_comment(struct pr_forge *f, const char *repo, int64_t number,
+			   const char *text)
+{
+	struct pr_buf url = PR_BUF_INIT, body = PR_BUF_INIT;
+	int err;
+
+	if (!(err = project_url(&url, f, repo, "/merge_requests/%lld/notes",
+				(long long)number)) &&
+	    !(err = pr_gitlab_note_json(&body, text)))
+		err = gl_send(f, "POST", &url, &body);
+	pr_buf_release(&url);
+	pr_buf_release(&body);
+	return err;
+}
+
+static int gl_close_pr(struct pr_forge *f, const char *repo, int64_t number)
+{
+	struct pr_buf url = PR_BUF_INIT, body = PR_BUF_INIT;
+	int err;
+
+	if (!(err = project_url(&url, f, repo, "/merge_requests/%lld",
+				(long long)number)) &&
+	    !(err = pr_gitlab_close_json(&body)))
+		err = gl_send(f, "PUT", &url, &body);
+	pr_buf_release(&url);
+	pr_buf_release(&body);
+	return err;
+}
+
+static int gl_add_label(struct pr_forge *f, const char *repo, int64_t number,
+			const char *label)
+{
+	struct pr_buf url = PR_BUF_INIT, body = PR_BUF_INIT;
+	int err;
+
+	if (!(err = project_url(&url, f, repo, "/merge_requests/%lld",
+				(long long)number)) &&
+	    !(err = pr_gitlab_label_json(&body, label)))
+		err = gl_send(f, "PUT", &url, &body);
+	pr_buf_release(&url);
+	pr_buf_release(&body);
+	return err;
+}
+
+static const struct pr_forge_ops gitlab_ops = {
+	.name = "gitlab",
+	.whoami = gl_whoami,
+	.list_prs = gl_list_prs,
+	.get_pr = gl_get_pr,
+	.list_comments = gl_list_comments,
+	.post_comment = gl_post_comment,
+	.close_pr = gl_close_pr,
+	.add_label = gl_add_label,
+};
+
+/* ---- the connector type ---- */
+
+static const struct pr_option gitlab_options[] = {
+	PR_FORGE_OPTIONS(struct pr_gitlab_ctx, GITLAB_API_URL, "project"),
+	PR_OPTIONS_END,
+};
+
+static int gitlab_open(struct pr_instance *inst)
+{
+	const struct pr_gitlab_ctx *ctx = inst->ctx;
+	const char *const labels[] = { ctx->forge.label, ctx->forge.label_sent,
+				       ctx->forge.label_refused };
+	struct pr_forge *f = NULL;
+	size_t i;
+	int err;
+
+	/* add_labels is a comma list: a comma would make two labels */
+	for (i = 0; i < PR_ARRAY_SIZE(labels); i++)
+		if (labels[i] && strchr(labels[i], ','))
+			return pr_error(PR_ECONFIG,
+					"gitlab '%s': label '%s' holds a comma",
+					inst->name, labels[i]);
+	if ((err = pr_forge_open(&f, inst, &gitlab_ops)))
+		return err;
+	f->http.auth_header = "PRIVATE-TOKEN: %s";
+	f->http.token = ctx->forge.token;
+	f->http.ca_file = ctx->forge.ca_file;
+	f->http.timeout_ms = ctx->forge.timeout;
+	f->http.log_prefix = inst->prefix;
+	inst->state = f;
+	return 0;
+}
+
+static int gitlab_poll(struct pr_instance *inst, const char *cursor,
+		       pr_event_fn emit, void *payload)
+{
+	return pr_forge_poll(inst->state, cursor, emit, payload);
+}
+
+static int gitlab_feedback(struct pr_instance *inst, const struct pr_series *s,
+			   const struct pr_report *report, const char *summary)
+{
+	return pr_forge_feedback(inst->state, s, report, summary);
+}
+
+static void gitlab_close(struct pr_instance *inst)
+{
+	pr_forge_close(inst->state);
+	inst->state = NULL;
+}
+
+const struct pr_connector_type pr_connector_gitlab = {
+	.abi = PR_ABI_VERSION,
+	.name = "gitlab",
+	.summary = "merge requests of GitLab projects as series; reports "
+		   "posted back as notes",
+	.caps = PR_CAP_SOURCE | PR_CAP_FEEDBACK,
+	.options = gitlab_options,
+	.ctx_size = sizeof(struct pr_gitlab_ctx),
+	.open = gitlab_open,
+	.poll = gitlab_poll,
+	.feedback = gitlab_feedback,
+	.close = gitlab_close,
+};
