@@ -94,3 +94,11 @@ extern const struct pr_connector_type pr_connector_imap;
 extern const struct pr_connector_type pr_connector_public_inbox;
 
 #endif
+/* gitlab source and feedback (piece "gitlab"): forge.h's shared options. */
+#include "forge.h"
+
+struct pr_gitlab_ctx {
+	struct pr_forge_opts forge;
+};
+
+extern const struct pr_connector_type pr_connector_gitlab;

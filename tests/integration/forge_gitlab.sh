@@ -1,0 +1,243 @@
+#!/bin/sh
+# The gitlab source end to end, against tests/emulators/gitlab.py and
+# tests/servers/smtpd.py: an MR of 3 commits on the small tree of
+# tests/data/route/tree, `/submit` by its author, `run --once` -> 4 mails
+# addressed as `patchrelay route` (get_maintainer) says plus the body's
+# Cc:, and a note holding the cover's Message-ID; a second run sends
+# nothing; a force-push + /submit -> v2 linking v1; an MR over
+# size-limit -> a refusal note and no mail; a stranger's /submit
+# -> nothing sent and one note why (once); an idle poll of many open MRs
+# -> only conditional requests, all 304; a 429 with Retry-After -> the
+# next run sends no request at all.
+set -u
+PY=/usr/bin/python3
+fail() {
+	echo "forge_gitlab.sh: $*" >&2
+	exit 1
+}
+$PY -c 'import aiosmtpd' 2>/dev/null || {
+	echo "forge_gitlab.sh: no python3-aiosmtpd: skipped"
+	exit 77
+}
+tmp=$(mktemp -d) || exit 1
+emu=
+smtp=
+cleanup() {
+	[ -n "$emu" ] && kill "$emu" 2>/dev/null
+	[ -n "$smtp" ] && kill "$smtp" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+cd "$tmp" || exit 1
+
+wait_port() { # FILE WHAT
+	n=0
+	while [ ! -s "$1" ]; do
+		n=$((n + 1))
+		[ "$n" -gt 150 ] && fail "$2 did not start"
+		sleep 0.1
+	done
+}
+
+$PY "$PR_SRC/tests/emulators/gitlab.py" --root "$tmp/emu" \
+	--port-file emu.port 2>emu.err &
+emu=$!
+wait_port emu.port "gitlab emulator: $(cat emu.err)"
+B=http://127.0.0.1:$(cat emu.port)
+$PY "$PR_SRC/tests/servers/smtpd.py" --maildir "$tmp/box" --log box.log \
+	--port-file smtp.port 2>smtp.err &
+smtp=$!
+wait_port smtp.port "smtpd: $(cat smtp.err)"
+
+# ctl METHOD PATH [JSON]: the emulator's control API, body on stdout
+ctl() {
+	if [ $# -gt 2 ]; then
+		curl -sf -X "$1" -H 'Content-Type: application/json' -d "$3" \
+			"$B$2"
+	else
+		curl -sf -X "$1" "$B$2"
+	fi || fail "emulator $1 $2 failed"
+}
+# notes IID: "author: body" lines of an MR's notes, oldest first, users only
+notes() {
+	curl -sf "$B/api/v4/projects/kernel%2Fnet/merge_requests/$1/notes?sort=asc&per_page=100" |
+		$PY -c 'import json, sys
+for n in json.load(sys.stdin):
+    if not n["system"]:
+        print("%s: %s" % (n["author"]["username"], n["body"].replace("\n", " ")))'
+}
+mails() { find "$tmp/box/new" "$tmp/box/cur" -type f 2>/dev/null | wc -l; }
+
+export GIT_AUTHOR_NAME='Ada Lovelace' GIT_AUTHOR_EMAIL=ada@example.org
+export GIT_COMMITTER_NAME='Ada Lovelace' GIT_COMMITTER_EMAIL=ada@example.org
+export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
+cp -r "$PR_SRC/tests/data/route/tree" tree
+git -C tree init -q -b main
+git -C tree add -A
+git -C tree commit -q -m base
+git -C tree checkout -q -b topic
+echo 'int foo2;' >>tree/drivers/net/foo/foo.c
+git -C tree commit -q -a -m 'foo: add foo2' -m 'The second foo.'
+echo 'int dev2;' >>tree/net/core/dev.c
+git -C tree commit -q -a -m 'net: add dev2' -m 'The second dev.'
+echo 'int inode2;' >>tree/fs/ext4/inode.c
+git -C tree commit -q -a -m 'ext4: add inode2' -m 'The second inode.'
+git -C tree format-patch -q -3 -o "$tmp/v1" || fail "format-patch"
+git -C tree checkout -q main
+
+ctl POST /_emu/users '{"login":"ada","token":"tok-ada","name":"Ada Lovelace","email":"ada@example.org"}' >/dev/null
+ctl POST /_emu/users '{"login":"relay-bot","token":"tok-bot"}' >/dev/null
+ctl POST /_emu/users '{"login":"eve","token":"tok-eve"}' >/dev/null
+ctl POST /_emu/repos "{\"owner\":\"kernel\",\"repo\":\"net\",\"from\":\"$tmp/tree\",\"branch\":\"main\"}" >/dev/null
+ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"three small additions\",\"body\":\"Why the three are needed.\\n\\nCc: Extra Person <extra@example.org>\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\"}" >/dev/null
+
+cat >relay.conf <<CONF
+[core]
+	state = $tmp/state.db
+[source "gl"]
+	type = gitlab
+	api-url = $B/api/v4
+	project = kernel/net
+	token = env:GL_TOKEN
+	cache-dir = $tmp/cache
+[check "size"]
+	type = size-limit
+	max-files = 5
+[check "maint"]
+	type = maintainers
+	kernel-tree = $tmp/tree
+[sink "list"]
+	type = smtp
+	url = smtp://127.0.0.1:$(cat smtp.port)
+	starttls = never
+	from = Patch Relay <relay@example.org>
+	archive-url = https://lore.example.org/r/%m
+[route "r"]
+	from = gl
+	step = size
+	step = maint
+	to = list
+	feedback = gl
+CONF
+export GL_TOKEN=tok-bot
+run() { # NAME: run --once, log in NAME.log
+	"$PATCHRELAY" run -c relay.conf --once >"$1.log" 2>&1
+}
+
+# -- nothing before a trigger
+run pass0 || fail "pass 0: $(cat pass0.log)"
+[ "$(mails)" -eq 0 ] || fail "sent before /submit"
+
+# -- /submit by the author: 4 mails, addressed as MAINTAINERS says
+ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":1,"user":"ada","body":"/submit"}' >/dev/null
+run pass1 || fail "pass 1: $(cat pass1.log)"
+[ "$(mails)" -eq 4 ] || fail "pass 1: $(mails) mails, want 4: $(cat pass1.log)"
+(cd tree && "$PATCHRELAY" route --no-rolestats "$tmp"/v1/*.patch) >route.out ||
+	fail "patchrelay route"
+$PY - "$tmp/box" route.out v1.ids <<'PYEOF' || fail "v1 mails are wrong"
+import email, email.utils, mailbox, re, sys
+box = mailbox.Maildir(sys.argv[1], create=False)
+mails = [email.message_from_bytes(m.as_bytes()) for m in box]
+def num(m):
+    return int(re.search(r"\[PATCH (\d)/3\]", m["Subject"]).group(1))
+mails.sort(key=num)
+subjects = [m["Subject"] for m in mails]
+assert subjects == ["[PATCH 0/3] three small additions",
+                    "[PATCH 1/3] foo: add foo2", "[PATCH 2/3] net: add dev2",
+                    "[PATCH 3/3] ext4: add inode2"], subjects
+want = set(l.strip().lower() for l in open(sys.argv[2]) if l.strip())
+want = set(a for _, a in email.utils.getaddresses(list(want)))
+want.add("extra@example.org")
+cover = mails[0]
+got = set(a.lower() for _, a in email.utils.getaddresses(
+    cover.get_all("To", []) + cover.get_all("Cc", [])))
+assert got == want, (sorted(got), sorted(want))
+body = cover.get_payload(decode=True).decode()
+assert "Why the three are needed." in body, body
+assert "Cc: Extra" not in body, body
+open(sys.argv[3], "w").write(cover["Message-ID"].strip("<>") + "\n")
+PYEOF
+mid1=$(cat v1.ids)
+notes 1 >notes1
+grep -q "^relay-bot: .*$mid1" notes1 || fail "no note with the Message-ID: $(cat notes1)"
+
+# -- a second run sends nothing and posts nothing
+run pass2 || fail "pass 2: $(cat pass2.log)"
+[ "$(mails)" -eq 4 ] || fail "pass 2 sent again"
+notes 1 >notes2
+cmp -s notes1 notes2 || fail "pass 2 posted: $(cat notes2)"
+
+# -- force-push + /submit: v2, linked to v1
+git -C tree checkout -q topic
+echo 'int inode3;' >>tree/fs/ext4/inode.c
+git -C tree commit -q -a --amend -m 'ext4: add inode2 and inode3' -m 'Two inodes.'
+git -C tree checkout -q main
+ctl POST /_emu/pulls/kernel/net/1/push "{\"from\":\"$tmp/tree\",\"ref\":\"topic\"}" >/dev/null
+ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":1,"user":"ada","body":"/submit"}' >/dev/null
+run pass3 || fail "pass 3: $(cat pass3.log)"
+[ "$(mails)" -eq 8 ] || fail "pass 3: $(mails) mails, want 8: $(cat pass3.log)"
+$PY - "$tmp/box" "$mid1" <<'PYEOF' || fail "v2 mails are wrong"
+import email, mailbox, sys
+box = mailbox.Maildir(sys.argv[1], create=False)
+mails = [email.message_from_bytes(m.as_bytes()) for m in box]
+v2 = [m for m in mails if "v2" in m["Subject"]]
+assert len(v2) == 4, [m["Subject"] for m in mails]
+cover = [m for m in v2 if "0/3" in m["Subject"]][0]
+assert cover["Subject"] == "[PATCH v2 0/3] three small additions", cover["Subject"]
+body = cover.get_payload(decode=True).decode()
+assert sys.argv[2] in body, body
+PYEOF
+
+# -- a junk MR (six new files, over size-limit's max-files): a refusal
+# note and no mail
+git -C tree checkout -q -b junk main
+for i in 1 2 3 4 5 6; do
+	echo "int junk$i;" >"tree/drivers/net/junk$i.c"
+done
+git -C tree add -A
+git -C tree commit -q -m 'net: junk files'
+git -C tree checkout -q main
+ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"junk\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"junk\",\"base\":\"main\"}" >/dev/null
+ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":2,"user":"ada","body":"/submit"}' >/dev/null
+run pass3b || fail "pass 3b: $(cat pass3b.log)"
+[ "$(mails)" -eq 8 ] || fail "the junk MR sent mail"
+notes 2 >notes_junk
+grep -q '^relay-bot: .*size-limit' notes_junk || fail "no refusal note: $(cat notes_junk)"
+
+# -- a stranger's /submit: nothing sent, one note why, and only once
+ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"another\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\"}" >/dev/null
+ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":3,"user":"eve","body":"/submit"}' >/dev/null
+run pass4 || fail "pass 4: $(cat pass4.log)"
+[ "$(mails)" -eq 8 ] || fail "a stranger's /submit sent mail"
+run pass5 || fail "pass 5: $(cat pass5.log)"
+notes 3 >notes3
+[ "$(grep -c '^relay-bot: ' notes3)" -eq 1 ] ||
+	fail "want one note to the stranger: $(cat notes3)"
+grep -q '^relay-bot: .*eve' notes3 || fail "the note does not name eve: $(cat notes3)"
+
+# -- an idle poll of many open MRs: conditional requests only, all 304
+ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"bulk\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\",\"count\":30}" >/dev/null
+run pass6 || fail "pass 6: $(cat pass6.log)"
+ctl POST /_emu/log/clear '{}' >/dev/null
+run pass7 || fail "pass 7: $(cat pass7.log)"
+ctl GET /_emu/log >idle.json
+$PY - idle.json <<'PYEOF' || fail "the idle poll was not all 304"
+import json, sys
+log = json.load(open(sys.argv[1]))
+assert log, "no request at all"
+bad = [e for e in log if e["status"] != 304 or not e["if_none_match"]]
+assert not bad, bad
+PYEOF
+[ "$(mails)" -eq 8 ] || fail "the idle poll sent mail"
+
+# -- a 429 with Retry-After: the next run before the deadline asks nothing
+ctl POST /_emu/fail '{"match":"merge_requests","status":429,"headers":{"Retry-After":"3600"},"count":1}' >/dev/null
+ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":4,"user":"ada","body":"/submit"}' >/dev/null
+run pass8
+grep -qi 'rate limited until' pass8.log || fail "pass 8: $(cat pass8.log)"
+ctl POST /_emu/log/clear '{}' >/dev/null
+run pass9
+ctl GET /_emu/log >limited.json
+[ "$(cat limited.json)" = "[]" ] || fail "requests while rate limited: $(cat limited.json)"
+[ "$(mails)" -eq 8 ] || fail "sent while rate limited"
+echo "ok"
