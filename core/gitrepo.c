@@ -301,8 +301,12 @@ done:
 	return count;
 }
 
-/* The packed objects of one object directory, as git counts them. */
-static size_t count_objects_dir(const char *objects)
+/*
+ * The packed objects of one object directory, as git counts them; `midx`
+ * is core.multiPackIndex (false: git reads no multi-pack index, only the
+ * packs' own indexes).
+ */
+static size_t count_objects_dir(const char *objects, bool midx)
 {
 	struct pr_buf path = PR_BUF_INIT;
 	struct dirent *de;
@@ -320,7 +324,7 @@ static size_t count_objects_dir(const char *objects)
 	 * the packs holding what it diffed: count every pack (exact when
 	 * the index covers one pack).
 	 */
-	count = midx_objects(path.ptr);
+	count = midx ? midx_objects(path.ptr) : 0;
 	pr_buf_setlen(&path, base);
 	d = opendir(path.ptr);
 	while (d && (de = readdir(d))) {
@@ -353,10 +357,10 @@ done:
  * The packed objects of objects and of the object directories its
  * info/alternates names (one a line, '#' comments, relative to objects).
  */
-static size_t count_with_alternates(const char *objects, int depth)
+static size_t count_with_alternates(const char *objects, bool midx, int depth)
 {
 	struct pr_buf file = PR_BUF_INIT, alt = PR_BUF_INIT;
-	size_t count = count_objects_dir(objects);
+	size_t count = count_objects_dir(objects, midx);
 	const char *p, *end;
 
 	/* most repositories have none: check before reading */
@@ -373,7 +377,7 @@ static size_t count_with_alternates(const char *objects, int depth)
 			if (*p != '/')
 				pr_buf_addf(&alt, "%s/", objects);
 			if (!pr_buf_add(&alt, p, len))
-				count += count_with_alternates(alt.ptr,
+				count += count_with_alternates(alt.ptr, midx,
 							       depth + 1);
 		}
 		p += len + 1;
@@ -391,15 +395,101 @@ done:
  * objects are not counted: git 2.39 gives 7 digits with 46,000 loose
  * objects and 8 with 16,384 packed ones.
  */
-static size_t approximate_count(git_repository *repo)
+static size_t approximate_count(git_repository *repo, bool midx)
 {
 	struct pr_buf objects = PR_BUF_INIT;
 	size_t count = 0;
 
 	if (!pr_buf_addf(&objects, "%sobjects", git_repository_commondir(repo)))
-		count = count_with_alternates(objects.ptr, 0);
+		count = count_with_alternates(objects.ptr, midx, 0);
 	pr_buf_release(&objects);
 	return count;
+}
+
+/* git_env_bool: "1", "true", "yes", "on" and their opposites; else 0 */
+static bool env_true(const char *name)
+{
+	const char *v = getenv(name);
+	char *end = NULL;
+	long n;
+
+	if (!v || !*v)
+		return false;
+	if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
+	    !strcasecmp(v, "on"))
+		return true;
+	n = strtol(v, &end, 10);
+	return end != v && !*end && n != 0;
+}
+
+static int add_config_file(git_config *cfg, const char *path,
+			   git_config_level_t level, git_repository *repo)
+{
+	/* a file that is not there is no error, as for git */
+	if (!path || !*path || access(path, F_OK))
+		return 0;
+	if (git_config_add_file_ondisk(cfg, path, level, repo, 0) < 0)
+		return git_fail("config", path);
+	return 0;
+}
+
+/*
+ * The configuration git reads for the repository, honouring what libgit2
+ * does not: GIT_CONFIG_NOSYSTEM (no system file), GIT_CONFIG_SYSTEM and
+ * GIT_CONFIG_GLOBAL (the files read instead of the system and of the
+ * global and XDG ones).  Not read: GIT_CONFIG_COUNT/KEY/VALUE and -c
+ * parameters, and worktree-specific config.
+ */
+static int repo_config(git_config **out, git_repository *repo)
+{
+	git_config *cfg = NULL;
+	git_buf sys = { 0 };
+	struct pr_buf path = PR_BUF_INIT;
+	const char *env, *home = getenv("HOME"),
+			 *xdg = getenv("XDG_CONFIG_HOME");
+	int err = 0;
+
+	*out = NULL;
+	if (git_config_new(&cfg) < 0) {
+		err = git_fail("config", "new");
+		goto done;
+	}
+	if (!env_true("GIT_CONFIG_NOSYSTEM")) {
+		env = getenv("GIT_CONFIG_SYSTEM");
+		if (!env && !git_config_find_system(&sys))
+			env = sys.ptr;
+		if ((err = add_config_file(cfg, env, GIT_CONFIG_LEVEL_SYSTEM,
+					   repo)))
+			goto done;
+	}
+	if ((env = getenv("GIT_CONFIG_GLOBAL"))) {
+		err = add_config_file(cfg, env, GIT_CONFIG_LEVEL_GLOBAL, repo);
+	} else {
+		if (xdg && *xdg)
+			pr_buf_addf(&path, "%s/git/config", xdg);
+		else if (home)
+			pr_buf_addf(&path, "%s/.config/git/config", home);
+		err = add_config_file(cfg, path.ptr, GIT_CONFIG_LEVEL_XDG,
+				      repo);
+		pr_buf_reset(&path);
+		if (!err && home && !pr_buf_addf(&path, "%s/.gitconfig", home))
+			err = add_config_file(cfg, path.ptr,
+					      GIT_CONFIG_LEVEL_GLOBAL, repo);
+	}
+	if (err)
+		goto done;
+	pr_buf_reset(&path);
+	pr_buf_addf(&path, "%sconfig", git_repository_commondir(repo));
+	if ((err = add_config_file(cfg, path.ptr, GIT_CONFIG_LEVEL_LOCAL,
+				   repo)))
+		goto done;
+	*out = cfg;
+	cfg = NULL;
+done:
+	git_config_free(cfg);
+	git_buf_dispose(&sys);
+	pr_buf_release(&path);
+	return err;
 }
 
 /*
@@ -414,13 +504,11 @@ static int abbrev_start(int *out, git_repository *repo)
 	git_config *cfg = NULL;
 	git_buf val = { 0 };
 	size_t count, bits = 0;
-	int err = 0;
+	int err = 0, midx = 1, ret;
 
 	*out = 0;
-	if (git_repository_config_snapshot(&cfg, repo) < 0) {
-		err = git_fail("repository", "config");
+	if ((err = repo_config(&cfg, repo)))
 		goto done;
-	}
 	if (!git_config_get_string_buf(&val, cfg, "core.abbrev") &&
 	    strcmp(val.ptr, "auto")) {
 		char *end = NULL;
@@ -439,7 +527,15 @@ static int abbrev_start(int *out, git_repository *repo)
 		}
 		goto done;
 	}
-	for (count = approximate_count(repo); count; count >>= 1)
+	/* unset means true; a value that is no boolean is git's error too */
+	ret = git_config_get_bool(&midx, cfg, "core.multipackindex");
+	if (ret == GIT_ENOTFOUND) {
+		midx = 1;
+	} else if (ret < 0) {
+		err = git_fail("config", "core.multiPackIndex");
+		goto done;
+	}
+	for (count = approximate_count(repo, midx); count; count >>= 1)
 		bits++;
 	*out = (int)((bits + 1) / 2);
 	if (*out < ABBREV_FALLBACK)
@@ -1449,45 +1545,6 @@ done:
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return err;
-}
-
-int pr_gitrepo_has_merge(const char *dir, const char *range)
-{
-	git_repository *repo = NULL;
-	git_revwalk *walk = NULL;
-	git_oid id, tip;
-	int ret = 0, count;
-	long seen = 0;
-
-	git_libgit2_init();
-	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0 ||
-	    git_revwalk_new(&walk, repo) < 0) {
-		ret = git_fail("repository", dir);
-		goto done;
-	}
-	count = setup_walk(walk, repo, range, &tip);
-	if (count < 0) {
-		ret = count;
-		goto done;
-	}
-	while (!ret && !git_revwalk_next(&id, walk)) {
-		git_commit *c = NULL;
-
-		if (count && seen++ >= count)
-			break;
-		if (git_commit_lookup(&c, repo, &id) < 0) {
-			ret = git_fail("repository", dir);
-			goto done;
-		}
-		if (git_commit_parentcount(c) > 1)
-			ret = 1;
-		git_commit_free(c);
-	}
-done:
-	git_revwalk_free(walk);
-	git_repository_free(repo);
-	git_libgit2_shutdown();
-	return ret;
 }
 
 int pr_gitrepo_boundary(char out[41], const char *dir,

@@ -85,11 +85,4 @@ int pr_gitrepo_patch_id(char out[41], const char *dir, const char *rev);
 int pr_gitrepo_boundary(char out[41], const char *dir,
 			const struct pr_version *v);
 
-/*
- * 1 when range holds a merge commit, 0 when not, or an error.  git prints
- * no stat in the cover letter of such a range (observed with 2.39.5: it
- * has no unique boundary commit then).
- */
-int pr_gitrepo_has_merge(const char *dir, const char *range);
-
 #endif

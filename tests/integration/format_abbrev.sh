@@ -109,6 +109,38 @@ if "$PATCHRELAY" format -o "$T/bad" -1 >/dev/null 2>&1; then
 fi
 git config --unset core.abbrev
 
+# config files as git finds them: GIT_CONFIG_SYSTEM names the system file
+# unless GIT_CONFIG_NOSYSTEM; GIT_CONFIG_GLOBAL replaces ~/.gitconfig (and
+# the XDG file); the repository's own config wins over both
+printf '[core]\n\tabbrev = 9\n' >"$T/system.cfg"
+printf '[core]\n\tabbrev = 10\n' >"$T/global.cfg"
+printf '[core]\n\tabbrev = 11\n' >"$T/.gitconfig"
+mkdir -p "$T/xdg/git"
+printf '[core]\n\tabbrev = 13\n' >"$T/xdg/git/config"
+export GIT_CONFIG_SYSTEM="$T/system.cfg"
+check "GIT_CONFIG_NOSYSTEM: no system file" -3
+[ "$(widest)" = 11 ] || { echo "FAIL 11 digits (~/.gitconfig) expected"; fail=1; }
+unset GIT_CONFIG_NOSYSTEM
+mv "$T/.gitconfig" "$T/.gitconfig.off"
+check "GIT_CONFIG_SYSTEM: core.abbrev 9" -3
+[ "$(widest)" = 9 ] || { echo "FAIL 9 digits expected"; fail=1; }
+export XDG_CONFIG_HOME="$T/xdg"
+check "XDG config over the system file: core.abbrev 13" -3
+[ "$(widest)" = 13 ] || { echo "FAIL 13 digits expected"; fail=1; }
+mv "$T/.gitconfig.off" "$T/.gitconfig"
+check "~/.gitconfig over the XDG file: core.abbrev 11" -3
+[ "$(widest)" = 11 ] || { echo "FAIL 11 digits expected"; fail=1; }
+export GIT_CONFIG_GLOBAL="$T/global.cfg"
+check "GIT_CONFIG_GLOBAL instead of ~/.gitconfig: core.abbrev 10" -3
+[ "$(widest)" = 10 ] || { echo "FAIL 10 digits expected"; fail=1; }
+git config core.abbrev 12
+check "the repository's config wins: core.abbrev 12" -3
+[ "$(widest)" = 12 ] || { echo "FAIL 12 digits expected"; fail=1; }
+git config --unset core.abbrev
+unset GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM XDG_CONFIG_HOME
+export GIT_CONFIG_NOSYSTEM=1
+rm -rf "$T/.gitconfig" "$T/xdg"
+
 # alternates count: a --shared clone (no pack of its own) gets 8 digits
 git clone -q --shared "$R" "$T/shared" 2>/dev/null
 cd "$T/shared"
@@ -134,6 +166,11 @@ check "10,002 packed objects: 7 digits" -1
 git multi-pack-index write
 check "10,002 objects under a multi-pack index: 8 digits" -1
 [ "$(widest)" = 8 ] || { echo "FAIL 8 digits expected"; fail=1; }
+# core.multiPackIndex=false: git reads no multi-pack index, the packs only
+git config core.multiPackIndex false
+check "core.multiPackIndex false: 7 digits again" -1
+[ "$(widest)" = 7 ] || { echo "FAIL 7 digits expected"; fail=1; }
+git config --unset core.multiPackIndex
 cd "$R"
 
 # range-diff: the id column uses the same length
