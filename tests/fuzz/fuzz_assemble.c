@@ -9,6 +9,17 @@
 #include "model.h"
 #include "subject.h"
 
+static bool input_mail(struct pr_patch *const *mails, size_t nr,
+		       const struct pr_patch *p)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (mails[i] == p)
+			return true;
+	return false;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The next space-separated word of line[*pos..n), malloc'd. */
@@ -29,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pr_patch *mails[64] = { 0 };
 	struct pr_assembly a = { 0 };
 	const char *text = (const char *)data;
-	size_t nr = 0, pos = 0, i, j, k, seen = 0;
+	size_t nr = 0, pos = 0, i, j, k, m;
 
 	while (pos < size && nr < PR_ARRAY_SIZE(mails)) {
 		const char *nl = memchr(text + pos, '\n', size - pos);
@@ -56,7 +67,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mails[nr++] = p;
 	}
 	if (pr_assemble_mails(&a, mails, nr) == 0) {
-		/* every patch appears at most once in the whole assembly */
+		/*
+		 * Every patch is one of the input mails and a version holds
+		 * none twice.  The same mail may be in two versions: a b4
+		 * partial re-roll is filled from the version before.
+		 */
 		for (i = 0; i < a.nr; i++) {
 			if (!a.series[i].nr)
 				abort();
@@ -66,14 +81,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 				if (j && v->number <= v[-1].number)
 					abort();
-				seen += v->nr + (v->cover ? 1 : 0);
 				for (k = 0; k < v->nr; k++)
-					if (v->patches[k] == v->cover)
+					if (v->patches[k] == v->cover ||
+					    !input_mail(mails, nr,
+							v->patches[k]))
 						abort();
+				for (k = 0; k < v->nr; k++)
+					for (m = k + 1; m < v->nr; m++)
+						if (v->patches[k] ==
+						    v->patches[m])
+							abort();
+				if (v->cover &&
+				    !input_mail(mails, nr, v->cover))
+					abort();
 			}
 		}
-		if (seen > nr)
-			abort();
 	}
 	pr_assemble_release(&a);
 	for (i = 0; i < nr; i++)
