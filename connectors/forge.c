@@ -7,6 +7,8 @@
 
 #include "cfg.h"
 #include "forge.h"
+#include "gitrepo.h"
+#include "log.h"
 #include "model.h"
 #include "outgoing.h"
 #include "report_render.h"
@@ -567,18 +569,584 @@ void pr_forge_close(struct pr_forge *f)
 	free(f);
 }
 
+/* ---- polling ---- */
+
+/* One poll's working state. */
+struct poll_ctx {
+	struct pr_forge *f;
+	struct pr_forge_cursor c;
+	pr_event_fn emit;
+	void *payload;
+	/* an emit failed or asked to stop, or the forge said stop */
+	bool stop;
+	int first_err;
+	struct pr_buf first_msg;
+};
+
+enum {
+	CMD_SUBMIT = 1,
+	CMD_PREVIEW = 2
+};
+
+static bool is_login_byte(int c)
+{
+	return isalnum(c) || c == '-' || c == '_' || c == '.';
+}
+
+/* Whether line (n bytes) starts with the command word cmd. */
+static bool is_command(const char *line, size_t n, const char *cmd)
+{
+	size_t len = strlen(cmd);
+
+	return n >= len && !strncmp(line, cmd, len) &&
+	       (n == len || isspace((unsigned char)line[len]));
+}
+
+/*
+ * The commands of a comment: /submit, /preview and /allow @login, each at
+ * the start of a line (after blanks): a quoted "> /submit" is no command.
+ * The logins to allow are added to allow.
+ */
+static unsigned parse_commands(const char *body, struct pr_strlist *allow)
+{
+	unsigned cmds = 0;
+	const char *p = body ? body : "";
+
+	while (*p) {
+		size_t n;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		n = strcspn(p, "\n");
+		if (is_command(p, n, "/submit"))
+			cmds |= CMD_SUBMIT;
+		else if (is_command(p, n, "/preview"))
+			cmds |= CMD_PREVIEW;
+		else if (is_command(p, n, "/allow")) {
+			const char *q = p + 6, *e;
+			struct pr_buf login = PR_BUF_INIT;
+
+			while (q < p + n && (*q == ' ' || *q == '\t'))
+				q++;
+			if (q < p + n && *q == '@')
+				q++;
+			for (e = q; e < p + n && is_login_byte(*e); e++)
+				;
+			if (e > q &&
+			    pr_buf_add(&login, q, (size_t)(e - q)) == 0)
+				pr_strlist_add(allow, login.ptr);
+			pr_buf_release(&login);
+		}
+		p += n + (p[n] ? 1 : 0);
+	}
+	return cmds;
+}
+
+/* Emit s (NULL: a cursor-only event) with the cursor as it stands. */
+static int emit_event(struct poll_ctx *p, struct pr_series *s, bool preview)
+{
+	struct pr_event ev = { 0 };
+	struct pr_buf text = PR_BUF_INIT;
+	int err;
+
+	ev.kind = s ? PR_EVENT_VERSION : PR_EVENT_STATE;
+	ev.series = s;
+	ev.preview = preview;
+	if ((err = pr_forge_cursor_format(&text, &p->c))) {
+		pr_event_release(&ev);
+		return err;
+	}
+	ev.cursor = pr_buf_detach(&text, NULL);
+	p->f->emitting_preview = preview;
+	err = p->emit(&ev, p->payload);
+	p->f->emitting_preview = false;
+	pr_event_release(&ev);
+	if (err)
+		p->stop = true;
+	return err;
+}
+
+/* Tell login once per PR why nothing happened. */
+static int tell_once(struct poll_ctx *p, struct pr_forge_pr_state *st,
+		     const char *repo, int64_t number, const char *login,
+		     const char *why)
+{
+	struct pr_buf body = PR_BUF_INIT;
+	int err;
+
+	if (strlist_has(&st->told, login))
+		return 0;
+	if (!(err = pr_buf_addf(&body, "@%s: %s", login, why)) &&
+	    !(err = p->f->ops->post_comment(p->f, repo, number, body.ptr)))
+		pr_strlist_add(&st->told, login);
+	pr_buf_release(&body);
+	return err;
+}
+
+/* Post why a PR is not sent, and its label. */
+static int refuse(struct poll_ctx *p, const char *repo, int64_t number,
+		  const char *why)
+{
+	const struct pr_forge_opts *o = p->f->opts;
+	struct pr_buf body = PR_BUF_INIT;
+	int err;
+
+	if (!(err = pr_buf_addf(&body,
+				"patchrelay did not send this pull request: "
+				"%s\n",
+				why)))
+		err = p->f->ops->post_comment(p->f, repo, number, body.ptr);
+	if (!err && o->label_refused && *o->label_refused)
+		err = p->f->ops->add_label(p->f, repo, number,
+					   o->label_refused);
+	pr_buf_release(&body);
+	return err;
+}
+
+/* The cover letter from the PR's title and body (Cc: lines taken out). */
+static int add_cover(struct pr_version *v, struct pr_series *s,
+		     const struct pr_forge_pr *pr,
+		     const struct pr_forge_fetched *ft)
+{
+	struct pr_buf stat = PR_BUF_INIT;
+	char *rest = NULL;
+	int err;
+
+	if ((err = pr_forge_parse_cc(&s->recipients, &rest, pr->body)))
+		return err;
+	/* a lone patch says it all; a description earns it a cover */
+	if (v->nr < 2 && !*rest)
+		goto done;
+	v->cover = pr_calloc(1, sizeof(*v->cover));
+	v->cover->subject = pr_strdup(pr->title ? pr->title : "");
+	v->cover->body = rest;
+	rest = NULL;
+	if (ft->merge_base[0] &&
+	    pr_gitrepo_stat(&stat, ft->dir.ptr, ft->merge_base, ft->head) == 0)
+		v->cover->stat = pr_buf_detach(&stat, NULL);
+	else
+		pr_error_clear();
+done:
+	free(rest);
+	pr_buf_release(&stat);
+	return err;
+}
+
+/*
+ * The series of pr as fetched; *out NULL and *why set when it cannot be a
+ * series (merges, too many commits, none).
+ */
+static int build_series(struct pr_series **out, struct pr_buf *why,
+			const struct poll_ctx *p, const char *key,
+			const struct pr_forge_pr *pr,
+			const struct pr_forge_fetched *ft)
+{
+	const struct pr_forge_opts *o = p->f->opts;
+	struct pr_version *v = NULL;
+	struct pr_series *s = NULL;
+	const struct pr_patch *last;
+	int err;
+
+	*out = NULL;
+	if (ft->merges)
+		return pr_buf_addf(why,
+				   "it holds %zu merge commit%s (%.12s); a "
+				   "patch series is a line of commits: rebase "
+				   "it onto %s instead of merging",
+				   ft->merges, ft->merges > 1 ? "s" : "",
+				   ft->first_merge, pr->base_ref);
+	if (o->max_commits && ft->commits > (size_t)o->max_commits)
+		return pr_buf_addf(why,
+				   "it has %zu commits, more than the %lld "
+				   "this project takes in one series "
+				   "(max-commits)",
+				   ft->commits, (long long)o->max_commits);
+	if (!ft->commits)
+		return pr_buf_addf(why, "it has no commit that is not on %s",
+				   pr->base_ref);
+	if ((err = pr_gitrepo_load(&v, ft->dir.ptr, ft->range)))
+		return pr_error_wrap(err, "%s", key);
+	if (!v->nr) {
+		pr_version_free(v);
+		return pr_buf_addf(why, "it has no commit that is not on %s",
+				   pr->base_ref);
+	}
+	s = pr_series_new(p->f->inst->name, key);
+	s->url = pr->web_url ? pr_strdup(pr->web_url) : NULL;
+	last = v->patches[v->nr - 1];
+	pr_ident_set(&s->submitter, last->author.name, last->author.email);
+	v->target_branch = pr_strdup(pr->base_ref);
+	memcpy(v->base_commit, ft->merge_base, sizeof(v->base_commit));
+	if ((err = add_cover(v, s, pr, ft))) {
+		pr_version_free(v);
+		pr_series_free(s);
+		return err;
+	}
+	pr_series_add_version(s, v);
+	*out = s;
+	return 0;
+}
+
+/* Replace st's comment state by what this poll read. */
+static void commit_comments(struct pr_forge_pr_state *st, char **etag,
+			    int64_t last, bool have_etag)
+{
+	if (have_etag) {
+		free(st->etag);
+		st->etag = *etag;
+		*etag = NULL;
+	}
+	st->last_comment = last;
+}
+
+/*
+ * Fetch and emit pr (cmds: CMD_SUBMIT and/or CMD_PREVIEW).  The PR's new
+ * comment state is committed into the cursor with the last event, so a
+ * failure before it leaves the commands to be read again.
+ */
+static int send_pr(struct poll_ctx *p, struct pr_forge_pr_state *st,
+		   const char *repo, const char *key,
+		   const struct pr_forge_pr *pr, unsigned cmds, char **etag,
+		   int64_t last, bool have_etag)
+{
+	struct pr_forge_fetched ft;
+	struct pr_series *s = NULL, *s2 = NULL;
+	struct pr_buf why = PR_BUF_INIT;
+	int err;
+
+	if ((err = pr_forge_fetch(&ft, p->f, repo, pr)))
+		return err;
+	if ((err = build_series(&s, &why, p, key, pr, &ft)))
+		goto done;
+	if (!s) {
+		if (!(err = refuse(p, repo, pr->number, why.ptr))) {
+			free(st->head);
+			st->head = pr_strdup(ft.head);
+			commit_comments(st, etag, last, have_etag);
+		}
+		goto done;
+	}
+	if ((cmds & CMD_PREVIEW) && (cmds & CMD_SUBMIT)) {
+		/* the preview's cursor still reads the comments again */
+		if ((err = build_series(&s2, &why, p, key, pr, &ft)) ||
+		    (err = emit_event(p, s2, true)))
+			goto done;
+	}
+	free(st->head);
+	st->head = pr_strdup(ft.head);
+	commit_comments(st, etag, last, have_etag);
+	err = emit_event(p, s, (cmds & CMD_SUBMIT) == 0);
+	s = NULL;
+done:
+	pr_series_free(s);
+	pr_forge_fetched_release(&ft);
+	pr_buf_release(&why);
+	return err;
+}
+
+static bool has_label(const struct pr_forge_pr *pr, const char *label)
+{
+	return label && strlist_has(&pr->labels, label);
+}
+
+/*
+ * One open PR: read its new comments (trigger = comment) or look at its
+ * head and labels (auto, label), and send it when a trigger fired.
+ * listed: the PR as the list gave it, NULL when the list was unchanged.
+ */
+static int poll_pr(struct poll_ctx *p, const char *repo, int64_t number,
+		   const struct pr_forge_pr *listed)
+{
+	struct pr_forge *f = p->f;
+	const struct pr_forge_opts *o = f->opts;
+	const char *trigger = o->trigger ? o->trigger : "comment";
+	struct pr_forge_comment_list comments = { 0 };
+	struct pr_forge_pr fetched = { 0 };
+	const struct pr_forge_pr *pr = listed;
+	struct pr_forge_pr_state *st;
+	struct pr_buf key = PR_BUF_INIT;
+	struct pr_strlist allow = { 0 };
+	char *etag = NULL;
+	int64_t last;
+	bool have_etag = false;
+	unsigned want = 0;
+	size_t i, j;
+	int err, rc;
+
+	if ((err = pr_buf_addf(&key, "%s#%lld", repo, (long long)number)))
+		goto done;
+	st = pr_forge_cursor_pr(&p->c, key.ptr, true);
+	st->seen = true;
+	last = st->last_comment;
+	if (!strcmp(trigger, "comment")) {
+		rc = f->ops->list_comments(f, &comments, repo, number, st->etag,
+					   &etag);
+		if (rc < 0) {
+			err = rc;
+			goto done;
+		}
+		have_etag = rc == 0;
+	} else if (listed && !listed->draft &&
+		   (!st->head || !listed->head_sha ||
+		    strcmp(st->head, listed->head_sha)) &&
+		   (!strcmp(trigger, "auto") || has_label(listed, o->label))) {
+		want = CMD_SUBMIT;
+	}
+	for (i = 0; i < comments.nr; i++) {
+		const struct pr_forge_comment *cm = &comments.items[i];
+		unsigned cmds;
+
+		if (cm->id <= st->last_comment)
+			continue;
+		if (cm->id > last)
+			last = cm->id;
+		/* patchrelay's own comments are never commands */
+		if (!cm->author ||
+		    (p->c.self && !strcasecmp(cm->author, p->c.self)))
+			continue;
+		pr_strlist_release(&allow);
+		cmds = parse_commands(cm->body, &allow);
+		if (!cmds && !allow.nr)
+			continue;
+		if (!pr) {
+			if ((err = f->ops->get_pr(f, &fetched, repo, number)))
+				goto done;
+			pr = &fetched;
+		}
+		for (j = 0; j < allow.nr; j++) {
+			if (!strlist_has(&o->maintainers, cm->author)) {
+				err = tell_once(p, st, repo, number, cm->author,
+						"only a maintainer may /allow "
+						"someone on this pull "
+						"request.");
+				if (err)
+					goto done;
+			} else if (!strlist_has(&st->allowed, allow.items[j])) {
+				pr_strlist_add(&st->allowed, allow.items[j]);
+			}
+		}
+		if (!cmds)
+			continue;
+		if (pr_forge_may_trigger(o, pr, &st->allowed, cm->author))
+			want |= cmds;
+		else if ((err = tell_once(
+				  p, st, repo, number, cm->author,
+				  "patchrelay takes /submit and /preview only "
+				  "from the author of this pull request, from "
+				  "a login on the project's allow list, or "
+				  "from someone a maintainer let in with "
+				  "`/allow @login`.")))
+			goto done;
+	}
+	if (!want) {
+		commit_comments(st, &etag, last, have_etag);
+		goto done;
+	}
+	if (!pr) {
+		if ((err = f->ops->get_pr(f, &fetched, repo, number)))
+			goto done;
+		pr = &fetched;
+	}
+	err = send_pr(p, st, repo, key.ptr, pr, want, &etag, last, have_etag);
+done:
+	if (err < 0 && !p->stop)
+		err = pr_error_wrap(err, "%s", key.ptr);
+	free(etag);
+	pr_strlist_release(&allow);
+	pr_forge_comment_list_release(&comments);
+	pr_forge_pr_release(&fetched);
+	pr_buf_release(&key);
+	return err;
+}
+
+/* The PR number of key when key is "<repo>#N", else 0. */
+static int64_t key_number(const char *key, const char *repo)
+{
+	size_t n = strlen(repo);
+	char *end;
+	long long v;
+
+	if (strncmp(key, repo, n) || key[n] != '#')
+		return 0;
+	errno = 0;
+	v = strtoll(key + n + 1, &end, 10);
+	return *end || errno || v <= 0 ? 0 : (int64_t)v;
+}
+
+/*
+ * Whether an error ends the poll: a rate limit, refused credentials or a
+ * failed emit.  Anything else is kept (the first one is returned) and the
+ * other PRs are still polled.
+ */
+static bool poll_must_stop(struct poll_ctx *p, int err)
+{
+	if (p->stop || p->f->retry_at || err == PR_EAUTH)
+		return true;
+	if (!p->first_err) {
+		p->first_err = err;
+		pr_buf_reset(&p->first_msg);
+		pr_buf_adds(&p->first_msg, pr_error_message());
+	} else {
+		pr_log_error(p->f->inst->prefix, "%s", pr_error_message());
+	}
+	return false;
+}
+
+/* The open PRs of one repository. */
+static int poll_repo(struct poll_ctx *p, const char *repo)
+{
+	struct pr_forge *f = p->f;
+	struct pr_forge_pr_list prs = { 0 };
+	char *etag = NULL, **slot;
+	bool failed = false;
+	size_t i;
+	int err, rc;
+
+	slot = list_etag_slot(&p->c, repo);
+	rc = f->ops->list_prs(f, &prs, repo, *slot, &etag);
+	if (rc < 0) {
+		/* its PRs are kept as they are */
+		for (i = 0; i < p->c.nr_prs; i++)
+			if (key_number(p->c.prs[i].key, repo))
+				p->c.prs[i].seen = true;
+		err = rc;
+		goto done;
+	}
+	err = 0;
+	if (rc == PR_FORGE_NOT_MODIFIED) {
+		/* nothing changed: the open PRs are the cursor's */
+		for (i = 0; i < p->c.nr_prs; i++) {
+			int64_t n = key_number(p->c.prs[i].key, repo);
+
+			if (!n || (err = poll_pr(p, repo, n, NULL)) == 0)
+				continue;
+			if (err > 0 || poll_must_stop(p, err))
+				goto done;
+			failed = true;
+		}
+		err = 0;
+		goto done;
+	}
+	for (i = 0; i < prs.nr; i++) {
+		if ((err = poll_pr(p, repo, prs.items[i].number,
+				   &prs.items[i])) == 0)
+			continue;
+		if (err > 0 || poll_must_stop(p, err))
+			goto done;
+		failed = true;
+	}
+	err = 0;
+	/* a PR that failed is read again: the list must not answer 304 */
+	if (!failed) {
+		slot = list_etag_slot(&p->c, repo);
+		free(*slot);
+		*slot = etag;
+		etag = NULL;
+	}
+done:
+	free(etag);
+	pr_forge_pr_list_release(&prs);
+	return err;
+}
+
+/* Drop the PRs that are no longer open and the lists no longer polled. */
+static void drop_unseen(struct pr_forge_cursor *c,
+			const struct pr_strlist *repos)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nr_prs; i++) {
+		if (!c->prs[i].seen) {
+			pr_state_release(&c->prs[i]);
+			continue;
+		}
+		c->prs[n++] = c->prs[i];
+	}
+	c->nr_prs = n;
+	for (i = n = 0; i < c->nr_lists; i++) {
+		if (!strlist_has(repos, c->lists[i].repo)) {
+			free(c->lists[i].repo);
+			free(c->lists[i].etag);
+			continue;
+		}
+		c->lists[n++] = c->lists[i];
+	}
+	c->nr_lists = n;
+}
+
 int pr_forge_poll(struct pr_forge *f, const char *cursor, pr_event_fn emit,
 		  void *payload)
 {
-	PR_UNUSED(cursor);
-	PR_UNUSED(emit);
-	PR_UNUSED(payload);
-	return pr_error(PR_EUNSUPPORTED,
-			"source '%s': forge polling is not "
-			"written yet",
-			f->inst->name);
-}
+	const struct pr_forge_opts *o = f->opts;
+	struct poll_ctx p = { 0 };
+	struct pr_buf text = PR_BUF_INIT;
+	char when[32], *self = NULL, *self_etag = NULL;
+	size_t i;
+	int err, rc;
 
+	p.f = f;
+	p.emit = emit;
+	p.payload = payload;
+	f->retry_at = 0;
+	if ((err = pr_forge_cursor_parse(&p.c, cursor)))
+		goto done;
+	if (p.c.retry_at > forge_now(f)) {
+		/* before the reset the forge is not asked anything */
+		format_time(when, p.c.retry_at);
+		err = pr_error(PR_EAGAIN, "rate limited until %s", when);
+		goto done;
+	}
+	p.c.retry_at = 0;
+	/* who patchrelay is: its own comments are never commands */
+	if (!o->trigger || !strcmp(o->trigger, "comment")) {
+		rc = f->ops->whoami(f, &self, p.c.self ? p.c.self_etag : NULL,
+				    &self_etag);
+		if (rc < 0) {
+			err = rc;
+			goto stopped;
+		}
+		if (rc == 0) {
+			free(p.c.self);
+			free(p.c.self_etag);
+			p.c.self = self;
+			p.c.self_etag = self_etag;
+			self = self_etag = NULL;
+		}
+	}
+	for (i = 0; i < p.c.nr_prs; i++)
+		p.c.prs[i].seen = false;
+	for (i = 0; i < o->repo.nr; i++) {
+		err = poll_repo(&p, o->repo.items[i]);
+		if (err > 0)
+			goto done;
+		if (err < 0 && poll_must_stop(&p, err))
+			goto stopped;
+	}
+	drop_unseen(&p.c, &o->repo);
+	err = 0;
+stopped:
+	if (p.stop)
+		goto done;
+	if (f->retry_at)
+		p.c.retry_at = f->retry_at;
+	/* what was learnt is kept, unless nothing changed */
+	rc = pr_forge_cursor_format(&text, &p.c);
+	if (!rc && (!cursor || strcmp(cursor, text.ptr)))
+		rc = emit_event(&p, NULL, false);
+	if (rc && !err)
+		err = rc;
+	if (!err && p.first_err)
+		err = pr_error(p.first_err, "%s", p.first_msg.ptr);
+done:
+	if (err < 0)
+		err = pr_error_wrap(err, "source '%s'", f->inst->name);
+	free(self);
+	free(self_etag);
+	pr_buf_release(&text);
+	pr_buf_release(&p.first_msg);
+	pr_forge_cursor_release(&p.c);
+	return err;
+}
 /* "owner/repo#7" -> repo "owner/repo" and 7; PR_EINVAL when not so. */
 static int split_key(struct pr_buf *repo, int64_t *number, const char *key)
 {

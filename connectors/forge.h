@@ -227,6 +227,8 @@ struct pr_forge;
 
 struct pr_forge_ops {
 	const char *name; /* "github" */
+	/* the user name git sends with the token over HTTPS: "x-access-token" */
+	const char *git_user;
 	/* The token's own login, malloc'ed in *out (conditional on etag). */
 	int (*whoami)(struct pr_forge *f, char **out, const char *etag,
 		      char **etag_out);
@@ -291,6 +293,29 @@ int pr_forge_http(struct pr_forge *f, struct pr_http_response *resp,
 int pr_forge_get_list(struct pr_forge *f, const char *url, const char *etag,
 		      char **etag_out, int (*item)(void *elem, void *payload),
 		      void *payload);
+
+/*
+ * The commits of a PR fetched into the cache repository:
+ * <cache-dir>/<forge>/<repo, %XX-escaped>.git (bare), with fetch_ref from
+ * fetch_url as refs/patchrelay/head/N and refs/heads/<base_ref> from
+ * base_url as refs/patchrelay/base/N.  `range` is the revision range of
+ * the series (base..head: what `git format-patch` would take), `commits`
+ * and `merges` count it.  The token is given to git only when the server
+ * asks for credentials.
+ */
+struct pr_forge_fetched {
+	struct pr_buf dir; /* the cache repository */
+	char *range;
+	char head[41], base[41], merge_base[41]; /* merge_base "" if none */
+	size_t commits, merges;
+	char first_merge[41];
+};
+
+int pr_forge_cache_path(struct pr_buf *out, const struct pr_forge *f,
+			const char *repo);
+int pr_forge_fetch(struct pr_forge_fetched *out, struct pr_forge *f,
+		   const char *repo, const struct pr_forge_pr *pr);
+void pr_forge_fetched_release(struct pr_forge_fetched *f);
 
 /* The forge's poll and feedback (connector type ops call these). */
 int pr_forge_poll(struct pr_forge *f, const char *cursor, pr_event_fn emit,

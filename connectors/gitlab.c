@@ -472,6 +472,7 @@ static int gl_add_label(struct pr_forge *f, const char *repo, int64_t number,
 
 static const struct pr_forge_ops gitlab_ops = {
 	.name = "gitlab",
+	.git_user = "oauth2",
 	.whoami = gl_whoami,
 	.list_prs = gl_list_prs,
 	.get_pr = gl_get_pr,

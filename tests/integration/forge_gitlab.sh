@@ -180,12 +180,13 @@ $PY - "$tmp/box" "$mid1" <<'PYEOF' || fail "v2 mails are wrong"
 import email, mailbox, sys
 box = mailbox.Maildir(sys.argv[1], create=False)
 mails = [email.message_from_bytes(m.as_bytes()) for m in box]
-v2 = [m for m in mails if "v2" in m["Subject"]]
+v2 = [m for m in mails if "PATCH v2" in m["Subject"]]
 assert len(v2) == 4, [m["Subject"] for m in mails]
 cover = [m for m in v2 if "0/3" in m["Subject"]][0]
 assert cover["Subject"] == "[PATCH v2 0/3] three small additions", cover["Subject"]
 body = cover.get_payload(decode=True).decode()
 assert sys.argv[2] in body, body
+assert "Range-diff against v1:" in body, body
 PYEOF
 
 # -- a junk MR (six new files, over size-limit's max-files): a refusal
@@ -202,7 +203,7 @@ ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":2,"user":"ada",
 run pass3b || fail "pass 3b: $(cat pass3b.log)"
 [ "$(mails)" -eq 8 ] || fail "the junk MR sent mail"
 notes 2 >notes_junk
-grep -q '^relay-bot: .*size-limit' notes_junk || fail "no refusal note: $(cat notes_junk)"
+grep -q '^relay-bot: .*a check failed.*size/files.*over the fail limit' notes_junk || fail "no refusal note: $(cat notes_junk)"
 
 # -- a stranger's /submit: nothing sent, one note why, and only once
 ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"another\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\"}" >/dev/null
