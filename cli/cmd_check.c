@@ -847,18 +847,6 @@ int cmd_check(int argc, char **argv)
 			pr_cli_error("check");
 			goto done;
 		}
-		/* gitrepo leaves trailers in the body; msg-lint reads them. */
-		for (i = 0; i < v->nr; i++) {
-			struct pr_patch *p = v->patches[i];
-
-			if (!p->trailers.nr && p->body &&
-			    pr_trailers_parse(&p->trailers, p->body,
-					      strlen(p->body))) {
-				pr_cli_error("check");
-				ret = PR_EXIT_RUNTIME;
-				goto done;
-			}
-		}
 	} else {
 		v = pr_version_new(1);
 		for (; a < argc; a++)

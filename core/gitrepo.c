@@ -3,6 +3,7 @@
 #include "format.h"
 #include "diff.h"
 #include "sha1.h"
+#include "trailer.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -54,6 +55,13 @@ static void split_message(struct pr_patch *p, const char *msg)
 		n--;
 	p->subject_raw = pr_strndup(msg, n);
 	p->body = pr_strdup(line);
+	/*
+	 * The trailers as a list too (the body keeps their text), so checks
+	 * see a commit's Signed-off-by as they see a mailed patch's.  Only a
+	 * size cap fails here; the list is then left empty.
+	 */
+	if (pr_trailers_parse(&p->trailers, p->body, strlen(p->body)))
+		pr_trailer_list_release(&p->trailers);
 }
 
 static const char b85[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"

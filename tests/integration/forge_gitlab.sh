@@ -77,11 +77,11 @@ git -C tree add -A
 git -C tree commit -q -m base
 git -C tree checkout -q -b topic
 echo 'int foo2;' >>tree/drivers/net/foo/foo.c
-git -C tree commit -q -a -m 'foo: add foo2' -m 'The second foo.'
+git -C tree commit -q -a -s -m 'foo: add foo2' -m 'The second foo.'
 echo 'int dev2;' >>tree/net/core/dev.c
-git -C tree commit -q -a -m 'net: add dev2' -m 'The second dev.'
+git -C tree commit -q -a -s -m 'net: add dev2' -m 'The second dev.'
 echo 'int inode2;' >>tree/fs/ext4/inode.c
-git -C tree commit -q -a -m 'ext4: add inode2' -m 'The second inode.'
+git -C tree commit -q -a -s -m 'ext4: add inode2' -m 'The second inode.'
 git -C tree format-patch -q -3 -o "$tmp/v1" || fail "format-patch"
 git -C tree checkout -q main
 
@@ -103,6 +103,8 @@ cat >relay.conf <<CONF
 [check "size"]
 	type = size-limit
 	max-files = 5
+[check "lint"]
+	type = msg-lint
 [check "maint"]
 	type = maintainers
 	kernel-tree = $tmp/tree
@@ -115,6 +117,7 @@ cat >relay.conf <<CONF
 [route "r"]
 	from = gl
 	step = size
+	step = lint
 	step = maint
 	to = list
 	feedback = gl
@@ -170,7 +173,7 @@ cmp -s notes1 notes2 || fail "pass 2 posted: $(cat notes2)"
 # -- force-push + /submit: v2, linked to v1
 git -C tree checkout -q topic
 echo 'int inode3;' >>tree/fs/ext4/inode.c
-git -C tree commit -q -a --amend -m 'ext4: add inode2 and inode3' -m 'Two inodes.'
+git -C tree commit -q -a --amend -s -m 'ext4: add inode2 and inode3' -m 'Two inodes.'
 git -C tree checkout -q main
 ctl POST /_emu/pulls/kernel/net/1/push "{\"from\":\"$tmp/tree\",\"ref\":\"topic\"}" >/dev/null
 ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":1,"user":"ada","body":"/submit"}' >/dev/null
