@@ -1,11 +1,13 @@
 #include "pr.h"
 #include "gitrepo.h"
 #include "format.h"
+#include "gitcfg.h"
 #include "diff.h"
 #include "sha1.h"
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <git2.h>
 #include <git2/sys/hashsig.h>
@@ -437,8 +439,9 @@ static int add_config_file(git_config *cfg, const char *path,
  * The configuration git reads for the repository, honouring what libgit2
  * does not: GIT_CONFIG_NOSYSTEM (no system file), GIT_CONFIG_SYSTEM and
  * GIT_CONFIG_GLOBAL (the files read instead of the system and of the
- * global and XDG ones).  Not read: GIT_CONFIG_COUNT/KEY/VALUE and -c
- * parameters, and worktree-specific config.
+ * global and XDG ones).  The command-line config (GIT_CONFIG_COUNT and
+ * -c parameters) is pr_gitcfg's, which callers look up first.  Not read:
+ * worktree-specific config.
  */
 static int repo_config(git_config **out, git_repository *repo)
 {
@@ -493,47 +496,80 @@ done:
 }
 
 /*
+ * core.abbrev as git_default_core_config() reads it: "auto" (case
+ * ignored) is 0 (from the object count), a false boolean ("no", "off"...)
+ * the full 40, else an integer as strtoimax base 0 reads it, from
+ * ABBREV_MIN to 40.  A key with no value is git's error too.
+ */
+static int parse_abbrev(int *out, const char *val)
+{
+	char *end = NULL;
+	long n;
+
+	*out = 0;
+	if (!val)
+		return pr_error(PR_EINVAL, "config core.abbrev: no value");
+	if (!strcasecmp(val, "auto"))
+		return 0;
+	if (!*val || !strcasecmp(val, "false") || !strcasecmp(val, "no") ||
+	    !strcasecmp(val, "off")) {
+		*out = GIT_OID_HEXSZ;
+		return 0;
+	}
+	errno = 0;
+	n = strtol(val, &end, 0);
+	if (end == val || *end || errno || n < ABBREV_MIN || n > GIT_OID_HEXSZ)
+		return pr_error(PR_EINVAL,
+				"config core.abbrev '%s': not a length "
+				"from %d to %d, 'auto' or 'no'",
+				val, ABBREV_MIN, GIT_OID_HEXSZ);
+	*out = (int)n;
+	return 0;
+}
+
+/*
  * The abbreviation length git starts from: core.abbrev when it is a
  * number ("no" is the full 40), else from the object count.  With about
  * 2^b objects a collision is expected at b/2 bits, and a hex digit holds
  * 4 bits: b being the bit length of the count, (b + 1) / 2 digits, at
- * least 7.
+ * least 7.  The command-line config (git -c, GIT_CONFIG_COUNT) wins over
+ * the files, as git reads it last.
  */
 static int abbrev_start(int *out, git_repository *repo)
 {
+	struct pr_gitcfg cmd = PR_GITCFG_INIT;
 	git_config *cfg = NULL;
 	git_buf val = { 0 };
+	const char *v;
 	size_t count, bits = 0;
 	int err = 0, midx = 1, ret;
 
 	*out = 0;
-	if ((err = repo_config(&cfg, repo)))
+	if ((err = pr_gitcfg_read_env(&cmd)) || (err = repo_config(&cfg, repo)))
 		goto done;
-	if (!git_config_get_string_buf(&val, cfg, "core.abbrev") &&
-	    strcmp(val.ptr, "auto")) {
-		char *end = NULL;
-		long n = strtol(val.ptr, &end, 10);
-
-		if (!strcmp(val.ptr, "no") || !strcmp(val.ptr, "false")) {
-			*out = GIT_OID_HEXSZ;
-		} else if (end == val.ptr || *end || n < ABBREV_MIN ||
-			   n > GIT_OID_HEXSZ) {
-			err = pr_error(PR_EINVAL,
-				       "config core.abbrev '%s': not a length "
-				       "from %d to %d, 'auto' or 'no'",
-				       val.ptr, ABBREV_MIN, GIT_OID_HEXSZ);
-		} else {
-			*out = (int)n;
-		}
-		goto done;
+	if (pr_gitcfg_get(&cmd, "core.abbrev", &v) ||
+	    (!git_config_get_string_buf(&val, cfg, "core.abbrev") &&
+	     (v = val.ptr))) {
+		if ((err = parse_abbrev(out, v)) || *out)
+			goto done;
 	}
 	/* unset means true; a value that is no boolean is git's error too */
-	ret = git_config_get_bool(&midx, cfg, "core.multipackindex");
-	if (ret == GIT_ENOTFOUND) {
-		midx = 1;
-	} else if (ret < 0) {
-		err = git_fail("config", "core.multiPackIndex");
-		goto done;
+	if (pr_gitcfg_get(&cmd, "core.multipackindex", &v)) {
+		if ((midx = pr_gitcfg_bool(v)) < 0) {
+			err = pr_error(PR_EINVAL,
+				       "config core.multiPackIndex '%s': "
+				       "not a boolean",
+				       v);
+			goto done;
+		}
+	} else {
+		ret = git_config_get_bool(&midx, cfg, "core.multipackindex");
+		if (ret == GIT_ENOTFOUND) {
+			midx = 1;
+		} else if (ret < 0) {
+			err = git_fail("config", "core.multiPackIndex");
+			goto done;
+		}
 	}
 	for (count = approximate_count(repo, midx); count; count >>= 1)
 		bits++;
@@ -543,6 +579,7 @@ static int abbrev_start(int *out, git_repository *repo)
 done:
 	git_buf_dispose(&val);
 	git_config_free(cfg);
+	pr_gitcfg_release(&cmd);
 	return err;
 }
 

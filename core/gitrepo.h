@@ -58,7 +58,8 @@ int pr_gitrepo_committer(struct pr_ident *out, int64_t *time, int *tz,
 
 /*
  * Append hex (40 digits) abbreviated as git abbreviates ids in the
- * repository at dir: core.abbrev digits when it is set to a number, else
+ * repository at dir: core.abbrev digits when it is set to a number (the
+ * command-line config of `git -c` and GIT_CONFIG_COUNT over the files), else
  * a length that grows with the number of packed objects (7 below 2^14,
  * 8 below 2^16, ...), lengthened while another object shares the prefix.
  */
