@@ -241,6 +241,55 @@ GIT_CONFIG_PARAMETERS="'core.multipackindex'" \
 	check "-c core.multiPackIndex (true) over the file's false: 8 digits" -1
 [ "$(widest)" = 8 ] || { echo "FAIL 8 digits expected"; fail=1; }
 git config --unset core.multiPackIndex
+
+# several packs under one multi-pack index: git counts the index's entries
+# plus only the packs it opened through it before its first abbreviation
+# (approximate_object_count() after find_pack_entry() installed them):
+# those holding the commits it walked and the first patch's trees and
+# blobs.  Two packs of 5,002 objects under an index of 10,004: a patch
+# reading one pack gives 15,006 objects (7 digits), one reading both
+# 20,008 (8 digits); counting every pack would give 8 digits throughout
+M="$T/midx2"
+git init -q -b main "$M"
+cd "$M"
+blobs main 5000
+git reset -q --hard main
+blobs side 5000
+echo y >y.txt
+git add y.txt
+git commit -q -m "y: add"
+git multi-pack-index write
+[ "$(ls .git/objects/pack/*.idx | wc -l)" = 2 ] ||
+	{ echo "FAIL setup: not two packs"; fail=1; }
+# y is loose; its parent, the commit of the main pack, is read
+check "two packs under a multi-pack index, one read: 7 digits" -1
+[ "$(widest)" = 7 ] || { echo "FAIL 7 digits expected"; fail=1; }
+# blobs of both packs (git add writes no loose copy of a packed blob)
+echo "side blob 7" >z.txt
+echo "main blob 7" >w.txt
+git add z.txt w.txt
+git commit -q -m "z: blobs of both packs"
+check "two packs under a multi-pack index, both read: 8 digits" -1
+[ "$(widest)" = 8 ] || { echo "FAIL 8 digits expected"; fail=1; }
+# the first patch decides, as git counts once: y (one pack) then z
+check "the first patch's packs decide for the series: 7 digits" -2
+[ "$(widest)" = 7 ] || { echo "FAIL 7 digits expected"; fail=1; }
+# a pack outside the index always counts: a third one of 1,202 objects
+# makes 16,208 for y first (7 digits), 21,210 for z (8)
+blobs third 1200
+[ "$(ls .git/objects/pack/*.idx | wc -l)" = 3 ] ||
+	{ echo "FAIL setup: not three packs"; fail=1; }
+check "a pack outside the multi-pack index counts: 7 digits" -2
+[ "$(widest)" = 7 ] || { echo "FAIL 7 digits expected"; fail=1; }
+check "a pack outside the index, both inside read: 8 digits" -1
+[ "$(widest)" = 8 ] || { echo "FAIL 8 digits expected"; fail=1; }
+# the index rewritten over all three: 11,206 + the main pack's 5,002
+git multi-pack-index write
+check "three packs under the index, one read: 7 digits" -2
+[ "$(widest)" = 7 ] || { echo "FAIL 7 digits expected"; fail=1; }
+# and with the cover letter and --base of the same series
+check "three packs under the index, cover letter: 8 digits" --cover-letter --base=HEAD~2 -2
+[ "$(widest)" = 8 ] || { echo "FAIL 8 digits expected"; fail=1; }
 cd "$R"
 
 # range-diff: the id column uses the same length
