@@ -288,7 +288,9 @@ int cmd_format(int argc, char **argv)
 		return PR_EXIT_USAGE;
 	}
 	if (pr_gitrepo_load_flags(&v, ".", fa.range,
-				  fa.no_binary ? PR_GITREPO_NO_BINARY : 0)) {
+				  (fa.no_binary ? PR_GITREPO_NO_BINARY : 0) |
+					  (fa.cover ? PR_GITREPO_COVER_STAT
+						    : 0))) {
 		pr_cli_error("format");
 		goto done;
 	}

@@ -1,15 +1,19 @@
 #include "pr.h"
 #include "gitrepo.h"
 #include "format.h"
+#include "gitcfg.h"
 #include "diff.h"
 #include "sha1.h"
 #include "trailer.h"
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <git2.h>
 #include <git2/sys/hashsig.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -279,46 +283,159 @@ static size_t be32(const unsigned char *p)
 }
 
 /*
- * The object count of a multi-pack index: the last entry of its OIDF
- * fan-out chunk; 0 when there is none or it cannot be read.
+ * A multi-pack index, mapped: the chunks git's midx.c reads to find an
+ * object (OIDF fan-out, OIDL sorted ids, OOFF pack number and offset per
+ * object) and PNAM, the names of its packs ("pack-X.idx", NUL after each,
+ * in pack-number order).  nr is 0 when there is no index or it does not
+ * hold together; a view is then empty, never an error, as git only warns.
  */
-static size_t midx_objects(const char *path)
-{
-	struct pr_buf b = PR_BUF_INIT;
-	const unsigned char *u = NULL;
-	size_t nchunks, i, oidf = 0, count = 0;
+struct midx_view {
+	void *map;
+	size_t size;
+	const unsigned char *oidf, *oidl, *ooff;
+	const char *pnam;
+	size_t pnam_len, nr, packs;
+};
 
-	if (access(path, F_OK) || pr_buf_read_file(&b, path) || b.len < 12 ||
-	    memcmp(b.ptr, "MIDX", 4) || b.ptr[7] != 0)
-		goto done;
-	u = (const unsigned char *)b.ptr;
+static void midx_close(struct midx_view *m)
+{
+	if (m->map)
+		munmap(m->map, m->size);
+	memset(m, 0, sizeof(*m));
+}
+
+static void midx_open(struct midx_view *m, const char *path)
+{
+	const unsigned char *u;
+	struct stat st;
+	size_t nchunks, i, off[4] = { 0 }, len[4] = { 0 };
+	static const char *const ids[] = { "OIDF", "OIDL", "OOFF", "PNAM" };
+	int fd;
+
+	memset(m, 0, sizeof(*m));
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return;
+	if (!fstat(fd, &st) && st.st_size >= 12) {
+		m->size = (size_t)st.st_size;
+		m->map = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m->map == MAP_FAILED)
+			m->map = NULL;
+	}
+	close(fd);
+	if (!m->map)
+		goto bad;
+	u = m->map;
+	/* version 1, SHA-1 ids, no base index */
+	if (memcmp(u, "MIDX", 4) || u[4] != 1 || u[5] != 1 || u[7] != 0)
+		goto bad;
 	nchunks = u[6];
-	if (12 + (nchunks + 1) * 12 > b.len)
-		goto done;
+	m->packs = be32(u + 8);
+	if (12 + (nchunks + 1) * 12 > m->size)
+		goto bad;
 	for (i = 0; i < nchunks; i++) {
 		const unsigned char *e = u + 12 + i * 12;
+		size_t k, o, next;
 
 		/* offsets are 64-bit; an index past 4 GiB is not read */
-		if (!memcmp(e, "OIDF", 4) && !be32(e + 4))
-			oidf = be32(e + 8);
+		if (be32(e + 4) || be32(e + 16))
+			goto bad;
+		o = be32(e + 8);
+		next = be32(e + 20);
+		if (o > next || next > m->size)
+			goto bad;
+		for (k = 0; k < PR_ARRAY_SIZE(ids); k++) {
+			if (!memcmp(e, ids[k], 4)) {
+				off[k] = o;
+				len[k] = next - o;
+			}
+		}
 	}
-	if (oidf && oidf + 256 * 4 <= b.len)
-		count = be32(u + oidf + 255 * 4);
-done:
-	pr_buf_release(&b);
-	return count;
+	if (!off[0] || len[0] < 256 * 4 || !off[1] || !off[2] || !off[3])
+		goto bad;
+	m->oidf = u + off[0];
+	m->nr = be32(m->oidf + 255 * 4);
+	if (len[1] / GIT_OID_RAWSZ < m->nr || len[2] / 8 < m->nr)
+		goto bad;
+	m->oidl = u + off[1];
+	m->ooff = u + off[2];
+	m->pnam = (const char *)u + off[3];
+	m->pnam_len = len[3];
+	return;
+bad:
+	midx_close(m);
+}
+
+/* The pack number of id in m, or -1 when m does not hold it. */
+static long midx_find(const struct midx_view *m, const git_oid *id)
+{
+	size_t lo, hi;
+
+	if (!m->nr)
+		return -1;
+	lo = id->id[0] ? be32(m->oidf + (id->id[0] - 1) * 4) : 0;
+	hi = be32(m->oidf + id->id[0] * 4);
+	if (hi > m->nr)
+		return -1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = memcmp(m->oidl + mid * GIT_OID_RAWSZ, id->id,
+			       GIT_OID_RAWSZ);
+
+		if (!c)
+			return (long)be32(m->ooff + mid * 8);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* The pack number of the pack whose index is named idx, or -1. */
+static long midx_pack(const struct midx_view *m, const char *idx)
+{
+	const char *p = m->pnam, *end = m->pnam + m->pnam_len;
+	size_t n;
+
+	for (n = 0; m->nr && p < end && *p && n < m->packs; n++) {
+		const char *nul = memchr(p, '\0', (size_t)(end - p));
+
+		if (!nul)
+			break;
+		if (!strcmp(p, idx))
+			return (long)n;
+		p = nul + 1;
+	}
+	return -1;
 }
 
 /*
- * The packed objects of one object directory, as git counts them; `midx`
- * is core.multiPackIndex (false: git reads no multi-pack index, only the
- * packs' own indexes).
+ * The objects git would have read before its first abbreviation, to
+ * learn which packs of a multi-pack index it opened; found[i] is set
+ * once seen[i] is in an index (git looks in every index, local first,
+ * before any pack outside them).  ids NULL: every pack counts as opened.
  */
-static size_t count_objects_dir(const char *objects, bool midx)
+struct seeds {
+	const git_oid *ids;
+	size_t nr;
+	bool *found;
+};
+
+/*
+ * The packed objects of one object directory, as git 2.39's
+ * approximate_object_count() counts them: the entries of the multi-pack
+ * index (unless `midx`, core.multiPackIndex, is false), plus each pack
+ * outside it, plus each pack of the index git has opened by then: those
+ * holding an object of `seeds`.
+ */
+static size_t count_objects_dir(const char *objects, bool midx,
+				struct seeds *seeds)
 {
 	struct pr_buf path = PR_BUF_INIT;
+	struct midx_view m = { 0 };
 	struct dirent *de;
-	size_t count = 0, base;
+	size_t count = 0, base, i;
+	bool *opened = NULL;
 	DIR *d = NULL;
 
 	if (pr_buf_addf(&path, "%s/pack/", objects))
@@ -326,19 +443,31 @@ static size_t count_objects_dir(const char *objects, bool midx)
 	base = path.len;
 	if (pr_buf_adds(&path, "multi-pack-index"))
 		goto done;
-	/*
-	 * git 2.39 counts a multi-pack index's entries plus those of each
-	 * pack it has opened through it by then, which for format-patch are
-	 * the packs holding what it diffed: count every pack (exact when
-	 * the index covers one pack).
-	 */
-	count = midx ? midx_objects(path.ptr) : 0;
+	if (midx && !access(path.ptr, F_OK))
+		midx_open(&m, path.ptr);
+	count = m.nr;
+	opened = pr_calloc(m.packs + 1, sizeof(*opened));
+	for (i = 0; m.nr && seeds->ids && i < seeds->nr; i++) {
+		long k;
+
+		if (seeds->found[i])
+			continue;
+		k = midx_find(&m, &seeds->ids[i]);
+		if (k >= 0 && (size_t)k < m.packs) {
+			seeds->found[i] = true;
+			opened[k] = true;
+		}
+	}
 	pr_buf_setlen(&path, base);
 	d = opendir(path.ptr);
 	while (d && (de = readdir(d))) {
 		size_t len = strlen(de->d_name);
+		long k;
 
 		if (len < 5 || strcmp(de->d_name + len - 4, ".idx"))
+			continue;
+		k = midx_pack(&m, de->d_name);
+		if (k >= 0 && seeds->ids && !opened[k])
 			continue;
 		pr_buf_setlen(&path, base);
 		if (pr_buf_add(&path, de->d_name, len - 4) ||
@@ -354,6 +483,8 @@ static size_t count_objects_dir(const char *objects, bool midx)
 done:
 	if (d)
 		closedir(d);
+	free(opened);
+	midx_close(&m);
 	pr_buf_release(&path);
 	return count;
 }
@@ -365,10 +496,11 @@ done:
  * The packed objects of objects and of the object directories its
  * info/alternates names (one a line, '#' comments, relative to objects).
  */
-static size_t count_with_alternates(const char *objects, bool midx, int depth)
+static size_t count_with_alternates(const char *objects, bool midx,
+				    struct seeds *seeds, int depth)
 {
 	struct pr_buf file = PR_BUF_INIT, alt = PR_BUF_INIT;
-	size_t count = count_objects_dir(objects, midx);
+	size_t count = count_objects_dir(objects, midx, seeds);
 	const char *p, *end;
 
 	/* most repositories have none: check before reading */
@@ -385,8 +517,8 @@ static size_t count_with_alternates(const char *objects, bool midx, int depth)
 			if (*p != '/')
 				pr_buf_addf(&alt, "%s/", objects);
 			if (!pr_buf_add(&alt, p, len))
-				count += count_with_alternates(alt.ptr, midx,
-							       depth + 1);
+				count += count_with_alternates(
+					alt.ptr, midx, seeds, depth + 1);
 		}
 		p += len + 1;
 	}
@@ -398,18 +530,23 @@ done:
 
 /*
  * The object count git's automatic abbreviation starts from: the entries
- * of the pack indexes (of packs whose .pack is there) and of a multi-pack
- * index, alternates included.  Loose
- * objects are not counted: git 2.39 gives 7 digits with 46,000 loose
- * objects and 8 with 16,384 packed ones.
+ * of the pack indexes (of packs whose .pack is there) and of multi-pack
+ * indexes, alternates included, a pack in a multi-pack index counting
+ * only when an object of ids (nr of them) is in it (ids NULL: all).
+ * Loose objects are not counted: git 2.39 gives 7 digits with 46,000
+ * loose objects and 8 with 16,384 packed ones.
  */
-static size_t approximate_count(git_repository *repo, bool midx)
+static size_t approximate_count(git_repository *repo, bool midx,
+				const git_oid *ids, size_t nr)
 {
 	struct pr_buf objects = PR_BUF_INIT;
+	struct seeds seeds = { ids, nr, NULL };
 	size_t count = 0;
 
+	seeds.found = pr_calloc(nr + 1, sizeof(*seeds.found));
 	if (!pr_buf_addf(&objects, "%sobjects", git_repository_commondir(repo)))
-		count = count_with_alternates(objects.ptr, midx, 0);
+		count = count_with_alternates(objects.ptr, midx, &seeds, 0);
+	free(seeds.found);
 	pr_buf_release(&objects);
 	return count;
 }
@@ -445,8 +582,9 @@ static int add_config_file(git_config *cfg, const char *path,
  * The configuration git reads for the repository, honouring what libgit2
  * does not: GIT_CONFIG_NOSYSTEM (no system file), GIT_CONFIG_SYSTEM and
  * GIT_CONFIG_GLOBAL (the files read instead of the system and of the
- * global and XDG ones).  Not read: GIT_CONFIG_COUNT/KEY/VALUE and -c
- * parameters, and worktree-specific config.
+ * global and XDG ones).  The command-line config (GIT_CONFIG_COUNT and
+ * -c parameters) is pr_gitcfg's, which callers look up first.  Not read:
+ * worktree-specific config.
  */
 static int repo_config(git_config **out, git_repository *repo)
 {
@@ -501,49 +639,84 @@ done:
 }
 
 /*
+ * core.abbrev as git_default_core_config() reads it: "auto" (case
+ * ignored) is 0 (from the object count), a false boolean ("no", "off"...)
+ * the full 40, else an integer as strtoimax base 0 reads it, from
+ * ABBREV_MIN to 40.  A key with no value is git's error too.
+ */
+static int parse_abbrev(int *out, const char *val)
+{
+	char *end = NULL;
+	long n;
+
+	*out = 0;
+	if (!val)
+		return pr_error(PR_EINVAL, "config core.abbrev: no value");
+	if (!strcasecmp(val, "auto"))
+		return 0;
+	if (!*val || !strcasecmp(val, "false") || !strcasecmp(val, "no") ||
+	    !strcasecmp(val, "off")) {
+		*out = GIT_OID_HEXSZ;
+		return 0;
+	}
+	errno = 0;
+	n = strtol(val, &end, 0);
+	if (end == val || *end || errno || n < ABBREV_MIN || n > GIT_OID_HEXSZ)
+		return pr_error(PR_EINVAL,
+				"config core.abbrev '%s': not a length "
+				"from %d to %d, 'auto' or 'no'",
+				val, ABBREV_MIN, GIT_OID_HEXSZ);
+	*out = (int)n;
+	return 0;
+}
+
+/*
  * The abbreviation length git starts from: core.abbrev when it is a
  * number ("no" is the full 40), else from the object count.  With about
  * 2^b objects a collision is expected at b/2 bits, and a hex digit holds
  * 4 bits: b being the bit length of the count, (b + 1) / 2 digits, at
- * least 7.
+ * least 7.  The command-line config (git -c, GIT_CONFIG_COUNT) wins over
+ * the files, as git reads it last.  ids (nr) are the objects git has read
+ * by then, for the packs of a multi-pack index it counts; NULL: all.
  */
-static int abbrev_start(int *out, git_repository *repo)
+static int abbrev_start(int *out, git_repository *repo, const git_oid *ids,
+			size_t nr)
 {
+	struct pr_gitcfg cmd = PR_GITCFG_INIT;
 	git_config *cfg = NULL;
 	git_buf val = { 0 };
+	const char *v;
 	size_t count, bits = 0;
 	int err = 0, midx = 1, ret;
 
 	*out = 0;
-	if ((err = repo_config(&cfg, repo)))
+	if ((err = pr_gitcfg_read_env(&cmd)) || (err = repo_config(&cfg, repo)))
 		goto done;
-	if (!git_config_get_string_buf(&val, cfg, "core.abbrev") &&
-	    strcmp(val.ptr, "auto")) {
-		char *end = NULL;
-		long n = strtol(val.ptr, &end, 10);
-
-		if (!strcmp(val.ptr, "no") || !strcmp(val.ptr, "false")) {
-			*out = GIT_OID_HEXSZ;
-		} else if (end == val.ptr || *end || n < ABBREV_MIN ||
-			   n > GIT_OID_HEXSZ) {
-			err = pr_error(PR_EINVAL,
-				       "config core.abbrev '%s': not a length "
-				       "from %d to %d, 'auto' or 'no'",
-				       val.ptr, ABBREV_MIN, GIT_OID_HEXSZ);
-		} else {
-			*out = (int)n;
-		}
-		goto done;
+	if (pr_gitcfg_get(&cmd, "core.abbrev", &v) ||
+	    (!git_config_get_string_buf(&val, cfg, "core.abbrev") &&
+	     (v = val.ptr))) {
+		if ((err = parse_abbrev(out, v)) || *out)
+			goto done;
 	}
 	/* unset means true; a value that is no boolean is git's error too */
-	ret = git_config_get_bool(&midx, cfg, "core.multipackindex");
-	if (ret == GIT_ENOTFOUND) {
-		midx = 1;
-	} else if (ret < 0) {
-		err = git_fail("config", "core.multiPackIndex");
-		goto done;
+	if (pr_gitcfg_get(&cmd, "core.multipackindex", &v)) {
+		if ((midx = pr_gitcfg_bool(v)) < 0) {
+			err = pr_error(PR_EINVAL,
+				       "config core.multiPackIndex '%s': "
+				       "not a boolean",
+				       v);
+			goto done;
+		}
+	} else {
+		ret = git_config_get_bool(&midx, cfg, "core.multipackindex");
+		if (ret == GIT_ENOTFOUND) {
+			midx = 1;
+		} else if (ret < 0) {
+			err = git_fail("config", "core.multiPackIndex");
+			goto done;
+		}
 	}
-	for (count = approximate_count(repo, midx); count; count >>= 1)
+	for (count = approximate_count(repo, midx, ids, nr); count; count >>= 1)
 		bits++;
 	*out = (int)((bits + 1) / 2);
 	if (*out < ABBREV_FALLBACK)
@@ -551,6 +724,7 @@ static int abbrev_start(int *out, git_repository *repo)
 done:
 	git_buf_dispose(&val);
 	git_config_free(cfg);
+	pr_gitcfg_release(&cmd);
 	return err;
 }
 
@@ -592,21 +766,99 @@ static bool is_hex40(const char *s, const char *end)
 }
 
 /*
+ * The abbreviation length of one run (a format-patch): git computes it
+ * once, at its first abbreviation, from the packs it had opened by then,
+ * which are those of the objects it had read: seeds, the commits of the
+ * walk, to which the first diff adds its trees and blobs.
+ */
+struct abbrev_ctx {
+	int len; /* 0 until the first abbreviation */
+	git_oid *seeds;
+	size_t nr, alloc;
+};
+
+static void abbrev_ctx_add(struct abbrev_ctx *ctx, const git_oid *id)
+{
+	if (git_oid_is_zero(id))
+		return;
+	PR_ALLOC_GROW(ctx->seeds, ctx->nr + 1, ctx->alloc);
+	ctx->seeds[ctx->nr++] = *id;
+}
+
+/*
+ * The subtrees git's tree diff reads down to path in tree (every folder
+ * on the way: a changed file changes them all).
+ */
+static void abbrev_ctx_add_dirs(struct abbrev_ctx *ctx, git_tree *tree,
+				const char *path)
+{
+	const char *slash;
+
+	for (slash = strchr(path, '/'); tree && slash;
+	     slash = strchr(slash + 1, '/')) {
+		git_tree_entry *e = NULL;
+		char *dir = pr_strndup(path, (size_t)(slash - path));
+
+		if (!git_tree_entry_bypath(&e, tree, dir)) {
+			abbrev_ctx_add(ctx, git_tree_entry_id(e));
+			git_tree_entry_free(e);
+		}
+		free(dir);
+	}
+}
+
+/*
+ * What the first diff reads before git prints its first index line: both
+ * trees, the folders down to each file, and the blobs of each changed
+ * file (the stat and rename detection read them).
+ */
+static void abbrev_ctx_add_diff(struct abbrev_ctx *ctx, git_diff *diff,
+				git_tree *old, git_tree *new)
+{
+	size_t i, n = git_diff_num_deltas(diff);
+
+	if (old)
+		abbrev_ctx_add(ctx, git_tree_id(old));
+	if (new)
+		abbrev_ctx_add(ctx, git_tree_id(new));
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		abbrev_ctx_add_dirs(ctx, old, d->old_file.path);
+		abbrev_ctx_add_dirs(ctx, new, d->new_file.path);
+		/* an unchanged blob (a pure rename) is not read */
+		if (git_oid_equal(&d->old_file.id, &d->new_file.id))
+			continue;
+		abbrev_ctx_add(ctx, &d->old_file.id);
+		abbrev_ctx_add(ctx, &d->new_file.id);
+	}
+}
+
+static void abbrev_ctx_release(struct abbrev_ctx *ctx)
+{
+	free(ctx->seeds);
+	memset(ctx, 0, sizeof(*ctx));
+}
+
+/*
  * libgit2 writes full "index A..B" ids (id_abbrev 40); git abbreviates
  * them as find_unique_abbrev does, except for a binary file patched with
  * --binary, where both stay full.
  */
-static int abbrev_index_lines(struct pr_buf *text, git_repository *repo)
+static int abbrev_index_lines(struct pr_buf *text, git_repository *repo,
+			      struct abbrev_ctx *ctx)
 {
 	struct pr_buf out = PR_BUF_INIT;
 	const char *p = text->ptr, *end = text->ptr + text->len;
 	git_odb *odb = NULL;
 	bool binary = false;
-	int len, err;
+	int len = ctx->len, err = 0;
 
-	err = abbrev_start(&len, repo);
+	if (!len)
+		err = abbrev_start(&len, repo, ctx->seeds, ctx->nr);
 	if (err)
 		goto done;
+	ctx->len = len;
 	if (git_repository_odb(&odb, repo) < 0) {
 		err = git_fail("repository", "object database");
 		goto done;
@@ -675,7 +927,8 @@ int pr_gitrepo_abbrev(struct pr_buf *out, const char *dir, const char *hex)
 		err = git_fail("repository", dir);
 		goto done;
 	}
-	err = abbrev_start(&len, repo);
+	/* range-diff's ids: every pack of a multi-pack index counts */
+	err = abbrev_start(&len, repo, NULL, 0);
 	if (!err)
 		err = abbrev_hex(out, odb, hex, len);
 done:
@@ -845,7 +1098,7 @@ static int sim_score(int *score, void *pa, void *pb, void *payload)
 /* The diff text and --stat --summary text between two trees. */
 static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 		      git_repository *repo, git_tree *old, git_tree *new,
-		      bool renames, bool binary)
+		      bool renames, bool binary, struct abbrev_ctx *ctx)
 {
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
@@ -873,8 +1126,10 @@ static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 	err = pr_buf_add(text, raw.ptr, raw.size);
 	if (!err)
 		err = fix_binary(text);
+	if (!err && !ctx->len)
+		abbrev_ctx_add_diff(ctx, diff, old, new);
 	if (!err)
-		err = abbrev_index_lines(text, repo);
+		err = abbrev_index_lines(text, repo, ctx);
 	if (!stat)
 		goto done;
 	/* the stat is computed from the text, as it is for mails */
@@ -908,7 +1163,7 @@ done:
 }
 
 static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c,
-		     bool binary)
+		     bool binary, struct abbrev_ctx *ctx)
 {
 	git_tree *old = NULL, *new = NULL;
 	git_commit *parent = NULL;
@@ -922,7 +1177,7 @@ static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c,
 		err = git_fail("commit", p->commit_id);
 		goto done;
 	}
-	err = diff_trees(&text, &stat, repo, old, new, true, binary);
+	err = diff_trees(&text, &stat, repo, old, new, true, binary, ctx);
 	if (err)
 		goto done;
 	p->diff = pr_buf_detach(&text, NULL);
@@ -937,7 +1192,7 @@ done:
 }
 
 static int load_commit(struct pr_patch **out, git_repository *repo,
-		       const git_oid *id, bool binary)
+		       const git_oid *id, bool binary, struct abbrev_ctx *ctx)
 {
 	struct pr_patch *p = pr_patch_new();
 	struct pr_buf date = PR_BUF_INIT;
@@ -959,7 +1214,7 @@ static int load_commit(struct pr_patch **out, git_repository *repo,
 		goto done;
 	p->date = pr_buf_detach(&date, NULL);
 	split_message(p, git_commit_message(c));
-	err = load_diff(p, repo, c, binary);
+	err = load_diff(p, repo, c, binary, ctx);
 done:
 	pr_buf_release(&date);
 	git_commit_free(c);
@@ -1139,6 +1394,51 @@ done:
 	return err;
 }
 
+static int boundary_of(git_oid *out, git_repository *repo, const git_oid *shown,
+		       size_t nr);
+
+/*
+ * A cover letter's stat, written before the first patch, reads the trees
+ * and blobs between the series' boundary and its tip (ids, newest first):
+ * they join what the first abbreviation counts the packs of.  No unique
+ * boundary: git prints no stat and reads nothing.
+ */
+static int cover_stat_seeds(struct abbrev_ctx *ctx, git_repository *repo,
+			    const git_oid *ids, size_t nr)
+{
+	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
+	git_commit *bc = NULL, *tc = NULL;
+	git_tree *old = NULL, *new = NULL;
+	git_diff *diff = NULL;
+	git_oid *sorted = (git_oid *)pr_memdup(ids, nr * sizeof(*ids)), bid;
+	int err;
+
+	qsort(sorted, nr, sizeof(*sorted), oid_cmp);
+	err = boundary_of(&bid, repo, sorted, nr);
+	if (err <= 0)
+		goto done;
+	err = 0;
+	fopts.flags = GIT_DIFF_FIND_RENAMES;
+	if (git_commit_lookup(&bc, repo, &bid) < 0 ||
+	    git_commit_lookup(&tc, repo, &ids[0]) < 0 ||
+	    git_commit_tree(&old, bc) < 0 || git_commit_tree(&new, tc) < 0 ||
+	    git_diff_tree_to_tree(&diff, repo, old, new, NULL) < 0 ||
+	    git_diff_find_similar(diff, &fopts) < 0) {
+		err = git_fail("cover letter stat", "boundary");
+		goto done;
+	}
+	abbrev_ctx_add(ctx, &bid);
+	abbrev_ctx_add_diff(ctx, diff, old, new);
+done:
+	git_diff_free(diff);
+	git_tree_free(old);
+	git_tree_free(new);
+	git_commit_free(bc);
+	git_commit_free(tc);
+	free(sorted);
+	return err;
+}
+
 int pr_gitrepo_load(struct pr_version **out, const char *dir, const char *range)
 {
 	return pr_gitrepo_load_flags(out, dir, range, 0);
@@ -1151,6 +1451,7 @@ int pr_gitrepo_load_flags(struct pr_version **out, const char *dir,
 	git_repository *repo = NULL;
 	git_revwalk *walk = NULL;
 	git_oid *ids = NULL, *all = NULL;
+	struct abbrev_ctx ctx = { 0 };
 	size_t nr = 0, alloc = 0, i;
 	git_oid id, tip;
 	int err, count;
@@ -1204,11 +1505,26 @@ int pr_gitrepo_load_flags(struct pr_version **out, const char *dir,
 				goto done;
 		}
 	}
+	/* git's walk read these commits and their parents before any diff */
+	for (i = 0; i < nr; i++) {
+		git_commit *c = NULL;
+		unsigned k;
+
+		abbrev_ctx_add(&ctx, &ids[i]);
+		if (git_commit_lookup(&c, repo, &ids[i]) < 0)
+			continue;
+		for (k = 0; k < git_commit_parentcount(c); k++)
+			abbrev_ctx_add(&ctx, git_commit_parent_id(c, k));
+		git_commit_free(c);
+	}
+	if (nr && (flags & PR_GITREPO_COVER_STAT) &&
+	    (err = cover_stat_seeds(&ctx, repo, ids, nr)))
+		goto done;
 	for (i = nr; i > 0; i--) {
 		struct pr_patch *p = NULL;
 
 		err = load_commit(&p, repo, &ids[i - 1],
-				  !(flags & PR_GITREPO_NO_BINARY));
+				  !(flags & PR_GITREPO_NO_BINARY), &ctx);
 		if (err)
 			goto done;
 		pr_version_add_patch(v, p);
@@ -1217,6 +1533,7 @@ int pr_gitrepo_load_flags(struct pr_version **out, const char *dir,
 	v = NULL;
 	err = 0;
 done:
+	abbrev_ctx_release(&ctx);
 	free(ids);
 	free(all);
 	pr_version_free(v);
@@ -1251,6 +1568,7 @@ int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
 	git_object *a = NULL, *b = NULL;
 	git_tree *ta = NULL, *tb = NULL;
 	struct pr_buf text = PR_BUF_INIT;
+	struct abbrev_ctx ctx = { 0 };
 	int err = 0;
 
 	git_libgit2_init();
@@ -1261,7 +1579,8 @@ int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
 	    git_object_peel((git_object **)&tb, b, GIT_OBJECT_TREE) < 0)
 		err = git_fail("revision range", from);
 	else
-		err = diff_trees(&text, out, repo, ta, tb, true, true);
+		err = diff_trees(&text, out, repo, ta, tb, true, true, &ctx);
+	abbrev_ctx_release(&ctx);
 	pr_buf_release(&text);
 	git_tree_free(ta);
 	git_tree_free(tb);
@@ -1526,6 +1845,7 @@ int pr_gitrepo_patch_id(char out[41], const char *dir, const char *rev)
 	git_commit *c = NULL, *parent = NULL;
 	git_tree *old = NULL, *new = NULL;
 	struct pr_buf text = PR_BUF_INIT;
+	struct abbrev_ctx ctx = { 0 };
 	int err;
 
 	git_libgit2_init();
@@ -1540,10 +1860,11 @@ int pr_gitrepo_patch_id(char out[41], const char *dir, const char *rev)
 		goto done;
 	}
 	/* git's commit_patch_id finds renames as diff.renames says */
-	err = diff_trees(&text, NULL, repo, old, new, true, true);
+	err = diff_trees(&text, NULL, repo, old, new, true, true, &ctx);
 	if (!err)
 		err = internal_patch_id(out, &text);
 done:
+	abbrev_ctx_release(&ctx);
 	pr_buf_release(&text);
 	git_tree_free(old);
 	git_tree_free(new);
@@ -1555,13 +1876,52 @@ done:
 	return err;
 }
 
+/*
+ * The one parent outside shown (nr commits, sorted) of a commit of shown:
+ * 1 with out set, 0 when there are none or several, or an error.
+ */
+static int boundary_of(git_oid *out, git_repository *repo, const git_oid *shown,
+		       size_t nr)
+{
+	git_commit *c = NULL;
+	git_oid found;
+	size_t i, nfound = 0;
+	int ret = 0;
+
+	for (i = 0; i < nr && nfound < 2; i++) {
+		unsigned k, np;
+
+		if (git_commit_lookup(&c, repo, &shown[i]) < 0) {
+			char hex[GIT_OID_HEXSZ + 1];
+
+			git_oid_tostr(hex, sizeof(hex), &shown[i]);
+			return git_fail("commit", hex);
+		}
+		np = git_commit_parentcount(c);
+		for (k = 0; k < np && nfound < 2; k++) {
+			const git_oid *pid = git_commit_parent_id(c, k);
+
+			if (bsearch(pid, shown, nr, sizeof(*shown), oid_cmp))
+				continue;
+			if (!nfound || !git_oid_equal(&found, pid))
+				found = *pid, nfound++;
+		}
+		git_commit_free(c);
+		c = NULL;
+	}
+	if (nfound == 1) {
+		*out = found;
+		ret = 1;
+	}
+	return ret;
+}
+
 int pr_gitrepo_boundary(char out[41], const char *dir,
 			const struct pr_version *v)
 {
 	git_repository *repo = NULL;
 	git_oid *shown = NULL, found;
-	git_commit *c = NULL;
-	size_t i, nfound = 0;
+	size_t i;
 	int ret = 0;
 
 	git_libgit2_init();
@@ -1577,31 +1937,10 @@ int pr_gitrepo_boundary(char out[41], const char *dir,
 			goto done;
 		}
 	qsort(shown, v->nr, sizeof(*shown), oid_cmp);
-	for (i = 0; i < v->nr && nfound < 2; i++) {
-		unsigned k, np;
-
-		if (git_commit_lookup(&c, repo, &shown[i]) < 0) {
-			ret = git_fail("commit", v->patches[i]->commit_id);
-			goto done;
-		}
-		np = git_commit_parentcount(c);
-		for (k = 0; k < np && nfound < 2; k++) {
-			const git_oid *pid = git_commit_parent_id(c, k);
-
-			if (bsearch(pid, shown, v->nr, sizeof(*shown), oid_cmp))
-				continue;
-			if (!nfound || !git_oid_equal(&found, pid))
-				found = *pid, nfound++;
-		}
-		git_commit_free(c);
-		c = NULL;
-	}
-	if (nfound == 1) {
+	ret = boundary_of(&found, repo, shown, v->nr);
+	if (ret == 1)
 		git_oid_tostr(out, 41, &found);
-		ret = 1;
-	}
 done:
-	git_commit_free(c);
 	free(shown);
 	git_repository_free(repo);
 	git_libgit2_shutdown();

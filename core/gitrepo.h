@@ -29,6 +29,12 @@ int pr_gitrepo_load(struct pr_version **out, const char *dir,
 
 /* pr_gitrepo_load_flags(): binary files as --no-binary shows them */
 #define PR_GITREPO_NO_BINARY 1u
+/*
+ * pr_gitrepo_load_flags(): a cover letter with its stat comes first (as
+ * --cover-letter writes it), which changes what git has read when it
+ * picks the abbreviation length under a multi-pack index
+ */
+#define PR_GITREPO_COVER_STAT 2u
 
 /*
  * The same with flags: PR_GITREPO_NO_BINARY gives each binary file the
@@ -58,9 +64,14 @@ int pr_gitrepo_committer(struct pr_ident *out, int64_t *time, int *tz,
 
 /*
  * Append hex (40 digits) abbreviated as git abbreviates ids in the
- * repository at dir: core.abbrev digits when it is set to a number, else
+ * repository at dir: core.abbrev digits when it is set to a number (the
+ * command-line config of `git -c` and GIT_CONFIG_COUNT over the files), else
  * a length that grows with the number of packed objects (7 below 2^14,
  * 8 below 2^16, ...), lengthened while another object shares the prefix.
+ * Here every pack of a multi-pack index counts; pr_gitrepo_load() counts
+ * only those git 2.39 has opened when it abbreviates its first index line
+ * (the packs of the walked commits and of the first patch's trees and
+ * blobs, and of the cover letter's stat with PR_GITREPO_COVER_STAT).
  */
 int pr_gitrepo_abbrev(struct pr_buf *out, const char *dir, const char *hex);
 

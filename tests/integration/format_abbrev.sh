@@ -141,6 +141,68 @@ unset GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM XDG_CONFIG_HOME
 export GIT_CONFIG_NOSYSTEM=1
 rm -rf "$T/.gitconfig" "$T/xdg"
 
+# the command-line config git reads after every file: GIT_CONFIG_COUNT
+# pairs, then GIT_CONFIG_PARAMETERS (what `git -c` passes on); each wins
+# over the repository's config, the later over the earlier
+git config core.abbrev 12
+export GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=core.abbrev GIT_CONFIG_VALUE_0=9
+export GIT_CONFIG_KEY_1=Core.Abbrev GIT_CONFIG_VALUE_1=10
+check "GIT_CONFIG_COUNT over the repository's config: core.abbrev 10" -3
+[ "$(widest)" = 10 ] || { echo "FAIL 10 digits expected"; fail=1; }
+export GIT_CONFIG_PARAMETERS="'core.abbrev'='11' 'core.abbrev=13'"
+check "GIT_CONFIG_PARAMETERS over GIT_CONFIG_COUNT: core.abbrev 13" -3
+[ "$(widest)" = 13 ] || { echo "FAIL 13 digits expected"; fail=1; }
+export GIT_CONFIG_PARAMETERS="'core.abbrev'='AUTO'"
+check "GIT_CONFIG_PARAMETERS core.abbrev AUTO: 8 digits" -3
+[ "$(widest)" = 8 ] || { echo "FAIL 8 digits expected"; fail=1; }
+export GIT_CONFIG_PARAMETERS="'core.abbrev'='off'"
+check "GIT_CONFIG_PARAMETERS core.abbrev off: full ids" -3
+export GIT_CONFIG_PARAMETERS="'core.abbrev'='0xa'"
+check "GIT_CONFIG_PARAMETERS core.abbrev 0xa: 10 digits" -3
+[ "$(widest)" = 10 ] || { echo "FAIL 10 digits expected"; fail=1; }
+unset GIT_CONFIG_PARAMETERS
+# what git refuses, patchrelay refuses: a bogus count, a missing key, a
+# malformed parameter list, a key with no value
+refuse() { # NAME VAR=VALUE...
+	name=$1
+	shift
+	if env "$@" git format-patch -q -o "$T/bad" -1 2>/dev/null; then
+		echo "FAIL setup: git accepts $name"
+		fail=1
+	elif env "$@" "$PATCHRELAY" format -o "$T/bad" -1 >/dev/null 2>"$T/err"; then
+		echo "FAIL $name accepted (git refuses it)"
+		fail=1
+	else
+		echo "ok $name refused: $(cat "$T/err")"
+	fi
+}
+refuse "GIT_CONFIG_COUNT 2x" GIT_CONFIG_COUNT=2x
+refuse "GIT_CONFIG_COUNT -1" GIT_CONFIG_COUNT=-1
+refuse "GIT_CONFIG_COUNT 3 with 2 keys" GIT_CONFIG_COUNT=3
+refuse "GIT_CONFIG_PARAMETERS unquoted" GIT_CONFIG_PARAMETERS=core.abbrev=9
+refuse "GIT_CONFIG_PARAMETERS with a leading space" \
+	GIT_CONFIG_PARAMETERS=" 'core.abbrev=9'"
+refuse "GIT_CONFIG_PARAMETERS key without value" \
+	GIT_CONFIG_PARAMETERS="'core.abbrev'"
+refuse "GIT_CONFIG_PARAMETERS invalid key" GIT_CONFIG_PARAMETERS="'core.9x=1'"
+unset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0 GIT_CONFIG_KEY_1 \
+	GIT_CONFIG_VALUE_1
+# and through git itself: `git -c` runs an alias with the parameters it
+# quoted (a value with a quote and a '!' in it among them)
+rm -rf "$T/git" "$T/pr"
+git -c core.abbrev=9 format-patch -q -o "$T/git" -3
+git -c core.abbrev=11 -c "x.y=it's!" -c core.abbrev=9 \
+	-c alias.prformat="!\"$PATCHRELAY\" format -o \"$T/pr\"" prformat -3 \
+	>/dev/null
+if diff -r "$T/git" "$T/pr" >"$T/diff" && [ "$(widest)" = 9 ]; then
+	echo "ok git -c core.abbrev=9 through an alias"
+else
+	echo "FAIL git -c core.abbrev=9 through an alias"
+	head -20 "$T/diff"
+	fail=1
+fi
+git config --unset core.abbrev
+
 # alternates count: a --shared clone (no pack of its own) gets 8 digits
 git clone -q --shared "$R" "$T/shared" 2>/dev/null
 cd "$T/shared"
@@ -171,6 +233,63 @@ git config core.multiPackIndex false
 check "core.multiPackIndex false: 7 digits again" -1
 [ "$(widest)" = 7 ] || { echo "FAIL 7 digits expected"; fail=1; }
 git config --unset core.multiPackIndex
+GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.multiPackIndex GIT_CONFIG_VALUE_0=off \
+	check "GIT_CONFIG_COUNT core.multiPackIndex off: 7 digits" -1
+[ "$(widest)" = 7 ] || { echo "FAIL 7 digits expected"; fail=1; }
+git config core.multiPackIndex false
+GIT_CONFIG_PARAMETERS="'core.multipackindex'" \
+	check "-c core.multiPackIndex (true) over the file's false: 8 digits" -1
+[ "$(widest)" = 8 ] || { echo "FAIL 8 digits expected"; fail=1; }
+git config --unset core.multiPackIndex
+
+# several packs under one multi-pack index: git counts the index's entries
+# plus only the packs it opened through it before its first abbreviation
+# (approximate_object_count() after find_pack_entry() installed them):
+# those holding the commits it walked and the first patch's trees and
+# blobs.  Two packs of 5,002 objects under an index of 10,004: a patch
+# reading one pack gives 15,006 objects (7 digits), one reading both
+# 20,008 (8 digits); counting every pack would give 8 digits throughout
+M="$T/midx2"
+git init -q -b main "$M"
+cd "$M"
+blobs main 5000
+git reset -q --hard main
+blobs side 5000
+echo y >y.txt
+git add y.txt
+git commit -q -m "y: add"
+git multi-pack-index write
+[ "$(ls .git/objects/pack/*.idx | wc -l)" = 2 ] ||
+	{ echo "FAIL setup: not two packs"; fail=1; }
+# y is loose; its parent, the commit of the main pack, is read
+check "two packs under a multi-pack index, one read: 7 digits" -1
+[ "$(widest)" = 7 ] || { echo "FAIL 7 digits expected"; fail=1; }
+# blobs of both packs (git add writes no loose copy of a packed blob)
+echo "side blob 7" >z.txt
+echo "main blob 7" >w.txt
+git add z.txt w.txt
+git commit -q -m "z: blobs of both packs"
+check "two packs under a multi-pack index, both read: 8 digits" -1
+[ "$(widest)" = 8 ] || { echo "FAIL 8 digits expected"; fail=1; }
+# the first patch decides, as git counts once: y (one pack) then z
+check "the first patch's packs decide for the series: 7 digits" -2
+[ "$(widest)" = 7 ] || { echo "FAIL 7 digits expected"; fail=1; }
+# a pack outside the index always counts: a third one of 1,202 objects
+# makes 16,208 for y first (7 digits), 21,210 for z (8)
+blobs third 1200
+[ "$(ls .git/objects/pack/*.idx | wc -l)" = 3 ] ||
+	{ echo "FAIL setup: not three packs"; fail=1; }
+check "a pack outside the multi-pack index counts: 7 digits" -2
+[ "$(widest)" = 7 ] || { echo "FAIL 7 digits expected"; fail=1; }
+check "a pack outside the index, both inside read: 8 digits" -1
+[ "$(widest)" = 8 ] || { echo "FAIL 8 digits expected"; fail=1; }
+# the index rewritten over all three: 11,206 + the main pack's 5,002
+git multi-pack-index write
+check "three packs under the index, one read: 7 digits" -2
+[ "$(widest)" = 7 ] || { echo "FAIL 7 digits expected"; fail=1; }
+# and with the cover letter and --base of the same series
+check "three packs under the index, cover letter: 8 digits" --cover-letter --base=HEAD~2 -2
+[ "$(widest)" = 8 ] || { echo "FAIL 8 digits expected"; fail=1; }
 cd "$R"
 
 # range-diff: the id column uses the same length
