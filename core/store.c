@@ -343,25 +343,35 @@ done:
 	return err;
 }
 
-/* The latest version of a series: number (0 if none) and fingerprint. */
-static int latest_version(int *number, struct pr_buf *fp, struct pr_store *st,
-			  int64_t series_id)
+/*
+ * The version of a series with `fingerprint` (*match, 0 if none) and its
+ * latest version number (*latest, 0 if none).  Any stored version counts,
+ * not only the latest: a source that reads old mail again (a lost cursor,
+ * a new IMAP UIDVALIDITY) must find v1 as v1, not record it as v3.
+ */
+static int find_version(int *match, int *latest, struct pr_store *st,
+			int64_t series_id, const char *fingerprint)
 {
 	sqlite3_stmt *s = NULL;
 	int err, rc;
 
-	*number = 0;
+	*match = 0;
+	*latest = 0;
+	/* the lowest number wins should two versions share a fingerprint
+	 * (a store written before this lookup matched any version) */
 	if ((err = prepare(&s, st,
-			   "SELECT number, fingerprint FROM versions"
-			   " WHERE series_id = ? ORDER BY number DESC"
-			   " LIMIT 1")))
+			   "SELECT coalesce(max(number), 0),"
+			   " (SELECT min(number) FROM versions WHERE"
+			   "  series_id = ?1 AND fingerprint = ?2)"
+			   " FROM versions WHERE series_id = ?1")))
 		goto done;
 	sqlite3_bind_int64(s, 1, series_id);
+	bind_text(s, 2, fingerprint);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
-		*number = sqlite3_column_int(s, 0);
-		err = pr_buf_adds(fp, (const char *)sqlite3_column_text(s, 1));
-	} else if (rc != SQLITE_DONE) {
+		*latest = sqlite3_column_int(s, 0);
+		*match = sqlite3_column_int(s, 1);
+	} else {
 		err = db_error(st, "read versions");
 	}
 done:
@@ -373,13 +383,13 @@ int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 			    const char *origin, const char *key,
 			    const char *fingerprint, size_t nr_patches)
 {
-	struct pr_buf fp = PR_BUF_INIT;
 	sqlite3_stmt *s = NULL;
 	bool in_tx = false;
-	int err, number;
+	int err, number, match;
 
 	out->series_id = 0;
 	out->number = 0;
+	out->latest = 0;
 	out->is_new = false;
 	if ((err = exec(st, "BEGIN IMMEDIATE")))
 		goto done;
@@ -400,10 +410,12 @@ int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 	} else if (err) {
 		goto done;
 	}
-	if ((err = latest_version(&number, &fp, st, out->series_id)))
+	if ((err = find_version(&match, &number, st, out->series_id,
+				fingerprint)))
 		goto done;
-	if (number && !strcmp(fp.ptr, fingerprint)) {
-		out->number = number;
+	out->latest = number;
+	if (match) {
+		out->number = match;
 		goto done;
 	}
 	if ((err = prepare(&s, st,
@@ -418,6 +430,7 @@ int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 	if ((err = step_done(st, s, "record version")))
 		goto done;
 	out->number = number + 1;
+	out->latest = number + 1;
 	out->is_new = true;
 done:
 	sqlite3_finalize(s);
@@ -431,7 +444,6 @@ done:
 		out->is_new = false;
 		err = pr_error_wrap(err, "series '%s' of '%s'", key, origin);
 	}
-	pr_buf_release(&fp);
 	return err;
 }
 

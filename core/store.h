@@ -18,8 +18,11 @@ struct pr_version;
  *   transaction, so a database is always at a whole version.  A database
  *   newer than this binary is refused (PR_ESTATE).
  * - A series is (origin connector, key) and is stored once.  Its versions
- *   are numbered 1..N; a version is new only when its fingerprint differs
- *   from the latest stored one, so an unchanged re-poll records nothing.
+ *   are numbered 1..N, each with a fingerprint no other version of the
+ *   series has: a version is new only when its fingerprint differs from
+ *   every stored one, so an unchanged re-poll records nothing, and a
+ *   source that reads an old version again (a lost cursor) finds that
+ *   version's number instead of making a new one.
  * - A delivery is (series, version, sink) and holds one row per message,
  *   pending, sent or rejected, with an attempt count and the last error.
  *   A rejected message (the sink's permanent refusal) is never tried
@@ -77,13 +80,16 @@ int pr_store_fingerprint(char out[41], const struct pr_version *v);
 struct pr_store_version {
 	int64_t series_id;
 	int number; /* 1..N */
-	bool is_new; /* false when it matched the latest stored version */
+	int latest; /* the series' latest version number after the call */
+	bool is_new; /* false when it matched a stored version */
 };
 
 /*
  * Record a version of series (origin, key) with `fingerprint` and
- * `nr_patches`.  When the latest stored version has the same fingerprint,
- * nothing is written and out->is_new is false.
+ * `nr_patches`.  When a stored version of the series (any of them, not
+ * only the latest) has the same fingerprint, nothing is written,
+ * out->number is that version's and out->is_new is false; out->number <
+ * out->latest then says an older version was seen again.
  */
 int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 			    const char *origin, const char *key,

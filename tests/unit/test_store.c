@@ -307,6 +307,82 @@ static void test_record_version_idempotent(void **state)
 	pr_store_free(st);
 }
 
+/*
+ * A source that reads old mail again (a lost cursor) sees v1 after v2: it
+ * is v1, not a new v3, even after reopening; nothing is written for it.
+ * A third fingerprint is v3; the latest number is reported throughout.
+ */
+static void test_record_version_matches_any(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_store_version v;
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f1", 2),
+			 0);
+	assert_true(v.is_new);
+	assert_int_equal(v.number, 1);
+	assert_int_equal(v.latest, 1);
+	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f2", 2),
+			 0);
+	assert_true(v.is_new);
+	assert_int_equal(v.number, 2);
+	assert_int_equal(v.latest, 2);
+	pr_store_free(st);
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	/* the old mail again: v1, then v2, each found, none recorded */
+	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f1", 2),
+			 0);
+	assert_false(v.is_new);
+	assert_int_equal(v.number, 1);
+	assert_int_equal(v.latest, 2);
+	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f2", 2),
+			 0);
+	assert_false(v.is_new);
+	assert_int_equal(v.number, 2);
+	assert_int_equal(v.latest, 2);
+	assert_int_equal(pr_store_version_count(st, v.series_id), 2);
+	/* the same fingerprint in another series is that series' own v1 */
+	assert_int_equal(pr_store_record_version(&v, st, "list", "b", "f2", 2),
+			 0);
+	assert_true(v.is_new);
+	assert_int_equal(v.number, 1);
+	/* a changed version is still new, numbered after the latest */
+	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f3", 2),
+			 0);
+	assert_true(v.is_new);
+	assert_int_equal(v.number, 3);
+	assert_int_equal(v.latest, 3);
+	assert_int_equal(pr_store_version_count(st, v.series_id), 3);
+	pr_store_free(st);
+}
+
+/*
+ * A store written before any version matched holds two versions with one
+ * fingerprint (v1, and v3 recorded from the same patches): the first wins.
+ */
+static void test_record_version_duplicate_rows(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_store_version v;
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	pr_store_free(st);
+	raw_exec(f->path,
+		 "INSERT INTO series (id, origin, key) VALUES (4, 'l', 'k');"
+		 "INSERT INTO versions (series_id, number, fingerprint,"
+		 " nr_patches) VALUES (4, 1, 'fa', 1), (4, 2, 'fb', 1),"
+		 " (4, 3, 'fa', 1);");
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "l", "k", "fa", 1), 0);
+	assert_false(v.is_new);
+	assert_int_equal(v.number, 1);
+	assert_int_equal(v.latest, 3);
+	pr_store_free(st);
+}
+
 static void git_blob_sha1(char out[41], const char *content)
 {
 	char cmd[512];
@@ -532,6 +608,10 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_version_idempotent,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record_version_matches_any,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_record_version_duplicate_rows, setup, teardown),
 		cmocka_unit_test(test_fingerprint),
 		cmocka_unit_test_setup_teardown(test_cursor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
