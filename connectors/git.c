@@ -3,19 +3,32 @@
 #include <git2.h>
 
 #include "connectors.h"
+#include "delivery.h"
 #include "gitrepo.h"
 #include "model.h"
+#include "outgoing.h"
 #include "store.h"
 
 /*
  * The git connector: as a source, a branch compared against its base is a
  * series and a changed branch head is a new version; as a sink, a version
- * is pushed as a branch.  The sink's deliver and the "watch" events are
- * not written yet.
+ * is pushed as a branch.  The "watch" events are not written yet.
  *
  * poll: the series is base..branch (key: the branch name); the cursor is
  * the version's fingerprint, so an unchanged branch emits nothing and a
  * rebase that changes no patch emits nothing either.
+ *
+ * deliver_version (the sink): the version's patches are applied with
+ * libgit2 one by one on its base, a commit each (author, author date and
+ * message from the patch, the committer from the `committer` option or as
+ * git picks it), and `branch` (a template, default
+ * "patchrelay/{key}/v{n}") is set to the last one in the repository at
+ * `url`, a local directory (bare or not).  The base is the version's own
+ * (its base-commit, else the parent of its first commit when it came from
+ * git) when the repository has that commit, else the `base` option.  A
+ * version with no base in the repository, or a patch that does not apply,
+ * is a rejection; the branch is then not touched.  The branch is forced
+ * to the new tip: it belongs to patchrelay (a name per version).
  */
 
 static const char *const cover_letter_choices[] = { "auto", "always", "never",
@@ -33,6 +46,9 @@ static const struct pr_option git_options[] = {
 	{ "watch", PR_OPT_STRING, NULL,
 	  "a branch whose new commits are \"landed\" events",
 	  offsetof(struct pr_git_ctx, watch), false, NULL },
+	{ "committer", PR_OPT_STRING, NULL,
+	  "sink: the committer \"Name <addr>\" (default: as git picks it)",
+	  offsetof(struct pr_git_ctx, committer), false, NULL },
 	{ "cover-letter", PR_OPT_ENUM, "auto",
 	  "auto: a cover letter for two or more patches; always; never",
 	  offsetof(struct pr_git_ctx, cover_letter), false,
@@ -161,6 +177,374 @@ done:
 	return err;
 }
 
+/* The sink's default branch template. */
+#define GIT_SINK_BRANCH "patchrelay/{key}/v{n}"
+
+/* Append s with every byte outside [A-Za-z0-9._-] as '-'. */
+static int add_ref_part(struct pr_buf *out, const char *s)
+{
+	int err = 0;
+
+	for (; *s && !err; s++) {
+		char ch = *s;
+		bool ok = (ch >= 'a' && ch <= 'z') ||
+			  (ch >= 'A' && ch <= 'Z') ||
+			  (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+			  ch == '-';
+
+		err = pr_buf_addch(out, ok ? ch : '-');
+	}
+	return err;
+}
+
+/*
+ * The branch (without refs/heads/) of version n of series s: the template
+ * with {key} (the series key), {origin} (its source) and {n} replaced,
+ * the first two made ref-safe.  An unknown placeholder or a name git
+ * would not take is PR_ECONFIG.
+ */
+static int branch_name(struct pr_buf *out, const char *sink, const char *tmpl,
+		       const char *origin, const char *key, int n)
+{
+	struct pr_buf ref = PR_BUF_INIT;
+	const char *p;
+	int valid = 0, err = 0;
+
+	for (p = tmpl; *p && !err;) {
+		size_t len = strcspn(p, "{");
+
+		if ((err = pr_buf_add(out, p, len)))
+			break;
+		p += len;
+		if (!*p)
+			break;
+		if (!strncmp(p, "{key}", 5)) {
+			err = add_ref_part(out, key);
+			p += 5;
+		} else if (!strncmp(p, "{origin}", 8)) {
+			err = add_ref_part(out, origin);
+			p += 8;
+		} else if (!strncmp(p, "{n}", 3)) {
+			err = pr_buf_addf(out, "%d", n);
+			p += 3;
+		} else {
+			err = pr_error(PR_ECONFIG,
+				       "sink '%s': option 'branch': unknown "
+				       "placeholder in '%s' (known: {key}, "
+				       "{origin}, {n})",
+				       sink, tmpl);
+		}
+	}
+	if (err)
+		goto done;
+	git_libgit2_init();
+	if ((err = pr_buf_addf(&ref, "refs/heads/%s", out->ptr)) == 0 &&
+	    (git_reference_name_is_valid(&valid, ref.ptr) < 0 || !valid))
+		err = pr_error(PR_ECONFIG,
+			       "sink '%s': option 'branch': '%s' is not a "
+			       "valid branch name",
+			       sink, out->ptr);
+	git_libgit2_shutdown();
+done:
+	pr_buf_release(&ref);
+	return err;
+}
+
+static int git_open(struct pr_instance *inst)
+{
+	const struct pr_git_ctx *ctx = inst->ctx;
+	struct pr_buf name = PR_BUF_INIT;
+	struct pr_ident who = { NULL, NULL };
+	int err = 0;
+
+	if (strcmp(inst->kind, "sink"))
+		return 0;
+	/* a template that cannot make a name is refused before any pass */
+	if ((err = branch_name(&name, inst->name,
+			       ctx->branch ? ctx->branch : GIT_SINK_BRANCH,
+			       "origin", "key", 1)))
+		goto done;
+	if (ctx->committer &&
+	    pr_outgoing_parse_address(&who, ctx->committer) < 0)
+		err = pr_error(PR_ECONFIG,
+			       "sink '%s': option 'committer': '%s' is not "
+			       "\"Name <addr>\"",
+			       inst->name, ctx->committer);
+done:
+	pr_ident_release(&who);
+	pr_buf_release(&name);
+	return err;
+}
+
+/* A libgit2 failure as a PR_E* error naming the sink and what failed. */
+static int sink_fail(int code, const char *sink, const char *what)
+{
+	const git_error *e = git_error_last();
+
+	return pr_error(code, "sink '%s': %s: %s", sink, what,
+			e && e->message ? e->message : "libgit2 error");
+}
+
+/* Reject the delivery with a reason made like a message. */
+static void reject(struct pr_deliver_result *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void reject(struct pr_deliver_result *out, const char *fmt, ...)
+{
+	struct pr_buf why = PR_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	pr_buf_vaddf(&why, fmt, ap);
+	va_end(ap);
+	out->status = PR_DELIVER_REJECTED;
+	free(out->reason);
+	out->reason = pr_buf_detach(&why, NULL);
+}
+
+/* Is hex (40 digits, or "") a commit of repo; fills *out when it is. */
+static bool have_commit(git_commit **out, git_repository *repo, const char *hex)
+{
+	git_oid oid;
+
+	*out = NULL;
+	if (!hex[0] || git_oid_fromstr(&oid, hex) < 0)
+		return false;
+	if (git_commit_lookup(out, repo, &oid) < 0) {
+		git_error_clear();
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The commit the version goes on: its own base when repo has it, else
+ * the `base` option.  NULL *out (and 0) when neither is there.
+ */
+static int find_base(git_commit **out, git_repository *repo,
+		     const struct pr_git_ctx *ctx, const struct pr_version *v)
+{
+	git_commit *first = NULL;
+	git_object *obj = NULL;
+	int err = 0;
+
+	*out = NULL;
+	if (have_commit(out, repo, v->base_commit))
+		goto done;
+	if (v->nr && have_commit(&first, repo, v->patches[0]->commit_id) &&
+	    git_commit_parentcount(first) == 1 &&
+	    git_commit_parent(out, first, 0) == 0)
+		goto done;
+	if (ctx->base && git_revparse_single(&obj, repo, ctx->base) == 0 &&
+	    git_object_peel((git_object **)out, obj, GIT_OBJECT_COMMIT) == 0)
+		goto done;
+	git_error_clear();
+	*out = NULL;
+done:
+	git_object_free(obj);
+	git_commit_free(first);
+	return err;
+}
+
+/* The commit message git am makes of a patch: subject, blank, body. */
+static int commit_message(struct pr_buf *out, const struct pr_patch *p)
+{
+	const char *body = p->body ? p->body : "";
+	int err;
+
+	body += strspn(body, "\n");
+	if ((err = pr_buf_addf(out, "%s\n", p->subject ? p->subject : "")))
+		return err;
+	if (*body && (err = pr_buf_addf(out, "\n%s", body)))
+		return err;
+	pr_buf_rtrim(out);
+	return pr_buf_addch(out, '\n');
+}
+
+/*
+ * Apply p on tree into a new commit on parent; *applied false (and 0)
+ * when the patch does not apply, which is the series' problem.
+ */
+static int commit_patch(git_oid *out, bool *applied, git_repository *repo,
+			const char *sink, git_commit *parent,
+			const struct pr_patch *p,
+			const git_signature *committer)
+{
+	git_diff *diff = NULL;
+	git_index *index = NULL;
+	git_tree *tree = NULL, *new_tree = NULL;
+	git_signature *author = NULL;
+	struct pr_buf msg = PR_BUF_INIT;
+	const char *name;
+	git_oid tree_id;
+	int err = 0;
+
+	*applied = false;
+	if (git_commit_tree(&tree, parent) < 0) {
+		err = sink_fail(PR_EIO, sink, "read tree");
+		goto done;
+	}
+	if (p->diff && *p->diff) {
+		if (git_diff_from_buffer(&diff, p->diff, strlen(p->diff)) < 0 ||
+		    git_apply_to_tree(&index, repo, tree, diff, NULL) < 0) {
+			git_error_clear();
+			goto done;
+		}
+		if (git_index_write_tree_to(&tree_id, index, repo) < 0) {
+			err = sink_fail(PR_EIO, sink, "write tree");
+			goto done;
+		}
+	} else {
+		git_oid_cpy(&tree_id, git_tree_id(tree));
+	}
+	if (git_tree_lookup(&new_tree, repo, &tree_id) < 0) {
+		err = sink_fail(PR_EIO, sink, "read tree");
+		goto done;
+	}
+	/* git takes an address alone as the name too */
+	name = p->author.name && *p->author.name ? p->author.name
+						 : p->author.email;
+	if (!name || !p->author.email ||
+	    git_signature_new(&author, name, p->author.email,
+			      (git_time_t)p->time, p->tz_minutes) < 0) {
+		git_error_clear();
+		goto done;
+	}
+	if ((err = commit_message(&msg, p)))
+		goto done;
+	if (git_commit_create(out, repo, NULL, author, committer, NULL, msg.ptr,
+			      new_tree, 1, (const git_commit **)&parent) < 0) {
+		err = sink_fail(PR_EIO, sink, "write commit");
+		goto done;
+	}
+	*applied = true;
+done:
+	pr_buf_release(&msg);
+	git_signature_free(author);
+	git_tree_free(new_tree);
+	git_tree_free(tree);
+	git_index_free(index);
+	git_diff_free(diff);
+	return err;
+}
+
+/* The committer: the option, else git's, at `when` unless git says. */
+static int make_committer(git_signature **out, const struct pr_git_ctx *ctx,
+			  const char *sink, int64_t when)
+{
+	struct pr_ident who = { NULL, NULL };
+	const char *date = getenv("GIT_COMMITTER_DATE");
+	int64_t t = when;
+	int tz = 0, err;
+
+	*out = NULL;
+	if (ctx->committer)
+		err = pr_outgoing_parse_address(&who, ctx->committer);
+	else
+		err = pr_gitrepo_committer(&who, &t, &tz, ctx->url);
+	if (err)
+		goto done;
+	/* a retry makes the same commits: the delivery's time, not now */
+	if (!date || !*date || ctx->committer) {
+		t = when;
+		tz = 0;
+	}
+	if (git_signature_new(out, who.name && *who.name ? who.name : who.email,
+			      who.email, (git_time_t)t, tz) < 0)
+		err = sink_fail(PR_EINVAL, sink, "committer");
+done:
+	pr_ident_release(&who);
+	return err;
+}
+
+static int git_deliver_version(struct pr_instance *inst,
+			       const struct pr_version_delivery *d,
+			       struct pr_deliver_result *out)
+{
+	const struct pr_git_ctx *ctx = inst->ctx;
+	const struct pr_version *v = d->version;
+	git_repository *repo = NULL;
+	git_commit *base = NULL, *tip = NULL;
+	git_signature *committer = NULL;
+	git_reference *ref = NULL;
+	struct pr_buf branch = PR_BUF_INIT, refname = PR_BUF_INIT;
+	struct pr_buf log = PR_BUF_INIT;
+	size_t i;
+	int err;
+
+	out->status = PR_DELIVER_RETRY;
+	out->retry_after_ms = 0;
+	git_libgit2_init();
+	if ((err = branch_name(&branch, inst->name,
+			       ctx->branch ? ctx->branch : GIT_SINK_BRANCH,
+			       d->series->origin_connector,
+			       d->series->origin_key, v->number)) ||
+	    (err = pr_buf_addf(&refname, "refs/heads/%s", branch.ptr)))
+		goto done;
+	if (git_repository_open_ext(&repo, ctx->url,
+				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		err = sink_fail(PR_EIO, inst->name, ctx->url);
+		goto done;
+	}
+	if ((err = make_committer(&committer, ctx, inst->name, d->time)) ||
+	    (err = find_base(&base, repo, ctx, v)))
+		goto done;
+	if (!base) {
+		reject(out,
+		       "no base for v%d of '%s' in '%s' (base-commit '%s', "
+		       "option base '%s')",
+		       v->number, d->series->origin_key, ctx->url,
+		       v->base_commit, ctx->base ? ctx->base : "");
+		goto done;
+	}
+	tip = base;
+	base = NULL;
+	for (i = 0; i < v->nr; i++) {
+		git_oid id;
+		bool applied;
+
+		if ((err = commit_patch(&id, &applied, repo, inst->name, tip,
+					v->patches[i], committer)))
+			goto done;
+		if (!applied) {
+			reject(out, "patch %zu/%zu '%s' does not apply on %s",
+			       i + 1, v->nr,
+			       v->patches[i]->subject ? v->patches[i]->subject
+						      : "",
+			       git_oid_tostr_s(git_commit_id(tip)));
+			goto done;
+		}
+		git_commit_free(tip);
+		tip = NULL;
+		if (git_commit_lookup(&tip, repo, &id) < 0) {
+			err = sink_fail(PR_EIO, inst->name, "read commit");
+			goto done;
+		}
+	}
+	if ((err = pr_buf_addf(&log, "patchrelay: v%d of %s", v->number,
+			       d->series->origin_key)))
+		goto done;
+	if (git_reference_create(&ref, repo, refname.ptr, git_commit_id(tip), 1,
+				 log.ptr) < 0) {
+		err = sink_fail(PR_EIO, inst->name, refname.ptr);
+		goto done;
+	}
+	pr_log_info(inst->prefix, "pushed v%d of '%s' as %s (%s)", v->number,
+		    d->series->origin_key, branch.ptr,
+		    git_oid_tostr_s(git_commit_id(tip)));
+	out->status = PR_DELIVER_OK;
+done:
+	git_reference_free(ref);
+	git_commit_free(tip);
+	git_commit_free(base);
+	git_signature_free(committer);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	pr_buf_release(&branch);
+	pr_buf_release(&refname);
+	pr_buf_release(&log);
+	return err;
+}
+
 const struct pr_connector_type pr_connector_git = {
 	.abi = PR_ABI_VERSION,
 	.name = "git",
@@ -168,5 +552,7 @@ const struct pr_connector_type pr_connector_git = {
 	.caps = PR_CAP_SOURCE | PR_CAP_SINK,
 	.options = git_options,
 	.ctx_size = sizeof(struct pr_git_ctx),
+	.open = git_open,
 	.poll = git_poll,
+	.deliver_version = git_deliver_version,
 };
