@@ -4,6 +4,7 @@
 
 #include "connectors.h"
 #include "delivery.h"
+#include "diff.h"
 #include "gitrepo.h"
 #include "model.h"
 #include "outgoing.h"
@@ -12,11 +13,25 @@
 /*
  * The git connector: as a source, a branch compared against its base is a
  * series and a changed branch head is a new version; as a sink, a version
- * is pushed as a branch.  The "watch" events are not written yet.
+ * is pushed as a branch; new commits on a watched branch are "landed"
+ * events.
  *
- * poll: the series is base..branch (key: the branch name); the cursor is
- * the version's fingerprint, so an unchanged branch emits nothing and a
- * rebase that changes no patch emits nothing either.
+ * poll: the series is base..branch (key: the branch name); the cursor
+ * holds the version's fingerprint, so an unchanged branch emits nothing
+ * and a rebase that changes no patch emits nothing either.
+ *
+ * watch: the cursor also holds the watched branch's tip.  Commits in
+ * old-tip..tip (merges left out, commits brought in by a merge kept) are
+ * one PR_EVENT_STATE "landed" event after the series event: its series is
+ * (source, watched branch), its one version the commits oldest first,
+ * each with commit_id and patch_id (git patch-id --stable).  The first
+ * poll only takes the tip: what landed before patchrelay watched is not
+ * news.  A rewritten branch (the old tip no longer below the new) is taken
+ * anew, with a warning, and gives no event.
+ *
+ * The cursor is "branch=FP watch=SHA" (either part absent when not
+ * configured or not seen yet); a bare fingerprint is what a binary without
+ * watch wrote and reads as branch=FP.
  *
  * deliver_version (the sink): the version's patches are applied with
  * libgit2 one by one on its base, a commit each (author, author date and
@@ -137,8 +152,57 @@ done:
 	return err;
 }
 
-static int git_poll(struct pr_instance *inst, const char *cursor,
-		    pr_event_fn emit, void *payload)
+/* The two parts of a cursor, each "" when absent. */
+struct git_cursor {
+	char fp[41];
+	char watch[41];
+};
+
+static void copy_hex(char out[41], const char *p)
+{
+	size_t n = strspn(p, "0123456789abcdef");
+
+	out[0] = '\0';
+	if (n == 40) {
+		memcpy(out, p, 40);
+		out[40] = '\0';
+	}
+}
+
+static void cursor_parse(struct git_cursor *c, const char *text)
+{
+	const char *p;
+
+	c->fp[0] = c->watch[0] = '\0';
+	if (!text)
+		return;
+	if (!strchr(text, '=')) {
+		/* a fingerprint alone: written before watch existed */
+		copy_hex(c->fp, text);
+		return;
+	}
+	for (p = text; *p; p += strcspn(p, " "), p += strspn(p, " ")) {
+		if (!strncmp(p, "branch=", 7))
+			copy_hex(c->fp, p + 7);
+		else if (!strncmp(p, "watch=", 6))
+			copy_hex(c->watch, p + 6);
+	}
+}
+
+static char *cursor_text(const struct git_cursor *c)
+{
+	struct pr_buf b = PR_BUF_INIT;
+
+	if (c->fp[0])
+		pr_buf_addf(&b, "branch=%s", c->fp);
+	if (c->watch[0])
+		pr_buf_addf(&b, "%swatch=%s", b.len ? " " : "", c->watch);
+	return pr_buf_detach(&b, NULL);
+}
+
+/* The branch series: emit it when its fingerprint is not cur->fp. */
+static int poll_branch(struct pr_instance *inst, struct git_cursor *cur,
+		       pr_event_fn emit, void *payload)
 {
 	const struct pr_git_ctx *ctx = inst->ctx;
 	struct pr_event ev = { 0 };
@@ -147,33 +211,111 @@ static int git_poll(struct pr_instance *inst, const char *cursor,
 	char fp[41];
 	int err;
 
-	if (!ctx->branch || !ctx->base) {
-		err = pr_error(
-			PR_ECONFIG,
-			"source '%s': a git source needs branch and base",
-			inst->name);
-		goto done;
-	}
 	if ((err = pr_buf_addf(&range, "%s..%s", ctx->base, ctx->branch)) ||
 	    (err = pr_gitrepo_load(&v, ctx->url, range.ptr)))
 		goto done;
 	if (v->nr == 0 || (err = pr_store_fingerprint(fp, v)) ||
 	    (err = add_cover(v, ctx)))
 		goto done;
-	if (cursor && !strcmp(cursor, fp))
+	if (!strcmp(cur->fp, fp))
 		goto done;
+	memcpy(cur->fp, fp, sizeof(fp));
 	ev.kind = PR_EVENT_VERSION;
 	ev.series = pr_series_new(inst->name, ctx->branch);
 	pr_series_add_version(ev.series, v);
 	v = NULL;
-	ev.cursor = pr_strdup(fp);
+	ev.cursor = cursor_text(cur);
 	err = emit(&ev, payload);
 done:
-	if (err < 0)
-		err = pr_error_wrap(err, "source '%s'", inst->name);
 	pr_event_release(&ev);
 	pr_version_free(v);
 	pr_buf_release(&range);
+	return err;
+}
+
+/* The watched branch: a "landed" event for the commits after cur->watch. */
+static int poll_watch(struct pr_instance *inst, struct git_cursor *cur,
+		      pr_event_fn emit, void *payload)
+{
+	const struct pr_git_ctx *ctx = inst->ctx;
+	struct pr_event ev = { 0 };
+	struct pr_buf range = PR_BUF_INIT;
+	struct pr_version *v = NULL;
+	char tip[41];
+	size_t i;
+	int err;
+
+	if ((err = pr_gitrepo_resolve(tip, ctx->url, ctx->watch)))
+		goto done;
+	if (!strcmp(tip, cur->watch))
+		goto done;
+	if (cur->watch[0] &&
+	    pr_gitrepo_descends(ctx->url, tip, cur->watch) != 1) {
+		pr_log_warn(inst->prefix,
+			    "watch '%s': %s is not below %s (rewritten): "
+			    "taken from here",
+			    ctx->watch, cur->watch, tip);
+		pr_error_clear();
+		cur->watch[0] = '\0';
+	}
+	if (cur->watch[0]) {
+		if ((err = pr_buf_addf(&range, "%s..%s", cur->watch, tip)) ||
+		    (err = pr_gitrepo_load(&v, ctx->url, range.ptr)))
+			goto done;
+		for (i = 0; i < v->nr; i++) {
+			struct pr_patch *p = v->patches[i];
+
+			if (p->diff && *p->diff &&
+			    (err = pr_patch_id(p->patch_id, p->diff,
+					       strlen(p->diff), true)) < 0 &&
+			    err != PR_ENOENT)
+				goto done;
+			if (err == PR_ENOENT)
+				p->patch_id[0] = '\0';
+			err = 0;
+		}
+	}
+	memcpy(cur->watch, tip, sizeof(tip));
+	ev.kind = PR_EVENT_STATE;
+	ev.state = pr_strdup("landed");
+	ev.cursor = cursor_text(cur);
+	/* no commits (the first look): a cursor-only event */
+	if (v && v->nr) {
+		ev.series = pr_series_new(inst->name, ctx->watch);
+		pr_series_add_version(ev.series, v);
+		v = NULL;
+	}
+	err = emit(&ev, payload);
+done:
+	pr_event_release(&ev);
+	pr_version_free(v);
+	pr_buf_release(&range);
+	return err;
+}
+
+static int git_poll(struct pr_instance *inst, const char *cursor,
+		    pr_event_fn emit, void *payload)
+{
+	const struct pr_git_ctx *ctx = inst->ctx;
+	struct git_cursor cur;
+	int err = 0;
+
+	if (ctx->watch ? !ctx->branch != !ctx->base
+		       : !ctx->branch || !ctx->base) {
+		err = pr_error(PR_ECONFIG,
+			       "source '%s': a git source needs branch and "
+			       "base (or only watch)",
+			       inst->name);
+		goto done;
+	}
+	cursor_parse(&cur, cursor);
+	if (ctx->branch && (err = poll_branch(inst, &cur, emit, payload)))
+		goto done;
+	if (ctx->watch)
+		err = poll_watch(inst, &cur, emit, payload);
+done:
+	if (err < 0)
+		err = pr_error_wrap(err, "source '%s'", inst->name);
 	return err;
 }
 

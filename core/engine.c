@@ -8,6 +8,7 @@
 
 #include "cfg.h"
 #include "delivery.h"
+#include "diff.h"
 #include "engine.h"
 #include "format.h"
 #include "cfg.h"
@@ -770,6 +771,114 @@ static int add_summary(struct pr_buf *out, const struct sink_job *j, int number)
 }
 
 /*
+ * The patch-id (git patch-id --stable) of p: its own when the source
+ * computed it, else one made from its diff; "" when it has no diff.
+ * Never written into p: the fingerprint reads p->patch_id, and a version
+ * must keep the fingerprint it had.
+ */
+static int patch_id_of(char out[41], const struct pr_patch *p)
+{
+	int err;
+
+	out[0] = '\0';
+	if (p->patch_id[0]) {
+		memcpy(out, p->patch_id, 41);
+		return 0;
+	}
+	if (!p->diff || !*p->diff)
+		return 0;
+	err = pr_patch_id(out, p->diff, strlen(p->diff), true);
+	if (err == PR_ENOENT) {
+		out[0] = '\0';
+		err = 0;
+	}
+	return err;
+}
+
+/* Keep the patch-ids of a new version: landed commits are found by them. */
+static int record_patch_ids(struct pr_store *st, int64_t series_id, int number,
+			    const struct pr_version *v)
+{
+	char(*ids)[41] = pr_calloc(v->nr ? v->nr : 1, sizeof(*ids));
+	const char **ptrs = pr_calloc(v->nr ? v->nr : 1, sizeof(*ptrs));
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < v->nr && !err; i++) {
+		err = patch_id_of(ids[i], v->patches[i]);
+		ptrs[i] = ids[i];
+	}
+	if (!err)
+		err = pr_store_version_patches_set(st, series_id, number, ptrs,
+						   v->nr);
+	free(ids);
+	free(ptrs);
+	return err;
+}
+
+/*
+ * Commits landed on a watched branch (a "landed" event: the series is the
+ * branch, its latest version the new commits, each with commit_id and
+ * patch_id): the stored versions they complete are recorded as landed,
+ * and each is told to the route's feedback node once ("landed in main as
+ * <commit>").  A dry run records and tells nothing.
+ */
+static int on_landed(const struct pass_ctx *c, const struct pr_event *ev)
+{
+	const struct pr_version *v = pr_series_latest(ev->series);
+	const char *branch = ev->series->origin_key;
+	struct pr_store_landed *landed = NULL;
+	const char **ids = NULL, **commits = NULL;
+	char(*made)[41] = NULL;
+	size_t i, nr = 0;
+	int err = 0;
+
+	if (!v || !v->nr)
+		return 0;
+	if (c->opts->dry_run) {
+		pr_log_info(c->route->name,
+			    "dry run: %zu commit(s) on '%s' not matched", v->nr,
+			    branch);
+		return 0;
+	}
+	ids = pr_calloc(v->nr, sizeof(*ids));
+	commits = pr_calloc(v->nr, sizeof(*commits));
+	made = pr_calloc(v->nr, sizeof(*made));
+	for (i = 0; i < v->nr; i++) {
+		if ((err = patch_id_of(made[i], v->patches[i])))
+			goto done;
+		ids[i] = made[i];
+		commits[i] = v->patches[i]->commit_id;
+	}
+	if ((err = pr_store_land(&landed, &nr, c->st, branch, ids, commits,
+				 v->nr)))
+		goto done;
+	for (i = 0; i < nr; i++) {
+		struct pr_series *s =
+			pr_series_new(landed[i].origin, landed[i].key);
+		struct pr_report report = PR_REPORT_INIT;
+		struct pr_buf summary = PR_BUF_INIT;
+
+		c->stats->landed++;
+		pr_log_info(c->route->name, "v%d of '%s' landed in %s as %s",
+			    landed[i].number, landed[i].key, branch,
+			    landed[i].commit);
+		if (pr_buf_addf(&summary, "landed in %s as %s", branch,
+				landed[i].commit) == 0)
+			give_feedback(c, s, &report, summary.ptr);
+		pr_buf_release(&summary);
+		pr_report_release(&report);
+		pr_series_free(s);
+	}
+done:
+	pr_store_landed_free(landed, nr);
+	free(ids);
+	free(commits);
+	free(made);
+	return err;
+}
+
+/*
  * Hand version v whole to a sink whose type has deliver_version (a git
  * push): a delivery of one message under the sink's key, with the
  * delivery's base time so that a retry makes the same commits.
@@ -834,7 +943,8 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 		if ((err = version_mbox(&mbox, v)) ||
 		    (err = pr_store_version_mbox_set(c->st, sv.series_id,
 						     sv.number, mbox.ptr,
-						     mbox.len)))
+						     mbox.len)) ||
+		    (err = record_patch_ids(c->st, sv.series_id, sv.number, v)))
 			goto done;
 	}
 	if ((err = run_steps(c, ev->series, v, &report)))
@@ -953,6 +1063,9 @@ static int on_event(const struct pr_event *ev, void *payload)
 
 	if ((ev->kind == PR_EVENT_SERIES || ev->kind == PR_EVENT_VERSION) && v)
 		err = deliver_version(c, ev, v);
+	else if (ev->kind == PR_EVENT_STATE && ev->series && ev->state &&
+		 !strcmp(ev->state, "landed"))
+		err = on_landed(c, ev);
 	/* the cursor moves only once the event is stored and handled */
 	if (!err && ev->cursor && !c->opts->dry_run)
 		err = pr_store_cursor_set(c->st, c->cursor_key, ev->cursor,

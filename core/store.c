@@ -60,6 +60,19 @@ static const char *const migrations[] = {
 	"CREATE INDEX delivery_messages_by_message_id"
 	" ON delivery_messages (message_id);"
 	"CREATE INDEX identities_by_series ON identities (series_id, kind);",
+	/*
+	 * 5: each version's patch-ids, so that commits landing on a watched
+	 * branch find their versions, and where and when a version landed
+	 */
+	"CREATE TABLE version_patches (series_id INTEGER NOT NULL"
+	" REFERENCES series, number INTEGER NOT NULL, idx INTEGER NOT NULL,"
+	" patch_id TEXT NOT NULL, landed_commit TEXT,"
+	" PRIMARY KEY (series_id, number, idx));"
+	"CREATE INDEX version_patches_by_patch_id"
+	" ON version_patches (patch_id);"
+	"ALTER TABLE versions ADD COLUMN landed_branch TEXT;"
+	"ALTER TABLE versions ADD COLUMN landed_commit TEXT;"
+	"ALTER TABLE versions ADD COLUMN landed_time INTEGER;",
 };
 
 _Static_assert(PR_ARRAY_SIZE(migrations) == PR_STORE_SCHEMA_LATEST,
@@ -995,6 +1008,207 @@ int pr_store_delivery_base_time(int64_t *out, struct pr_store *st,
 		goto done;
 	}
 	*out = sqlite3_column_int64(s, 0);
+done:
+	sqlite3_finalize(s);
+	return err;
+}
+
+int pr_store_version_patches_set(struct pr_store *st, int64_t series_id,
+				 int number, const char *const *patch_ids,
+				 size_t nr)
+{
+	sqlite3_stmt *s = NULL;
+	bool in_tx = false;
+	size_t i;
+	int err;
+
+	if ((err = exec(st, "BEGIN IMMEDIATE")))
+		goto done;
+	in_tx = true;
+	if ((err = prepare(&s, st,
+			   "INSERT OR IGNORE INTO version_patches (series_id,"
+			   " number, idx, patch_id) VALUES (?, ?, ?, ?)")))
+		goto done;
+	for (i = 0; i < nr; i++) {
+		/* a patch with no diff has no id and nothing to land */
+		if (!patch_ids[i] || !patch_ids[i][0])
+			continue;
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, 1, series_id);
+		sqlite3_bind_int(s, 2, number);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)i);
+		bind_text(s, 4, patch_ids[i]);
+		if ((err = step_done(st, s, "record patch-id")))
+			goto done;
+	}
+done:
+	sqlite3_finalize(s);
+	if (in_tx) {
+		if (!err)
+			err = exec(st, "COMMIT");
+		if (err)
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	}
+	return err;
+}
+
+/* Mark every not yet landed patch with patch_id as landed as commit. */
+static int land_patch(struct pr_store *st, const char *patch_id,
+		      const char *commit)
+{
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	if ((err = prepare(&s, st,
+			   "UPDATE version_patches SET landed_commit = ?"
+			   " WHERE patch_id = ? AND landed_commit IS NULL")))
+		goto done;
+	bind_text(s, 1, commit);
+	bind_text(s, 2, patch_id);
+	err = step_done(st, s, "record landed patch");
+done:
+	sqlite3_finalize(s);
+	return err;
+}
+
+/*
+ * The versions all of whose patches have landed and that are not marked
+ * landed yet: mark them (the commit of the last patch) and keep them in
+ * *out for the caller.
+ */
+static int land_versions(struct pr_store_landed **out, size_t *nr,
+			 struct pr_store *st, const char *branch)
+{
+	sqlite3_stmt *s = NULL, *u = NULL;
+	size_t alloc = 0;
+	int err, rc;
+
+	if ((err = prepare(&s, st,
+			   "SELECT v.series_id, v.number, se.origin, se.key,"
+			   " (SELECT p.landed_commit FROM version_patches p"
+			   "  WHERE p.series_id = v.series_id AND"
+			   "  p.number = v.number ORDER BY p.idx DESC LIMIT 1)"
+			   " FROM versions v JOIN series se"
+			   " ON se.id = v.series_id"
+			   " WHERE v.landed_commit IS NULL"
+			   " AND EXISTS (SELECT 1 FROM version_patches p"
+			   "  WHERE p.series_id = v.series_id"
+			   "  AND p.number = v.number)"
+			   " AND NOT EXISTS (SELECT 1 FROM version_patches p"
+			   "  WHERE p.series_id = v.series_id"
+			   "  AND p.number = v.number"
+			   "  AND p.landed_commit IS NULL)"
+			   " ORDER BY v.series_id, v.number")) ||
+	    (err = prepare(&u, st,
+			   "UPDATE versions SET landed_branch = ?,"
+			   " landed_commit = ?,"
+			   " landed_time = strftime('%s', 'now')"
+			   " WHERE series_id = ? AND number = ?")))
+		goto done;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct pr_store_landed *l;
+
+		PR_ALLOC_GROW(*out, *nr + 1, alloc);
+		l = &(*out)[(*nr)++];
+		memset(l, 0, sizeof(*l));
+		l->series_id = sqlite3_column_int64(s, 0);
+		l->number = sqlite3_column_int(s, 1);
+		l->origin = pr_strdup((const char *)sqlite3_column_text(s, 2));
+		l->key = pr_strdup((const char *)sqlite3_column_text(s, 3));
+		l->commit = pr_strdup((const char *)sqlite3_column_text(s, 4));
+		l->branch = pr_strdup(branch);
+		sqlite3_reset(u);
+		bind_text(u, 1, branch);
+		bind_text(u, 2, l->commit);
+		sqlite3_bind_int64(u, 3, l->series_id);
+		sqlite3_bind_int(u, 4, l->number);
+		if ((err = step_done(st, u, "record landed version")))
+			goto done;
+	}
+	if (rc != SQLITE_DONE)
+		err = db_error(st, "find landed versions");
+done:
+	sqlite3_finalize(s);
+	sqlite3_finalize(u);
+	return err;
+}
+
+int pr_store_land(struct pr_store_landed **out, size_t *nr, struct pr_store *st,
+		  const char *branch, const char *const *patch_ids,
+		  const char *const *commits, size_t nr_commits)
+{
+	bool in_tx = false;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	*nr = 0;
+	if ((err = exec(st, "BEGIN IMMEDIATE")))
+		goto done;
+	in_tx = true;
+	for (i = 0; i < nr_commits; i++)
+		if (patch_ids[i] && patch_ids[i][0] &&
+		    (err = land_patch(st, patch_ids[i], commits[i])))
+			goto done;
+	err = land_versions(out, nr, st, branch);
+done:
+	if (in_tx) {
+		if (!err)
+			err = exec(st, "COMMIT");
+		if (err)
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	}
+	if (err) {
+		pr_store_landed_free(*out, *nr);
+		*out = NULL;
+		*nr = 0;
+		err = pr_error_wrap(err, "landed on '%s'", branch);
+	}
+	return err;
+}
+
+void pr_store_landed_free(struct pr_store_landed *l, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; l && i < nr; i++) {
+		free(l[i].origin);
+		free(l[i].key);
+		free(l[i].branch);
+		free(l[i].commit);
+	}
+	free(l);
+}
+
+int pr_store_foreach_landed(struct pr_store *st, pr_store_landed_fn fn,
+			    void *payload)
+{
+	sqlite3_stmt *s = NULL;
+	int err, rc;
+
+	if ((err = prepare(&s, st,
+			   "SELECT v.series_id, v.number, se.origin, se.key,"
+			   " v.landed_branch, v.landed_commit"
+			   " FROM versions v JOIN series se"
+			   " ON se.id = v.series_id"
+			   " WHERE v.landed_commit IS NOT NULL"
+			   " ORDER BY v.series_id, v.number")))
+		goto done;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct pr_store_landed l = {
+			sqlite3_column_int64(s, 0),
+			sqlite3_column_int(s, 1),
+			(char *)sqlite3_column_text(s, 2),
+			(char *)sqlite3_column_text(s, 3),
+			(char *)sqlite3_column_text(s, 4),
+			(char *)sqlite3_column_text(s, 5),
+		};
+
+		if ((err = fn(&l, payload)))
+			goto done;
+	}
+	if (rc != SQLITE_DONE)
+		err = db_error(st, "list landed versions");
 done:
 	sqlite3_finalize(s);
 	return err;
