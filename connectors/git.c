@@ -1,5 +1,7 @@
 #include "pr.h"
 
+#include <errno.h>
+#include <ftw.h>
 #include <git2.h>
 
 #include "connectors.h"
@@ -571,7 +573,7 @@ done:
 
 /* The committer: the option, else git's, at `when` unless git says. */
 static int make_committer(git_signature **out, const struct pr_git_ctx *ctx,
-			  const char *sink, int64_t when)
+			  const char *sink, const char *dir, int64_t when)
 {
 	struct pr_ident who = { NULL, NULL };
 	const char *date = getenv("GIT_COMMITTER_DATE");
@@ -582,7 +584,7 @@ static int make_committer(git_signature **out, const struct pr_git_ctx *ctx,
 	if (ctx->committer)
 		err = pr_outgoing_parse_address(&who, ctx->committer);
 	else
-		err = pr_gitrepo_committer(&who, &t, &tz, ctx->url);
+		err = pr_gitrepo_committer(&who, &t, &tz, dir);
 	if (err)
 		goto done;
 	/* a retry makes the same commits: the delivery's time, not now */
@@ -598,16 +600,139 @@ done:
 	return err;
 }
 
+/*
+ * Is url a remote ("scheme://...", or scp-like "host:path" with the colon
+ * before any slash) rather than a local directory.
+ */
+static bool is_remote(const char *url)
+{
+	size_t colon = strcspn(url, ":"), slash = strcspn(url, "/");
+
+	return strstr(url, "://") || (url[colon] && colon < slash && colon > 1);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag,
+		    struct FTW *ftw)
+{
+	PR_UNUSED(sb);
+	PR_UNUSED(flag);
+	PR_UNUSED(ftw);
+	return remove(path);
+}
+
+/*
+ * Where the commits are made.  A local directory is used in place; for a
+ * remote, a scratch bare repository (removed by close_target) fetches its
+ * branches and tags first, so that the base can be found there.
+ */
+struct target {
+	git_repository *repo;
+	git_remote *remote; /* NULL: local */
+	char scratch[64];
+};
+
+static int open_target(struct target *t, const char *sink, const char *url)
+{
+	static const char *const fetch_specs[] = { "+refs/heads/*:refs/heads/*",
+						   "+refs/tags/*:refs/tags/*" };
+	git_strarray specs = { (char **)fetch_specs, 2 };
+	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
+	const char *tmp = getenv("TMPDIR");
+
+	memset(t, 0, sizeof(*t));
+	if (!is_remote(url)) {
+		if (git_repository_open_ext(&t->repo, url,
+					    GIT_REPOSITORY_OPEN_NO_SEARCH,
+					    NULL) < 0)
+			return sink_fail(PR_EIO, sink, url);
+		return 0;
+	}
+	snprintf(t->scratch, sizeof(t->scratch), "%.40s/patchrelay-git-XXXXXX",
+		 tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+	if (!mkdtemp(t->scratch)) {
+		t->scratch[0] = '\0';
+		return pr_error(PR_EIO,
+				"sink '%s': cannot make a scratch "
+				"repository: %s",
+				sink, strerror(errno));
+	}
+	if (git_repository_init(&t->repo, t->scratch, 1) < 0)
+		return sink_fail(PR_EIO, sink, "scratch repository");
+	if (git_remote_create_anonymous(&t->remote, t->repo, url) < 0)
+		return sink_fail(PR_EINVAL, sink, url);
+	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	if (git_remote_fetch(t->remote, &specs, &fo, NULL) < 0)
+		return sink_fail(PR_ENET, sink, url);
+	return 0;
+}
+
+static void close_target(struct target *t)
+{
+	git_remote_free(t->remote);
+	git_repository_free(t->repo);
+	if (t->scratch[0])
+		nftw(t->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	memset(t, 0, sizeof(*t));
+}
+
+/* libgit2 tells each pushed ref's fate here: a refusal is kept. */
+static int push_status(const char *refname, const char *status, void *data)
+{
+	struct pr_buf *why = data;
+
+	if (status && !why->len)
+		pr_buf_addf(why, "'%s': %s", refname, status);
+	return 0;
+}
+
+/* Set refname to tip in the target: a ref, or a forced push. */
+static int set_branch(struct target *t, const char *sink, const char *refname,
+		      const git_oid *tip, const char *log,
+		      struct pr_deliver_result *out)
+{
+	git_push_options po = GIT_PUSH_OPTIONS_INIT;
+	git_reference *ref = NULL;
+	struct pr_buf spec = PR_BUF_INIT, why = PR_BUF_INIT;
+	char *specp;
+	git_strarray specs = { &specp, 1 };
+	int err = 0;
+
+	if (git_reference_create(&ref, t->repo, refname, tip, 1, log) < 0) {
+		err = sink_fail(PR_EIO, sink, refname);
+		goto done;
+	}
+	if (!t->remote)
+		goto done;
+	/* the branch belongs to patchrelay: forced, like the local ref */
+	if ((err = pr_buf_addf(&spec, "+%s:%s", refname, refname)))
+		goto done;
+	specp = spec.ptr;
+	po.callbacks.push_update_reference = push_status;
+	po.callbacks.payload = &why;
+	if (git_remote_push(t->remote, &specs, &po) < 0) {
+		err = sink_fail(PR_ENET, sink, "push");
+		goto done;
+	}
+	if (why.len) {
+		reject(out, "push refused: %s", why.ptr);
+		err = 1;
+	}
+done:
+	git_reference_free(ref);
+	pr_buf_release(&spec);
+	pr_buf_release(&why);
+	return err;
+}
+
 static int git_deliver_version(struct pr_instance *inst,
 			       const struct pr_version_delivery *d,
 			       struct pr_deliver_result *out)
 {
 	const struct pr_git_ctx *ctx = inst->ctx;
 	const struct pr_version *v = d->version;
-	git_repository *repo = NULL;
+	struct target t;
 	git_commit *base = NULL, *tip = NULL;
 	git_signature *committer = NULL;
-	git_reference *ref = NULL;
 	struct pr_buf branch = PR_BUF_INIT, refname = PR_BUF_INIT;
 	struct pr_buf log = PR_BUF_INIT;
 	size_t i;
@@ -615,20 +740,18 @@ static int git_deliver_version(struct pr_instance *inst,
 
 	out->status = PR_DELIVER_RETRY;
 	out->retry_after_ms = 0;
+	memset(&t, 0, sizeof(t));
 	git_libgit2_init();
 	if ((err = branch_name(&branch, inst->name,
 			       ctx->branch ? ctx->branch : GIT_SINK_BRANCH,
 			       d->series->origin_connector,
 			       d->series->origin_key, v->number)) ||
-	    (err = pr_buf_addf(&refname, "refs/heads/%s", branch.ptr)))
+	    (err = pr_buf_addf(&refname, "refs/heads/%s", branch.ptr)) ||
+	    (err = open_target(&t, inst->name, ctx->url)))
 		goto done;
-	if (git_repository_open_ext(&repo, ctx->url,
-				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
-		err = sink_fail(PR_EIO, inst->name, ctx->url);
-		goto done;
-	}
-	if ((err = make_committer(&committer, ctx, inst->name, d->time)) ||
-	    (err = find_base(&base, repo, ctx, v)))
+	if ((err = make_committer(&committer, ctx, inst->name,
+				  t.remote ? t.scratch : ctx->url, d->time)) ||
+	    (err = find_base(&base, t.repo, ctx, v)))
 		goto done;
 	if (!base) {
 		reject(out,
@@ -644,7 +767,7 @@ static int git_deliver_version(struct pr_instance *inst,
 		git_oid id;
 		bool applied;
 
-		if ((err = commit_patch(&id, &applied, repo, inst->name, tip,
+		if ((err = commit_patch(&id, &applied, t.repo, inst->name, tip,
 					v->patches[i], committer)))
 			goto done;
 		if (!applied) {
@@ -657,7 +780,7 @@ static int git_deliver_version(struct pr_instance *inst,
 		}
 		git_commit_free(tip);
 		tip = NULL;
-		if (git_commit_lookup(&tip, repo, &id) < 0) {
+		if (git_commit_lookup(&tip, t.repo, &id) < 0) {
 			err = sink_fail(PR_EIO, inst->name, "read commit");
 			goto done;
 		}
@@ -665,9 +788,12 @@ static int git_deliver_version(struct pr_instance *inst,
 	if ((err = pr_buf_addf(&log, "patchrelay: v%d of %s", v->number,
 			       d->series->origin_key)))
 		goto done;
-	if (git_reference_create(&ref, repo, refname.ptr, git_commit_id(tip), 1,
-				 log.ptr) < 0) {
-		err = sink_fail(PR_EIO, inst->name, refname.ptr);
+	err = set_branch(&t, inst->name, refname.ptr, git_commit_id(tip),
+			 log.ptr, out);
+	if (err) {
+		/* 1: the remote refused the push, out says why */
+		if (err > 0)
+			err = 0;
 		goto done;
 	}
 	pr_log_info(inst->prefix, "pushed v%d of '%s' as %s (%s)", v->number,
@@ -675,11 +801,10 @@ static int git_deliver_version(struct pr_instance *inst,
 		    git_oid_tostr_s(git_commit_id(tip)));
 	out->status = PR_DELIVER_OK;
 done:
-	git_reference_free(ref);
 	git_commit_free(tip);
 	git_commit_free(base);
 	git_signature_free(committer);
-	git_repository_free(repo);
+	close_target(&t);
 	git_libgit2_shutdown();
 	pr_buf_release(&branch);
 	pr_buf_release(&refname);

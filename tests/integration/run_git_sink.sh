@@ -1,7 +1,7 @@
 #!/bin/sh
 # The git sink: a version is applied on its base with libgit2, a commit per
 # patch, and pushed as the branch patchrelay/{key}/v{n} of a bare
-# repository.  The pushed commits are the series' patches (git patch-id of
+# repository (a local path, or a file:// URL pushed to by libgit2).  The pushed commits are the series' patches (git patch-id of
 # git format-patch), with the same authors, dates and messages; the
 # committer is the configured one.  A second pass pushes nothing, a changed
 # branch is pushed as v2 beside v1, a dry run pushes nothing, a version
@@ -13,6 +13,10 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
 fail() { echo "run_git_sink.sh: $*" >&2; exit 1; }
+
+# the scratch repositories of a URL push go here, to be counted
+mkdir "$tmp/t"
+export TMPDIR="$tmp/t"
 
 export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
 export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
@@ -34,6 +38,8 @@ git -C repo rm -q file
 git -C repo commit -q -m 'file: remove it'
 
 git clone -q --bare --single-branch -b main repo sink.git
+# not a local clone: it has none of topic's objects
+git clone -q --no-local --bare --single-branch -b main repo remote.git
 # a repository where the series cannot apply: another history
 git init -q -b main other
 printf 'something else\n' > other/file
@@ -54,6 +60,11 @@ cat > relay.conf <<CONF
 	type = git
 	url = $tmp/sink.git
 	committer = Patch Relay <relay@example.org>
+[sink "remote"]
+	type = git
+	url = file://$tmp/remote.git
+	branch = review/{origin}/{key}-v{n}
+	base = main
 [sink "other"]
 	type = git
 	url = $tmp/other.git
@@ -61,6 +72,7 @@ cat > relay.conf <<CONF
 [route "r"]
 	from = repo
 	to = push
+	to = remote
 	to = other
 CONF
 
@@ -93,6 +105,16 @@ cmp want.meta got.meta || fail "authors or messages differ: $(diff want.meta got
 git -C sink.git fsck --no-dangling --strict --no-progress 2>fsck.err || fail "fsck: $(cat fsck.err)"
 tip1=$(git -C sink.git rev-parse patchrelay/topic/v1)
 
+# pushed over a URL (libgit2 push, through a scratch repository): the same
+# commits (same dates, same committer as git picks it), under the template
+ids remote.git main..review/repo/topic-v1 > remote.ids
+cmp want.ids remote.ids || fail "remote patch-ids differ"
+meta remote.git main..review/repo/topic-v1 > remote.meta
+cmp want.meta remote.meta || fail "remote messages differ"
+[ "$(git -C remote.git log -1 --format='%cn <%ce> %cd' --date=raw review/repo/topic-v1)" = \
+	"Ada Demo <ada@example.org> 1796299200 +0000" ] || fail "remote committer"
+[ -z "$(ls "$TMPDIR")" ] || fail "scratch left behind: $(ls "$TMPDIR")"
+
 # the other repository cannot take it: rejected, no branch there
 grep -q "\[other\] rejected message 1/1: patch 1/3 'file: add four' does not apply" log1 ||
 	fail "no rejection: $(cat log1)"
@@ -100,6 +122,7 @@ grep -q "\[other\] rejected message 1/1: patch 1/3 'file: add four' does not app
 	fail "a branch in other.git"
 "$PATCHRELAY" status -c relay.conf > st || fail "status: $(cat st)"
 grep -Eq '^repo:topic +1 +push +v1 +1/1 ' st || fail "status: $(cat st)"
+grep -Eq '^repo:topic +1 +remote +v1 +1/1 ' st || fail "status: $(cat st)"
 grep -Eq '^repo:topic +1 +other +v1 +0/1 +rejected:1 ' st || fail "status: $(cat st)"
 
 # nothing new: nothing pushed again
