@@ -97,6 +97,16 @@ static int exec(struct pr_store *st, const char *sql)
 	return err;
 }
 
+/* End a transaction begun with BEGIN IMMEDIATE: commit, or roll back. */
+static int tx_end(struct pr_store *st, int err)
+{
+	if (!err)
+		err = exec(st, "COMMIT");
+	if (err)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return err;
+}
+
 static int prepare(sqlite3_stmt **out, struct pr_store *st, const char *sql)
 {
 	if (sqlite3_prepare_v2(st->db, sql, -1, out, NULL) != SQLITE_OK)
@@ -447,12 +457,8 @@ int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 	out->is_new = true;
 done:
 	sqlite3_finalize(s);
-	if (in_tx) {
-		if (!err)
-			err = exec(st, "COMMIT");
-		if (err)
-			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	}
+	if (in_tx)
+		err = tx_end(st, err);
 	if (err) {
 		out->is_new = false;
 		err = pr_error_wrap(err, "series '%s' of '%s'", key, origin);
@@ -608,12 +614,8 @@ int pr_store_delivery_open(int64_t *out, struct pr_store *st, int64_t series_id,
 	}
 done:
 	sqlite3_finalize(s);
-	if (in_tx) {
-		if (!err)
-			err = exec(st, "COMMIT");
-		if (err)
-			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	}
+	if (in_tx)
+		err = tx_end(st, err);
 	if (err) {
 		*out = 0;
 		err = pr_error_wrap(err, "state store '%s'", st->path);
@@ -1043,12 +1045,8 @@ int pr_store_version_patches_set(struct pr_store *st, int64_t series_id,
 	}
 done:
 	sqlite3_finalize(s);
-	if (in_tx) {
-		if (!err)
-			err = exec(st, "COMMIT");
-		if (err)
-			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	}
+	if (in_tx)
+		err = tx_end(st, err);
 	return err;
 }
 
@@ -1152,12 +1150,8 @@ int pr_store_land(struct pr_store_landed **out, size_t *nr, struct pr_store *st,
 			goto done;
 	err = land_versions(out, nr, st, branch);
 done:
-	if (in_tx) {
-		if (!err)
-			err = exec(st, "COMMIT");
-		if (err)
-			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	}
+	if (in_tx)
+		err = tx_end(st, err);
 	if (err) {
 		pr_store_landed_free(*out, *nr);
 		*out = NULL;
