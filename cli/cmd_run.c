@@ -367,16 +367,17 @@ int cmd_run(int argc, char **argv)
 		schedule_update(&sc);
 		/* a pass that did something says so; an idle one is debug */
 		pr_log(once || stats.events || stats.sent || stats.pending ||
-				       stats.refused || stats.rejected
+				       stats.refused || stats.rejected ||
+				       stats.landed
 			       ? PR_LOG_INFO
 			       : PR_LOG_DEBUG,
 		       "run",
 		       "pass: %zu version(s) seen, %zu new, %zu mail(s) "
 		       "sent, %zu pending, %zu refused, %zu failing "
-		       "source(s), %zu mail(s) rejected",
+		       "source(s), %zu mail(s) rejected, %zu landed",
 		       stats.events, stats.new_versions, stats.sent,
 		       stats.pending, stats.refused, stats.failed_sources,
-		       stats.rejected);
+		       stats.rejected, stats.landed);
 		if (once) {
 			if (err < 0 || stats.pending)
 				ret = PR_EXIT_RUNTIME;

@@ -71,9 +71,42 @@ static int json_row(const struct pr_store_row *r, void *payload)
 	return 0;
 }
 
+static int print_landed(const struct pr_store_landed *l, void *payload)
+{
+	struct pr_buf series = PR_BUF_INIT;
+	bool *first = payload;
+	int err;
+
+	if ((err = pr_buf_addf(&series, "%s:%s", l->origin, l->key)))
+		goto done;
+	/* a second table, only when something landed */
+	if (*first)
+		printf("\n%-32s %-7s %-16s %s\n", "LANDED", "VERSION", "BRANCH",
+		       "COMMIT");
+	*first = false;
+	printf("%-32s v%-6d %-16s %s\n", series.ptr, l->number, l->branch,
+	       l->commit);
+done:
+	pr_buf_release(&series);
+	return err;
+}
+
+static int json_landed(const struct pr_store_landed *l, void *payload)
+{
+	json_t *o = json_pack("{s:s, s:s, s:i, s:s, s:s}", "origin", l->origin,
+			      "key", l->key, "version", l->number, "branch",
+			      l->branch, "commit", l->commit);
+
+	if (!o)
+		return pr_error(PR_EINTERNAL, "status: cannot build json");
+	json_array_append_new(payload, o);
+	return 0;
+}
+
 /*
  * patchrelay status [-c FILE | --state PATH] [--json]: series, versions and
- * deliveries of the state store, as a table or as JSON.
+ * deliveries of the state store, as a table or as JSON, and the versions
+ * that landed on a watched branch (a second table, or "landed").
  */
 int cmd_status(int argc, char **argv)
 {
@@ -81,9 +114,9 @@ int cmd_status(int argc, char **argv)
 	struct pr_graph *g = NULL;
 	struct pr_store *st = NULL;
 	const char *file = NULL, *state = NULL;
-	json_t *rows = NULL, *top = NULL;
+	json_t *rows = NULL, *top = NULL, *landed = NULL;
 	struct stat sb;
-	bool json = false;
+	bool json = false, first = true;
 	char *text = NULL;
 	int i, ret = PR_EXIT_OK;
 
@@ -131,13 +164,15 @@ int cmd_status(int argc, char **argv)
 	}
 	if (json) {
 		rows = json_array();
-		if (pr_store_foreach_row(st, json_row, rows) < 0) {
+		landed = json_array();
+		if (pr_store_foreach_row(st, json_row, rows) < 0 ||
+		    pr_store_foreach_landed(st, json_landed, landed) < 0) {
 			pr_cli_error(NULL);
 			ret = PR_EXIT_RUNTIME;
 			goto done;
 		}
-		top = json_pack("{s:s, s:O}", "state", state, "deliveries",
-				rows);
+		top = json_pack("{s:s, s:O, s:O}", "state", state, "deliveries",
+				rows, "landed", landed);
 		text = top ? json_dumps(top, JSON_INDENT(2)) : NULL;
 		if (!text) {
 			fprintf(stderr,
@@ -150,7 +185,8 @@ int cmd_status(int argc, char **argv)
 	}
 	printf("%-32s %8s  %-16s %-7s %-9s %8s  %s\n", "SERIES", "VERSIONS",
 	       "SINK", "VERSION", "SENT", "ATTEMPTS", "LAST ERROR");
-	if (pr_store_foreach_row(st, print_row, NULL) < 0) {
+	if (pr_store_foreach_row(st, print_row, NULL) < 0 ||
+	    pr_store_foreach_landed(st, print_landed, &first) < 0) {
 		pr_cli_error(NULL);
 		ret = PR_EXIT_RUNTIME;
 	}
@@ -158,6 +194,7 @@ done:
 	free(text);
 	json_decref(top);
 	json_decref(rows);
+	json_decref(landed);
 	pr_store_free(st);
 	pr_graph_free(g);
 	pr_strlist_release(&problems);

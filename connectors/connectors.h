@@ -34,6 +34,7 @@ struct pr_git_ctx {
 	char *base;
 	char *watch;
 	char *cover_letter;
+	char *committer; /* sink: "Name <addr>", NULL: as git picks it */
 };
 
 /*

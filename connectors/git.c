@@ -1,21 +1,51 @@
 #include "pr.h"
 
+#include <errno.h>
+#include <ftw.h>
 #include <git2.h>
 
 #include "connectors.h"
+#include "delivery.h"
+#include "diff.h"
 #include "gitrepo.h"
 #include "model.h"
+#include "outgoing.h"
 #include "store.h"
 
 /*
  * The git connector: as a source, a branch compared against its base is a
  * series and a changed branch head is a new version; as a sink, a version
- * is pushed as a branch.  The sink's deliver and the "watch" events are
- * not written yet.
+ * is pushed as a branch; new commits on a watched branch are "landed"
+ * events.
  *
- * poll: the series is base..branch (key: the branch name); the cursor is
- * the version's fingerprint, so an unchanged branch emits nothing and a
- * rebase that changes no patch emits nothing either.
+ * poll: the series is base..branch (key: the branch name); the cursor
+ * holds the version's fingerprint, so an unchanged branch emits nothing
+ * and a rebase that changes no patch emits nothing either.
+ *
+ * watch: the cursor also holds the watched branch's tip.  Commits in
+ * old-tip..tip (merges left out, commits brought in by a merge kept) are
+ * one PR_EVENT_STATE "landed" event after the series event: its series is
+ * (source, watched branch), its one version the commits oldest first,
+ * each with commit_id and patch_id (git patch-id --stable).  The first
+ * poll only takes the tip: what landed before patchrelay watched is not
+ * news.  A rewritten branch (the old tip no longer below the new) is taken
+ * anew, with a warning, and gives no event.
+ *
+ * The cursor is "branch=FP watch=SHA" (either part absent when not
+ * configured or not seen yet); a bare fingerprint is what a binary without
+ * watch wrote and reads as branch=FP.
+ *
+ * deliver_version (the sink): the version's patches are applied with
+ * libgit2 one by one on its base, a commit each (author, author date and
+ * message from the patch, the committer from the `committer` option or as
+ * git picks it), and `branch` (a template, default
+ * "patchrelay/{key}/v{n}") is set to the last one in the repository at
+ * `url`, a local directory (bare or not).  The base is the version's own
+ * (its base-commit, else the parent of its first commit when it came from
+ * git) when the repository has that commit, else the `base` option.  A
+ * version with no base in the repository, or a patch that does not apply,
+ * is a rejection; the branch is then not touched.  The branch is forced
+ * to the new tip: it belongs to patchrelay (a name per version).
  */
 
 static const char *const cover_letter_choices[] = { "auto", "always", "never",
@@ -33,6 +63,9 @@ static const struct pr_option git_options[] = {
 	{ "watch", PR_OPT_STRING, NULL,
 	  "a branch whose new commits are \"landed\" events",
 	  offsetof(struct pr_git_ctx, watch), false, NULL },
+	{ "committer", PR_OPT_STRING, NULL,
+	  "sink: the committer \"Name <addr>\" (default: as git picks it)",
+	  offsetof(struct pr_git_ctx, committer), false, NULL },
 	{ "cover-letter", PR_OPT_ENUM, "auto",
 	  "auto: a cover letter for two or more patches; always; never",
 	  offsetof(struct pr_git_ctx, cover_letter), false,
@@ -121,8 +154,57 @@ done:
 	return err;
 }
 
-static int git_poll(struct pr_instance *inst, const char *cursor,
-		    pr_event_fn emit, void *payload)
+/* The two parts of a cursor, each "" when absent. */
+struct git_cursor {
+	char fp[41];
+	char watch[41];
+};
+
+static void copy_hex(char out[41], const char *p)
+{
+	size_t n = strspn(p, "0123456789abcdef");
+
+	out[0] = '\0';
+	if (n == 40) {
+		memcpy(out, p, 40);
+		out[40] = '\0';
+	}
+}
+
+static void cursor_parse(struct git_cursor *c, const char *text)
+{
+	const char *p;
+
+	c->fp[0] = c->watch[0] = '\0';
+	if (!text)
+		return;
+	if (!strchr(text, '=')) {
+		/* a fingerprint alone: written before watch existed */
+		copy_hex(c->fp, text);
+		return;
+	}
+	for (p = text; *p; p += strcspn(p, " "), p += strspn(p, " ")) {
+		if (!strncmp(p, "branch=", 7))
+			copy_hex(c->fp, p + 7);
+		else if (!strncmp(p, "watch=", 6))
+			copy_hex(c->watch, p + 6);
+	}
+}
+
+static char *cursor_text(const struct git_cursor *c)
+{
+	struct pr_buf b = PR_BUF_INIT;
+
+	if (c->fp[0])
+		pr_buf_addf(&b, "branch=%s", c->fp);
+	if (c->watch[0])
+		pr_buf_addf(&b, "%swatch=%s", b.len ? " " : "", c->watch);
+	return pr_buf_detach(&b, NULL);
+}
+
+/* The branch series: emit it when its fingerprint is not cur->fp. */
+static int poll_branch(struct pr_instance *inst, struct git_cursor *cur,
+		       pr_event_fn emit, void *payload)
 {
 	const struct pr_git_ctx *ctx = inst->ctx;
 	struct pr_event ev = { 0 };
@@ -131,33 +213,602 @@ static int git_poll(struct pr_instance *inst, const char *cursor,
 	char fp[41];
 	int err;
 
-	if (!ctx->branch || !ctx->base) {
-		err = pr_error(
-			PR_ECONFIG,
-			"source '%s': a git source needs branch and base",
-			inst->name);
-		goto done;
-	}
 	if ((err = pr_buf_addf(&range, "%s..%s", ctx->base, ctx->branch)) ||
 	    (err = pr_gitrepo_load(&v, ctx->url, range.ptr)))
 		goto done;
 	if (v->nr == 0 || (err = pr_store_fingerprint(fp, v)) ||
 	    (err = add_cover(v, ctx)))
 		goto done;
-	if (cursor && !strcmp(cursor, fp))
+	if (!strcmp(cur->fp, fp))
 		goto done;
+	memcpy(cur->fp, fp, sizeof(fp));
 	ev.kind = PR_EVENT_VERSION;
 	ev.series = pr_series_new(inst->name, ctx->branch);
 	pr_series_add_version(ev.series, v);
 	v = NULL;
-	ev.cursor = pr_strdup(fp);
+	ev.cursor = cursor_text(cur);
 	err = emit(&ev, payload);
 done:
-	if (err < 0)
-		err = pr_error_wrap(err, "source '%s'", inst->name);
 	pr_event_release(&ev);
 	pr_version_free(v);
 	pr_buf_release(&range);
+	return err;
+}
+
+/* The watched branch: a "landed" event for the commits after cur->watch. */
+static int poll_watch(struct pr_instance *inst, struct git_cursor *cur,
+		      pr_event_fn emit, void *payload)
+{
+	const struct pr_git_ctx *ctx = inst->ctx;
+	struct pr_event ev = { 0 };
+	struct pr_buf range = PR_BUF_INIT;
+	struct pr_version *v = NULL;
+	char tip[41];
+	size_t i;
+	int err;
+
+	if ((err = pr_gitrepo_resolve(tip, ctx->url, ctx->watch)))
+		goto done;
+	if (!strcmp(tip, cur->watch))
+		goto done;
+	if (cur->watch[0] &&
+	    pr_gitrepo_descends(ctx->url, tip, cur->watch) != 1) {
+		pr_log_warn(inst->prefix,
+			    "watch '%s': %s is not below %s (rewritten): "
+			    "taken from here",
+			    ctx->watch, cur->watch, tip);
+		pr_error_clear();
+		cur->watch[0] = '\0';
+	}
+	if (cur->watch[0]) {
+		if ((err = pr_buf_addf(&range, "%s..%s", cur->watch, tip)) ||
+		    (err = pr_gitrepo_load(&v, ctx->url, range.ptr)))
+			goto done;
+		for (i = 0; i < v->nr; i++) {
+			struct pr_patch *p = v->patches[i];
+
+			if (p->diff && *p->diff &&
+			    (err = pr_patch_id(p->patch_id, p->diff,
+					       strlen(p->diff), true)) < 0 &&
+			    err != PR_ENOENT)
+				goto done;
+			if (err == PR_ENOENT)
+				p->patch_id[0] = '\0';
+			err = 0;
+		}
+	}
+	memcpy(cur->watch, tip, sizeof(tip));
+	ev.kind = PR_EVENT_STATE;
+	ev.state = pr_strdup("landed");
+	ev.cursor = cursor_text(cur);
+	/* no commits (the first look): a cursor-only event */
+	if (v && v->nr) {
+		ev.series = pr_series_new(inst->name, ctx->watch);
+		pr_series_add_version(ev.series, v);
+		v = NULL;
+	}
+	err = emit(&ev, payload);
+done:
+	pr_event_release(&ev);
+	pr_version_free(v);
+	pr_buf_release(&range);
+	return err;
+}
+
+static int git_poll(struct pr_instance *inst, const char *cursor,
+		    pr_event_fn emit, void *payload)
+{
+	const struct pr_git_ctx *ctx = inst->ctx;
+	struct git_cursor cur;
+	int err = 0;
+
+	if (ctx->watch ? !ctx->branch != !ctx->base
+		       : !ctx->branch || !ctx->base) {
+		err = pr_error(PR_ECONFIG,
+			       "source '%s': a git source needs branch and "
+			       "base (or only watch)",
+			       inst->name);
+		goto done;
+	}
+	cursor_parse(&cur, cursor);
+	if (ctx->branch && (err = poll_branch(inst, &cur, emit, payload)))
+		goto done;
+	if (ctx->watch)
+		err = poll_watch(inst, &cur, emit, payload);
+done:
+	if (err < 0)
+		err = pr_error_wrap(err, "source '%s'", inst->name);
+	return err;
+}
+
+/* The sink's default branch template. */
+#define GIT_SINK_BRANCH "patchrelay/{key}/v{n}"
+
+/* Append s with every byte outside [A-Za-z0-9._-] as '-'. */
+static int add_ref_part(struct pr_buf *out, const char *s)
+{
+	int err = 0;
+
+	for (; *s && !err; s++) {
+		char ch = *s;
+		bool ok = (ch >= 'a' && ch <= 'z') ||
+			  (ch >= 'A' && ch <= 'Z') ||
+			  (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+			  ch == '-';
+
+		err = pr_buf_addch(out, ok ? ch : '-');
+	}
+	return err;
+}
+
+/*
+ * The branch (without refs/heads/) of version n of series s: the template
+ * with {key} (the series key), {origin} (its source) and {n} replaced,
+ * the first two made ref-safe.  An unknown placeholder or a name git
+ * would not take is PR_ECONFIG.
+ */
+static int branch_name(struct pr_buf *out, const char *sink, const char *tmpl,
+		       const char *origin, const char *key, int n)
+{
+	struct pr_buf ref = PR_BUF_INIT;
+	const char *p;
+	int valid = 0, err = 0;
+
+	for (p = tmpl; *p && !err;) {
+		size_t len = strcspn(p, "{");
+
+		if ((err = pr_buf_add(out, p, len)))
+			break;
+		p += len;
+		if (!*p)
+			break;
+		if (!strncmp(p, "{key}", 5)) {
+			err = add_ref_part(out, key);
+			p += 5;
+		} else if (!strncmp(p, "{origin}", 8)) {
+			err = add_ref_part(out, origin);
+			p += 8;
+		} else if (!strncmp(p, "{n}", 3)) {
+			err = pr_buf_addf(out, "%d", n);
+			p += 3;
+		} else {
+			err = pr_error(PR_ECONFIG,
+				       "sink '%s': option 'branch': unknown "
+				       "placeholder in '%s' (known: {key}, "
+				       "{origin}, {n})",
+				       sink, tmpl);
+		}
+	}
+	if (err)
+		goto done;
+	git_libgit2_init();
+	if ((err = pr_buf_addf(&ref, "refs/heads/%s", out->ptr)) == 0 &&
+	    (git_reference_name_is_valid(&valid, ref.ptr) < 0 || !valid))
+		err = pr_error(PR_ECONFIG,
+			       "sink '%s': option 'branch': '%s' is not a "
+			       "valid branch name",
+			       sink, out->ptr);
+	git_libgit2_shutdown();
+done:
+	pr_buf_release(&ref);
+	return err;
+}
+
+static int git_open(struct pr_instance *inst)
+{
+	const struct pr_git_ctx *ctx = inst->ctx;
+	struct pr_buf name = PR_BUF_INIT;
+	struct pr_ident who = { NULL, NULL };
+	int err = 0;
+
+	if (strcmp(inst->kind, "sink"))
+		return 0;
+	/* a template that cannot make a name is refused before any pass */
+	if ((err = branch_name(&name, inst->name,
+			       ctx->branch ? ctx->branch : GIT_SINK_BRANCH,
+			       "origin", "key", 1)))
+		goto done;
+	if (ctx->committer &&
+	    pr_outgoing_parse_address(&who, ctx->committer) < 0)
+		err = pr_error(PR_ECONFIG,
+			       "sink '%s': option 'committer': '%s' is not "
+			       "\"Name <addr>\"",
+			       inst->name, ctx->committer);
+done:
+	pr_ident_release(&who);
+	pr_buf_release(&name);
+	return err;
+}
+
+/* A libgit2 failure as a PR_E* error naming the sink and what failed. */
+static int sink_fail(int code, const char *sink, const char *what)
+{
+	const git_error *e = git_error_last();
+
+	return pr_error(code, "sink '%s': %s: %s", sink, what,
+			e && e->message ? e->message : "libgit2 error");
+}
+
+/* Reject the delivery with a reason made like a message. */
+static void reject(struct pr_deliver_result *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void reject(struct pr_deliver_result *out, const char *fmt, ...)
+{
+	struct pr_buf why = PR_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	pr_buf_vaddf(&why, fmt, ap);
+	va_end(ap);
+	out->status = PR_DELIVER_REJECTED;
+	free(out->reason);
+	out->reason = pr_buf_detach(&why, NULL);
+}
+
+/* Is hex (40 digits, or "") a commit of repo; fills *out when it is. */
+static bool have_commit(git_commit **out, git_repository *repo, const char *hex)
+{
+	git_oid oid;
+
+	*out = NULL;
+	if (!hex[0] || git_oid_fromstr(&oid, hex) < 0)
+		return false;
+	if (git_commit_lookup(out, repo, &oid) < 0) {
+		git_error_clear();
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The commit the version goes on: its own base when repo has it, else
+ * the `base` option.  NULL *out (and 0) when neither is there.
+ */
+static int find_base(git_commit **out, git_repository *repo,
+		     const struct pr_git_ctx *ctx, const struct pr_version *v)
+{
+	git_commit *first = NULL;
+	git_object *obj = NULL;
+	int err = 0;
+
+	*out = NULL;
+	if (have_commit(out, repo, v->base_commit))
+		goto done;
+	if (v->nr && have_commit(&first, repo, v->patches[0]->commit_id) &&
+	    git_commit_parentcount(first) == 1 &&
+	    git_commit_parent(out, first, 0) == 0)
+		goto done;
+	if (ctx->base && git_revparse_single(&obj, repo, ctx->base) == 0 &&
+	    git_object_peel((git_object **)out, obj, GIT_OBJECT_COMMIT) == 0)
+		goto done;
+	git_error_clear();
+	*out = NULL;
+done:
+	git_object_free(obj);
+	git_commit_free(first);
+	return err;
+}
+
+/* The commit message git am makes of a patch: subject, blank, body. */
+static int commit_message(struct pr_buf *out, const struct pr_patch *p)
+{
+	const char *body = p->body ? p->body : "";
+	int err;
+
+	body += strspn(body, "\n");
+	if ((err = pr_buf_addf(out, "%s\n", p->subject ? p->subject : "")))
+		return err;
+	if (*body && (err = pr_buf_addf(out, "\n%s", body)))
+		return err;
+	pr_buf_rtrim(out);
+	return pr_buf_addch(out, '\n');
+}
+
+/*
+ * Apply p on tree into a new commit on parent; *applied false (and 0)
+ * when the patch does not apply, which is the series' problem.
+ */
+static int commit_patch(git_oid *out, bool *applied, git_repository *repo,
+			const char *sink, git_commit *parent,
+			const struct pr_patch *p,
+			const git_signature *committer)
+{
+	git_diff *diff = NULL;
+	git_index *index = NULL;
+	git_tree *tree = NULL, *new_tree = NULL;
+	git_signature *author = NULL;
+	struct pr_buf msg = PR_BUF_INIT;
+	const char *name;
+	git_oid tree_id;
+	int err = 0;
+
+	*applied = false;
+	if (git_commit_tree(&tree, parent) < 0) {
+		err = sink_fail(PR_EIO, sink, "read tree");
+		goto done;
+	}
+	if (p->diff && *p->diff) {
+		if (git_diff_from_buffer(&diff, p->diff, strlen(p->diff)) < 0 ||
+		    git_apply_to_tree(&index, repo, tree, diff, NULL) < 0) {
+			git_error_clear();
+			goto done;
+		}
+		if (git_index_write_tree_to(&tree_id, index, repo) < 0) {
+			err = sink_fail(PR_EIO, sink, "write tree");
+			goto done;
+		}
+	} else {
+		git_oid_cpy(&tree_id, git_tree_id(tree));
+	}
+	if (git_tree_lookup(&new_tree, repo, &tree_id) < 0) {
+		err = sink_fail(PR_EIO, sink, "read tree");
+		goto done;
+	}
+	/* git takes an address alone as the name too */
+	name = p->author.name && *p->author.name ? p->author.name
+						 : p->author.email;
+	if (!name || !p->author.email ||
+	    git_signature_new(&author, name, p->author.email,
+			      (git_time_t)p->time, p->tz_minutes) < 0) {
+		git_error_clear();
+		goto done;
+	}
+	if ((err = commit_message(&msg, p)))
+		goto done;
+	if (git_commit_create(out, repo, NULL, author, committer, NULL, msg.ptr,
+			      new_tree, 1, (const git_commit **)&parent) < 0) {
+		err = sink_fail(PR_EIO, sink, "write commit");
+		goto done;
+	}
+	*applied = true;
+done:
+	pr_buf_release(&msg);
+	git_signature_free(author);
+	git_tree_free(new_tree);
+	git_tree_free(tree);
+	git_index_free(index);
+	git_diff_free(diff);
+	return err;
+}
+
+/* The committer: the option, else git's, at `when` unless git says. */
+static int make_committer(git_signature **out, const struct pr_git_ctx *ctx,
+			  const char *sink, const char *dir, int64_t when)
+{
+	struct pr_ident who = { NULL, NULL };
+	const char *date = getenv("GIT_COMMITTER_DATE");
+	int64_t t = when;
+	int tz = 0, err;
+
+	*out = NULL;
+	if (ctx->committer)
+		err = pr_outgoing_parse_address(&who, ctx->committer);
+	else
+		err = pr_gitrepo_committer(&who, &t, &tz, dir);
+	if (err)
+		goto done;
+	/* a retry makes the same commits: the delivery's time, not now */
+	if (!date || !*date || ctx->committer) {
+		t = when;
+		tz = 0;
+	}
+	if (git_signature_new(out, who.name && *who.name ? who.name : who.email,
+			      who.email, (git_time_t)t, tz) < 0)
+		err = sink_fail(PR_EINVAL, sink, "committer");
+done:
+	pr_ident_release(&who);
+	return err;
+}
+
+/*
+ * Is url a remote ("scheme://...", or scp-like "host:path" with the colon
+ * before any slash) rather than a local directory.
+ */
+static bool is_remote(const char *url)
+{
+	size_t colon = strcspn(url, ":"), slash = strcspn(url, "/");
+
+	return strstr(url, "://") || (url[colon] && colon < slash && colon > 1);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag,
+		    struct FTW *ftw)
+{
+	PR_UNUSED(sb);
+	PR_UNUSED(flag);
+	PR_UNUSED(ftw);
+	return remove(path);
+}
+
+/*
+ * Where the commits are made.  A local directory is used in place; for a
+ * remote, a scratch bare repository (removed by close_target) fetches its
+ * branches and tags first, so that the base can be found there.
+ */
+struct target {
+	git_repository *repo;
+	git_remote *remote; /* NULL: local */
+	char scratch[64];
+};
+
+static int open_target(struct target *t, const char *sink, const char *url)
+{
+	static const char *const fetch_specs[] = { "+refs/heads/*:refs/heads/*",
+						   "+refs/tags/*:refs/tags/*" };
+	git_strarray specs = { (char **)fetch_specs, 2 };
+	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
+	const char *tmp = getenv("TMPDIR");
+
+	memset(t, 0, sizeof(*t));
+	if (!is_remote(url)) {
+		if (git_repository_open_ext(&t->repo, url,
+					    GIT_REPOSITORY_OPEN_NO_SEARCH,
+					    NULL) < 0)
+			return sink_fail(PR_EIO, sink, url);
+		return 0;
+	}
+	snprintf(t->scratch, sizeof(t->scratch), "%.40s/patchrelay-git-XXXXXX",
+		 tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+	if (!mkdtemp(t->scratch)) {
+		t->scratch[0] = '\0';
+		return pr_error(PR_EIO,
+				"sink '%s': cannot make a scratch "
+				"repository: %s",
+				sink, strerror(errno));
+	}
+	if (git_repository_init(&t->repo, t->scratch, 1) < 0)
+		return sink_fail(PR_EIO, sink, "scratch repository");
+	if (git_remote_create_anonymous(&t->remote, t->repo, url) < 0)
+		return sink_fail(PR_EINVAL, sink, url);
+	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	if (git_remote_fetch(t->remote, &specs, &fo, NULL) < 0)
+		return sink_fail(PR_ENET, sink, url);
+	return 0;
+}
+
+static void close_target(struct target *t)
+{
+	git_remote_free(t->remote);
+	git_repository_free(t->repo);
+	if (t->scratch[0])
+		nftw(t->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	memset(t, 0, sizeof(*t));
+}
+
+/* libgit2 tells each pushed ref's fate here: a refusal is kept. */
+static int push_status(const char *refname, const char *status, void *data)
+{
+	struct pr_buf *why = data;
+
+	if (status && !why->len)
+		pr_buf_addf(why, "'%s': %s", refname, status);
+	return 0;
+}
+
+/* Set refname to tip in the target: a ref, or a forced push. */
+static int set_branch(struct target *t, const char *sink, const char *refname,
+		      const git_oid *tip, const char *log,
+		      struct pr_deliver_result *out)
+{
+	git_push_options po = GIT_PUSH_OPTIONS_INIT;
+	git_reference *ref = NULL;
+	struct pr_buf spec = PR_BUF_INIT, why = PR_BUF_INIT;
+	char *specp;
+	git_strarray specs = { &specp, 1 };
+	int err = 0;
+
+	if (git_reference_create(&ref, t->repo, refname, tip, 1, log) < 0) {
+		err = sink_fail(PR_EIO, sink, refname);
+		goto done;
+	}
+	if (!t->remote)
+		goto done;
+	/* the branch belongs to patchrelay: forced, like the local ref */
+	if ((err = pr_buf_addf(&spec, "+%s:%s", refname, refname)))
+		goto done;
+	specp = spec.ptr;
+	po.callbacks.push_update_reference = push_status;
+	po.callbacks.payload = &why;
+	if (git_remote_push(t->remote, &specs, &po) < 0) {
+		err = sink_fail(PR_ENET, sink, "push");
+		goto done;
+	}
+	if (why.len) {
+		reject(out, "push refused: %s", why.ptr);
+		err = 1;
+	}
+done:
+	git_reference_free(ref);
+	pr_buf_release(&spec);
+	pr_buf_release(&why);
+	return err;
+}
+
+static int git_deliver_version(struct pr_instance *inst,
+			       const struct pr_version_delivery *d,
+			       struct pr_deliver_result *out)
+{
+	const struct pr_git_ctx *ctx = inst->ctx;
+	const struct pr_version *v = d->version;
+	struct target t;
+	git_commit *base = NULL, *tip = NULL;
+	git_signature *committer = NULL;
+	struct pr_buf branch = PR_BUF_INIT, refname = PR_BUF_INIT;
+	struct pr_buf log = PR_BUF_INIT;
+	size_t i;
+	int err;
+
+	out->status = PR_DELIVER_RETRY;
+	out->retry_after_ms = 0;
+	memset(&t, 0, sizeof(t));
+	git_libgit2_init();
+	if ((err = branch_name(&branch, inst->name,
+			       ctx->branch ? ctx->branch : GIT_SINK_BRANCH,
+			       d->series->origin_connector,
+			       d->series->origin_key, v->number)) ||
+	    (err = pr_buf_addf(&refname, "refs/heads/%s", branch.ptr)) ||
+	    (err = open_target(&t, inst->name, ctx->url)))
+		goto done;
+	if ((err = make_committer(&committer, ctx, inst->name,
+				  t.remote ? t.scratch : ctx->url, d->time)) ||
+	    (err = find_base(&base, t.repo, ctx, v)))
+		goto done;
+	if (!base) {
+		reject(out,
+		       "no base for v%d of '%s' in '%s' (base-commit '%s', "
+		       "option base '%s')",
+		       v->number, d->series->origin_key, ctx->url,
+		       v->base_commit, ctx->base ? ctx->base : "");
+		goto done;
+	}
+	tip = base;
+	base = NULL;
+	for (i = 0; i < v->nr; i++) {
+		git_oid id;
+		bool applied;
+
+		if ((err = commit_patch(&id, &applied, t.repo, inst->name, tip,
+					v->patches[i], committer)))
+			goto done;
+		if (!applied) {
+			reject(out, "patch %zu/%zu '%s' does not apply on %s",
+			       i + 1, v->nr,
+			       v->patches[i]->subject ? v->patches[i]->subject
+						      : "",
+			       git_oid_tostr_s(git_commit_id(tip)));
+			goto done;
+		}
+		git_commit_free(tip);
+		tip = NULL;
+		if (git_commit_lookup(&tip, t.repo, &id) < 0) {
+			err = sink_fail(PR_EIO, inst->name, "read commit");
+			goto done;
+		}
+	}
+	if ((err = pr_buf_addf(&log, "patchrelay: v%d of %s", v->number,
+			       d->series->origin_key)))
+		goto done;
+	err = set_branch(&t, inst->name, refname.ptr, git_commit_id(tip),
+			 log.ptr, out);
+	if (err) {
+		/* 1: the remote refused the push, out says why */
+		if (err > 0)
+			err = 0;
+		goto done;
+	}
+	pr_log_info(inst->prefix, "pushed v%d of '%s' as %s (%s)", v->number,
+		    d->series->origin_key, branch.ptr,
+		    git_oid_tostr_s(git_commit_id(tip)));
+	out->status = PR_DELIVER_OK;
+done:
+	git_commit_free(tip);
+	git_commit_free(base);
+	git_signature_free(committer);
+	close_target(&t);
+	git_libgit2_shutdown();
+	pr_buf_release(&branch);
+	pr_buf_release(&refname);
+	pr_buf_release(&log);
 	return err;
 }
 
@@ -168,5 +819,7 @@ const struct pr_connector_type pr_connector_git = {
 	.caps = PR_CAP_SOURCE | PR_CAP_SINK,
 	.options = git_options,
 	.ctx_size = sizeof(struct pr_git_ctx),
+	.open = git_open,
 	.poll = git_poll,
+	.deliver_version = git_deliver_version,
 };

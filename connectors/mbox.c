@@ -13,6 +13,7 @@
 #include "delivery.h"
 #include "mailinfo.h"
 #include "mbox.h"
+#include "report_render.h"
 
 /*
  * The mbox connector: as a source, a folder where each new mbox file is one
@@ -45,6 +46,13 @@
  * that only "begin"s was cut by a crash, so the mbox is truncated back to
  * OFFSET and the message written again.  This holds as long as patchrelay
  * is the only writer of the mbox.
+ *
+ * As a feedback node (a route's `feedback = NAME` naming an mbox sink) it
+ * appends one mail per feedback to the same mbox, To: the submitter when
+ * known, "Subject: [patchrelay] ORIGIN:KEY: FIRST LINE OF THE SUMMARY" (or
+ * "refused"), the summary and the report as a mail renders it.  It is not
+ * journaled: the engine tells a feedback once, and a feedback cut by a
+ * crash is a courtesy lost, not a series.
  */
 
 static int message_name(struct pr_buf *out, const struct pr_delivery *d)
@@ -700,6 +708,55 @@ done:
 	return err;
 }
 
+static int mbox_feedback(struct pr_instance *inst, const struct pr_series *s,
+			 const struct pr_report *report, const char *summary)
+{
+	const struct pr_mbox_ctx *ctx = inst->ctx;
+	struct pr_buf mail = PR_BUF_INIT, entry = PR_BUF_INIT;
+	struct pr_delivery d = { "feedback", 0, 1, NULL, 0 };
+	size_t first = summary ? strcspn(summary, "\n") : 0;
+	int fd = -1, err;
+
+	if ((err = pr_buf_adds(&mail,
+			       "From: patchrelay <patchrelay@localhost>\n")))
+		goto done;
+	/* a header line must stay one line whatever the source gave */
+	if (s->submitter.email && !strpbrk(s->submitter.email, "\r\n") &&
+	    (err = pr_buf_addf(&mail, "To: %s\n", s->submitter.email)))
+		goto done;
+	if ((err = pr_buf_adds(&mail, "Subject: [patchrelay] ")) ||
+	    (err = pr_buf_addf(&mail, "%s:%s: ", s->origin_connector,
+			       s->origin_key)))
+		goto done;
+	if (summary)
+		err = pr_buf_add(&mail, summary, first);
+	else
+		err = pr_buf_adds(&mail, "refused");
+	if (err || (err = pr_buf_adds(&mail, "\n\n")))
+		goto done;
+	if (summary && (err = pr_buf_addf(&mail, "%s\n", summary)))
+		goto done;
+	if (report->nr &&
+	    ((summary && (err = pr_buf_addch(&mail, '\n'))) ||
+	     (err = pr_report_render(&mail, report, PR_RENDER_MAIL))))
+		goto done;
+	d.mail = mail.ptr;
+	d.len = mail.len;
+	if ((err = render(&entry, &d)))
+		goto done;
+	fd = open(ctx->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0 || pr_write_all(fd, entry.ptr, entry.len) < 0 ||
+	    fsync(fd) < 0)
+		err = pr_error(PR_EIO, "mbox '%s': cannot write feedback: %s",
+			       ctx->path, strerror(errno));
+done:
+	if (fd >= 0)
+		close(fd);
+	pr_buf_release(&mail);
+	pr_buf_release(&entry);
+	return err;
+}
+
 static const struct pr_option mbox_options[] = {
 	{ "path", PR_OPT_PATH, NULL,
 	  "source: the folder to watch for mbox files; sink: the mbox file to "
@@ -713,9 +770,10 @@ const struct pr_connector_type pr_connector_mbox = {
 	.name = "mbox",
 	.summary =
 		"mbox files: a folder of series as a source, a file as a sink",
-	.caps = PR_CAP_SOURCE | PR_CAP_SINK,
+	.caps = PR_CAP_SOURCE | PR_CAP_SINK | PR_CAP_FEEDBACK,
 	.options = mbox_options,
 	.ctx_size = sizeof(struct pr_mbox_ctx),
 	.poll = mbox_poll,
 	.deliver = mbox_deliver,
+	.feedback = mbox_feedback,
 };

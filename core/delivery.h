@@ -2,6 +2,7 @@
 #define PR_DELIVERY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * struct pr_delivery: one message of a delivery, handed by the engine to a
@@ -24,6 +25,25 @@ struct pr_delivery {
 	size_t nr; /* messages in the delivery */
 	const char *mail;
 	size_t len;
+};
+
+/*
+ * struct pr_version_delivery: a whole version handed at once to a sink
+ * whose type has deliver_version (a git push: its commits are made from
+ * the version's patches, not from mails).  The engine keeps it as a
+ * delivery of one message under the same key, so a version is pushed
+ * until the sink says PR_DELIVER_OK once, and never again after.
+ * `time` is the delivery's base time (pr_store_delivery_base_time): the
+ * same on every retry, so a retry can make the same objects.
+ */
+struct pr_series;
+struct pr_version;
+
+struct pr_version_delivery {
+	const char *key;
+	const struct pr_series *series;
+	const struct pr_version *version; /* number is the store's */
+	int64_t time;
 };
 
 #endif

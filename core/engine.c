@@ -8,6 +8,7 @@
 
 #include "cfg.h"
 #include "delivery.h"
+#include "diff.h"
 #include "engine.h"
 #include "format.h"
 #include "cfg.h"
@@ -114,13 +115,18 @@ done:
  * keeps its own delivery rows and Message-IDs beside the list's.  Each
  * message is marked sent with its Message-ID (the identity map); a
  * rejection goes into `report` when it is not NULL.
+ *
+ * With `vd` (a sink whose type has deliver_version) the delivery is the
+ * one message vd names (mails is NULL, nr 1), handed over whole: the same
+ * rows, attempts and rejections, no Message-ID.
  */
 static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 			 const struct pr_engine_version *v, const char *sink,
 			 struct pr_instance *inst,
 			 const struct pr_connector_type *type,
 			 const char *const *mails, const size_t *lens,
-			 size_t nr, struct pr_report *report)
+			 size_t nr, struct pr_report *report,
+			 const struct pr_version_delivery *vd)
 {
 	struct pr_buf key = PR_BUF_INIT, mid = PR_BUF_INIT;
 	struct pr_deliver_result res = { PR_DELIVER_OK, 0, NULL };
@@ -130,7 +136,7 @@ static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 
 	memset(stats, 0, sizeof(*stats));
 	stats->status = PR_DELIVER_OK;
-	if (!type->deliver) {
+	if (vd ? !type->deliver_version : !type->deliver) {
 		err = pr_error(PR_EUNSUPPORTED,
 			       "sink '%s': type '%s' cannot deliver",
 			       inst->name, type->name);
@@ -141,7 +147,8 @@ static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 					  sink, nr)))
 		goto done;
 	for (i = 0; i < nr; i++) {
-		struct pr_delivery d = { key.ptr, i, nr, mails[i], lens[i] };
+		struct pr_delivery d = { key.ptr, i, nr, vd ? NULL : mails[i],
+					 vd ? 0 : lens[i] };
 
 		err = pr_store_delivery_status(st, id, i);
 		if (err < 0)
@@ -163,7 +170,10 @@ static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 		free(res.reason);
 		res.reason = NULL;
 		res.status = PR_DELIVER_RETRY;
-		err = type->deliver(inst, &d, &res);
+		if (vd)
+			err = type->deliver_version(inst, vd, &res);
+		else
+			err = type->deliver(inst, &d, &res);
 		stats->status = res.status;
 		if (err) {
 			struct pr_buf msg = PR_BUF_INIT;
@@ -189,7 +199,7 @@ static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 			goto done;
 		}
 		pr_buf_reset(&mid);
-		if ((err = mail_message_id(&mid, mails[i], lens[i])) ||
+		if ((!vd && (err = mail_message_id(&mid, mails[i], lens[i]))) ||
 		    (err = pr_store_delivery_mark_sent_as(
 			     st, id, i, mid.len ? mid.ptr : NULL)))
 			goto done;
@@ -216,7 +226,7 @@ int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
 		      const char *const *mails, const size_t *lens, size_t nr)
 {
 	return deliver_mails(stats, st, v, inst->name, inst, type, mails, lens,
-			     nr, NULL);
+			     nr, NULL, NULL);
 }
 
 struct pass_ctx {
@@ -761,6 +771,142 @@ static int add_summary(struct pr_buf *out, const struct sink_job *j, int number)
 }
 
 /*
+ * The patch-id (git patch-id --stable) of p: its own when the source
+ * computed it, else one made from its diff; "" when it has no diff.
+ * Never written into p: the fingerprint reads p->patch_id, and a version
+ * must keep the fingerprint it had.
+ */
+static int patch_id_of(char out[41], const struct pr_patch *p)
+{
+	int err;
+
+	out[0] = '\0';
+	if (p->patch_id[0]) {
+		memcpy(out, p->patch_id, 41);
+		return 0;
+	}
+	if (!p->diff || !*p->diff)
+		return 0;
+	err = pr_patch_id(out, p->diff, strlen(p->diff), true);
+	if (err == PR_ENOENT) {
+		out[0] = '\0';
+		err = 0;
+	}
+	return err;
+}
+
+/* Keep the patch-ids of a new version: landed commits are found by them. */
+static int record_patch_ids(struct pr_store *st, int64_t series_id, int number,
+			    const struct pr_version *v)
+{
+	char(*ids)[41] = pr_calloc(v->nr ? v->nr : 1, sizeof(*ids));
+	const char **ptrs = pr_calloc(v->nr ? v->nr : 1, sizeof(*ptrs));
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < v->nr && !err; i++) {
+		err = patch_id_of(ids[i], v->patches[i]);
+		ptrs[i] = ids[i];
+	}
+	if (!err)
+		err = pr_store_version_patches_set(st, series_id, number, ptrs,
+						   v->nr);
+	free(ids);
+	free(ptrs);
+	return err;
+}
+
+/*
+ * Commits landed on a watched branch (a "landed" event: the series is the
+ * branch, its latest version the new commits, each with commit_id and
+ * patch_id): the stored versions they complete are recorded as landed,
+ * and each is told to the route's feedback node once ("landed in main as
+ * <commit>").  A dry run records and tells nothing.
+ */
+static int on_landed(const struct pass_ctx *c, const struct pr_event *ev)
+{
+	const struct pr_version *v = pr_series_latest(ev->series);
+	const char *branch = ev->series->origin_key;
+	struct pr_store_landed *landed = NULL;
+	const char **ids = NULL, **commits = NULL;
+	char(*made)[41] = NULL;
+	size_t i, nr = 0;
+	int err = 0;
+
+	if (!v || !v->nr)
+		return 0;
+	if (c->opts->dry_run) {
+		pr_log_info(c->route->name,
+			    "dry run: %zu commit(s) on '%s' not matched", v->nr,
+			    branch);
+		return 0;
+	}
+	ids = pr_calloc(v->nr, sizeof(*ids));
+	commits = pr_calloc(v->nr, sizeof(*commits));
+	made = pr_calloc(v->nr, sizeof(*made));
+	for (i = 0; i < v->nr; i++) {
+		if ((err = patch_id_of(made[i], v->patches[i])))
+			goto done;
+		ids[i] = made[i];
+		commits[i] = v->patches[i]->commit_id;
+	}
+	if ((err = pr_store_land(&landed, &nr, c->st, branch, ids, commits,
+				 v->nr)))
+		goto done;
+	for (i = 0; i < nr; i++) {
+		struct pr_series *s =
+			pr_series_new(landed[i].origin, landed[i].key);
+		struct pr_report report = PR_REPORT_INIT;
+		struct pr_buf summary = PR_BUF_INIT;
+
+		c->stats->landed++;
+		pr_log_info(c->route->name, "v%d of '%s' landed in %s as %s",
+			    landed[i].number, landed[i].key, branch,
+			    landed[i].commit);
+		if (pr_buf_addf(&summary, "landed in %s as %s", branch,
+				landed[i].commit) == 0)
+			give_feedback(c, s, &report, summary.ptr);
+		pr_buf_release(&summary);
+		pr_report_release(&report);
+		pr_series_free(s);
+	}
+done:
+	pr_store_landed_free(landed, nr);
+	free(ids);
+	free(commits);
+	free(made);
+	return err;
+}
+
+/*
+ * Hand version v whole to a sink whose type has deliver_version (a git
+ * push): a delivery of one message under the sink's key, with the
+ * delivery's base time so that a retry makes the same commits.
+ */
+static int push_version(struct pr_engine_stats *ds, const struct pass_ctx *c,
+			const struct pr_engine_version *ev2,
+			const struct sink_job *j, const struct pr_series *s,
+			const struct pr_version *v, struct pr_report *report)
+{
+	struct pr_version_delivery vd = { NULL, s, v, 0 };
+	struct pr_buf key = PR_BUF_INIT;
+	int err;
+
+	if ((err = pr_engine_delivery_key(&key, ev2, j->n->inst.name)) ||
+	    (err = pr_store_delivery_base_time(&vd.time, c->st, ev2->series_id,
+					       ev2->number, j->n->inst.name,
+					       (int64_t)time(NULL))))
+		goto done;
+	vd.key = key.ptr;
+	err = deliver_mails(ds, c->st, ev2, j->n->inst.name,
+			    (struct pr_instance *)&j->n->inst, j->n->connector,
+			    NULL, NULL, 1, report, &vd);
+done:
+	pr_buf_release(&key);
+	return err;
+}
+
+/*
  * Handle one version on the route: record it, run the steps, render and
  * deliver it to each sink, give feedback.  Returns 0, 1 when mails are
  * left for a retry (the cursor must not move), or a negative PR_E*.
@@ -797,7 +943,8 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 		if ((err = version_mbox(&mbox, v)) ||
 		    (err = pr_store_version_mbox_set(c->st, sv.series_id,
 						     sv.number, mbox.ptr,
-						     mbox.len)))
+						     mbox.len)) ||
+		    (err = record_patch_ids(c->st, sv.series_id, sv.number, v)))
 			goto done;
 	}
 	if ((err = run_steps(c, ev->series, v, &report)))
@@ -820,6 +967,10 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 				       c->route->name, c->route->to.items[i]);
 			goto done;
 		}
+		/* a sink that takes the version whole renders no mail */
+		if (jobs[i].n->connector &&
+		    jobs[i].n->connector->deliver_version)
+			continue;
 		if ((err = prepare_sink(&jobs[i], c, ev, &ev2, v, rdiff.ptr,
 					&report)))
 			goto done;
@@ -829,7 +980,17 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 		goto refused;
 	for (i = 0; i < nr_jobs; i++) {
 		const struct sink_job *j = &jobs[i];
+		bool whole = j->n->connector &&
+			     j->n->connector->deliver_version;
 
+		if (whole && (c->opts->dry_run || ev->preview)) {
+			/* no mail to show; a preview is for the submitter */
+			pr_log_info(c->route->name,
+				    "%s: v%d of '%s' not pushed to '%s'",
+				    c->opts->dry_run ? "dry run" : "preview",
+				    sv.number, ev2.key, j->n->inst.name);
+			continue;
+		}
 		if (c->opts->dry_run) {
 			/* rendered exactly as sent; nothing recorded */
 			if ((err = dry_run_write(
@@ -839,11 +1000,17 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 				goto done;
 			continue;
 		}
-		if ((err = deliver_mails(&ds, c->st, &ev2, j->sink_key.ptr,
-					 (struct pr_instance *)&j->n->inst,
-					 j->n->connector,
-					 (const char *const *)j->mails.mails,
-					 j->mails.lens, j->mails.nr, &report)))
+		if (whole)
+			err = push_version(&ds, c, &ev2, j, ev->series, v,
+					   &report);
+		else
+			err = deliver_mails(&ds, c->st, &ev2, j->sink_key.ptr,
+					    (struct pr_instance *)&j->n->inst,
+					    j->n->connector,
+					    (const char *const *)j->mails.mails,
+					    j->mails.lens, j->mails.nr, &report,
+					    NULL);
+		if (err)
 			goto done;
 		c->stats->sent += ds.sent;
 		c->stats->rejected += ds.rejected;
@@ -896,6 +1063,9 @@ static int on_event(const struct pr_event *ev, void *payload)
 
 	if ((ev->kind == PR_EVENT_SERIES || ev->kind == PR_EVENT_VERSION) && v)
 		err = deliver_version(c, ev, v);
+	else if (ev->kind == PR_EVENT_STATE && ev->series && ev->state &&
+		 !strcmp(ev->state, "landed"))
+		err = on_landed(c, ev);
 	/* the cursor moves only once the event is stored and handled */
 	if (!err && ev->cursor && !c->opts->dry_run)
 		err = pr_store_cursor_set(c->st, c->cursor_key, ev->cursor,

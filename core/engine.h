@@ -18,7 +18,12 @@ struct pr_buf;
  * record the version, run the route's steps, render the version's patches
  * as git format-patch mails (no cover letter yet) and deliver them to each
  * sink; the cursor is stored only after all of that.  A source that fails
- * is counted and skipped; the other routes still run.
+ * is counted and skipped; the other routes still run.  A "landed" event
+ * (PR_EVENT_STATE, state "landed", series = the watched branch whose
+ * latest version holds the new commits with commit_id and patch_id) marks
+ * the stored versions it completes as landed (pr_store_land) and tells
+ * each to the route's feedback node once, summary "landed in BRANCH as
+ * COMMIT", with an empty report.
  *
  * Invariants:
  * - The delivery key depends only on what is delivered (origin, series
@@ -93,6 +98,7 @@ struct pr_engine_pass_stats {
 	size_t failed_sources; /* sources (or routes) that returned errors */
 	size_t refused; /* versions a step failed: nothing delivered */
 	size_t rejected; /* mails a sink refused for good in this pass */
+	size_t landed; /* versions found landed on a watched branch */
 };
 
 /*

@@ -97,6 +97,7 @@ struct pr_instance {
 typedef int (*pr_event_fn)(const struct pr_event *ev, void *payload);
 
 struct pr_delivery; /* engine: what to deliver, with its idempotency key */
+struct pr_version_delivery; /* engine: a whole version (delivery.h) */
 
 struct pr_connector_type {
 	int abi;
@@ -116,6 +117,15 @@ struct pr_connector_type {
 	int (*feedback)(struct pr_instance *inst, const struct pr_series *s,
 			const struct pr_report *report, const char *summary);
 	void (*close)(struct pr_instance *inst);
+	/*
+	 * A sink that takes a whole version (a git push) instead of its
+	 * mails: when set, the engine renders no mail for this sink and
+	 * calls this once per (series, version) until it returns
+	 * PR_DELIVER_OK (or REJECTED, final); deliver is not used.
+	 */
+	int (*deliver_version)(struct pr_instance *inst,
+			       const struct pr_version_delivery *delivery,
+			       struct pr_deliver_result *out);
 };
 
 enum pr_plugin_kind {

@@ -60,6 +60,19 @@ static const char *const migrations[] = {
 	"CREATE INDEX delivery_messages_by_message_id"
 	" ON delivery_messages (message_id);"
 	"CREATE INDEX identities_by_series ON identities (series_id, kind);",
+	/*
+	 * 5: each version's patch-ids, so that commits landing on a watched
+	 * branch find their versions, and where and when a version landed
+	 */
+	"CREATE TABLE version_patches (series_id INTEGER NOT NULL"
+	" REFERENCES series, number INTEGER NOT NULL, idx INTEGER NOT NULL,"
+	" patch_id TEXT NOT NULL, landed_commit TEXT,"
+	" PRIMARY KEY (series_id, number, idx));"
+	"CREATE INDEX version_patches_by_patch_id"
+	" ON version_patches (patch_id);"
+	"ALTER TABLE versions ADD COLUMN landed_branch TEXT;"
+	"ALTER TABLE versions ADD COLUMN landed_commit TEXT;"
+	"ALTER TABLE versions ADD COLUMN landed_time INTEGER;",
 };
 
 _Static_assert(PR_ARRAY_SIZE(migrations) == PR_STORE_SCHEMA_LATEST,
@@ -81,6 +94,16 @@ static int exec(struct pr_store *st, const char *sql)
 	err = pr_error(PR_ESTATE, "state store '%s': %s", st->path,
 		       msg ? msg : sqlite3_errmsg(st->db));
 	sqlite3_free(msg);
+	return err;
+}
+
+/* End a transaction begun with BEGIN IMMEDIATE: commit, or roll back. */
+static int tx_end(struct pr_store *st, int err)
+{
+	if (!err)
+		err = exec(st, "COMMIT");
+	if (err)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	return err;
 }
 
@@ -343,25 +366,35 @@ done:
 	return err;
 }
 
-/* The latest version of a series: number (0 if none) and fingerprint. */
-static int latest_version(int *number, struct pr_buf *fp, struct pr_store *st,
-			  int64_t series_id)
+/*
+ * The version of a series with `fingerprint` (*match, 0 if none) and its
+ * latest version number (*latest, 0 if none).  Any stored version counts,
+ * not only the latest: a source that reads old mail again (a lost cursor,
+ * a new IMAP UIDVALIDITY) must find v1 as v1, not record it as v3.
+ */
+static int find_version(int *match, int *latest, struct pr_store *st,
+			int64_t series_id, const char *fingerprint)
 {
 	sqlite3_stmt *s = NULL;
 	int err, rc;
 
-	*number = 0;
+	*match = 0;
+	*latest = 0;
+	/* the lowest number wins should two versions share a fingerprint
+	 * (a store written before this lookup matched any version) */
 	if ((err = prepare(&s, st,
-			   "SELECT number, fingerprint FROM versions"
-			   " WHERE series_id = ? ORDER BY number DESC"
-			   " LIMIT 1")))
+			   "SELECT coalesce(max(number), 0),"
+			   " (SELECT min(number) FROM versions WHERE"
+			   "  series_id = ?1 AND fingerprint = ?2)"
+			   " FROM versions WHERE series_id = ?1")))
 		goto done;
 	sqlite3_bind_int64(s, 1, series_id);
+	bind_text(s, 2, fingerprint);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
-		*number = sqlite3_column_int(s, 0);
-		err = pr_buf_adds(fp, (const char *)sqlite3_column_text(s, 1));
-	} else if (rc != SQLITE_DONE) {
+		*latest = sqlite3_column_int(s, 0);
+		*match = sqlite3_column_int(s, 1);
+	} else {
 		err = db_error(st, "read versions");
 	}
 done:
@@ -373,13 +406,13 @@ int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 			    const char *origin, const char *key,
 			    const char *fingerprint, size_t nr_patches)
 {
-	struct pr_buf fp = PR_BUF_INIT;
 	sqlite3_stmt *s = NULL;
 	bool in_tx = false;
-	int err, number;
+	int err, number, match;
 
 	out->series_id = 0;
 	out->number = 0;
+	out->latest = 0;
 	out->is_new = false;
 	if ((err = exec(st, "BEGIN IMMEDIATE")))
 		goto done;
@@ -400,10 +433,12 @@ int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 	} else if (err) {
 		goto done;
 	}
-	if ((err = latest_version(&number, &fp, st, out->series_id)))
+	if ((err = find_version(&match, &number, st, out->series_id,
+				fingerprint)))
 		goto done;
-	if (number && !strcmp(fp.ptr, fingerprint)) {
-		out->number = number;
+	out->latest = number;
+	if (match) {
+		out->number = match;
 		goto done;
 	}
 	if ((err = prepare(&s, st,
@@ -418,20 +453,16 @@ int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 	if ((err = step_done(st, s, "record version")))
 		goto done;
 	out->number = number + 1;
+	out->latest = number + 1;
 	out->is_new = true;
 done:
 	sqlite3_finalize(s);
-	if (in_tx) {
-		if (!err)
-			err = exec(st, "COMMIT");
-		if (err)
-			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	}
+	if (in_tx)
+		err = tx_end(st, err);
 	if (err) {
 		out->is_new = false;
 		err = pr_error_wrap(err, "series '%s' of '%s'", key, origin);
 	}
-	pr_buf_release(&fp);
 	return err;
 }
 
@@ -583,12 +614,8 @@ int pr_store_delivery_open(int64_t *out, struct pr_store *st, int64_t series_id,
 	}
 done:
 	sqlite3_finalize(s);
-	if (in_tx) {
-		if (!err)
-			err = exec(st, "COMMIT");
-		if (err)
-			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	}
+	if (in_tx)
+		err = tx_end(st, err);
 	if (err) {
 		*out = 0;
 		err = pr_error_wrap(err, "state store '%s'", st->path);
@@ -983,6 +1010,199 @@ int pr_store_delivery_base_time(int64_t *out, struct pr_store *st,
 		goto done;
 	}
 	*out = sqlite3_column_int64(s, 0);
+done:
+	sqlite3_finalize(s);
+	return err;
+}
+
+int pr_store_version_patches_set(struct pr_store *st, int64_t series_id,
+				 int number, const char *const *patch_ids,
+				 size_t nr)
+{
+	sqlite3_stmt *s = NULL;
+	bool in_tx = false;
+	size_t i;
+	int err;
+
+	if ((err = exec(st, "BEGIN IMMEDIATE")))
+		goto done;
+	in_tx = true;
+	if ((err = prepare(&s, st,
+			   "INSERT OR IGNORE INTO version_patches (series_id,"
+			   " number, idx, patch_id) VALUES (?, ?, ?, ?)")))
+		goto done;
+	for (i = 0; i < nr; i++) {
+		/* a patch with no diff has no id and nothing to land */
+		if (!patch_ids[i] || !patch_ids[i][0])
+			continue;
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, 1, series_id);
+		sqlite3_bind_int(s, 2, number);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)i);
+		bind_text(s, 4, patch_ids[i]);
+		if ((err = step_done(st, s, "record patch-id")))
+			goto done;
+	}
+done:
+	sqlite3_finalize(s);
+	if (in_tx)
+		err = tx_end(st, err);
+	return err;
+}
+
+/* Mark every not yet landed patch with patch_id as landed as commit. */
+static int land_patch(struct pr_store *st, const char *patch_id,
+		      const char *commit)
+{
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	if ((err = prepare(&s, st,
+			   "UPDATE version_patches SET landed_commit = ?"
+			   " WHERE patch_id = ? AND landed_commit IS NULL")))
+		goto done;
+	bind_text(s, 1, commit);
+	bind_text(s, 2, patch_id);
+	err = step_done(st, s, "record landed patch");
+done:
+	sqlite3_finalize(s);
+	return err;
+}
+
+/*
+ * The versions all of whose patches have landed and that are not marked
+ * landed yet: mark them (the commit of the last patch) and keep them in
+ * *out for the caller.
+ */
+static int land_versions(struct pr_store_landed **out, size_t *nr,
+			 struct pr_store *st, const char *branch)
+{
+	sqlite3_stmt *s = NULL, *u = NULL;
+	size_t alloc = 0;
+	int err, rc;
+
+	if ((err = prepare(&s, st,
+			   "SELECT v.series_id, v.number, se.origin, se.key,"
+			   " (SELECT p.landed_commit FROM version_patches p"
+			   "  WHERE p.series_id = v.series_id AND"
+			   "  p.number = v.number ORDER BY p.idx DESC LIMIT 1)"
+			   " FROM versions v JOIN series se"
+			   " ON se.id = v.series_id"
+			   " WHERE v.landed_commit IS NULL"
+			   " AND EXISTS (SELECT 1 FROM version_patches p"
+			   "  WHERE p.series_id = v.series_id"
+			   "  AND p.number = v.number)"
+			   " AND NOT EXISTS (SELECT 1 FROM version_patches p"
+			   "  WHERE p.series_id = v.series_id"
+			   "  AND p.number = v.number"
+			   "  AND p.landed_commit IS NULL)"
+			   " ORDER BY v.series_id, v.number")) ||
+	    (err = prepare(&u, st,
+			   "UPDATE versions SET landed_branch = ?,"
+			   " landed_commit = ?,"
+			   " landed_time = strftime('%s', 'now')"
+			   " WHERE series_id = ? AND number = ?")))
+		goto done;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct pr_store_landed *l;
+
+		PR_ALLOC_GROW(*out, *nr + 1, alloc);
+		l = &(*out)[(*nr)++];
+		memset(l, 0, sizeof(*l));
+		l->series_id = sqlite3_column_int64(s, 0);
+		l->number = sqlite3_column_int(s, 1);
+		l->origin = pr_strdup((const char *)sqlite3_column_text(s, 2));
+		l->key = pr_strdup((const char *)sqlite3_column_text(s, 3));
+		l->commit = pr_strdup((const char *)sqlite3_column_text(s, 4));
+		l->branch = pr_strdup(branch);
+		sqlite3_reset(u);
+		bind_text(u, 1, branch);
+		bind_text(u, 2, l->commit);
+		sqlite3_bind_int64(u, 3, l->series_id);
+		sqlite3_bind_int(u, 4, l->number);
+		if ((err = step_done(st, u, "record landed version")))
+			goto done;
+	}
+	if (rc != SQLITE_DONE)
+		err = db_error(st, "find landed versions");
+done:
+	sqlite3_finalize(s);
+	sqlite3_finalize(u);
+	return err;
+}
+
+int pr_store_land(struct pr_store_landed **out, size_t *nr, struct pr_store *st,
+		  const char *branch, const char *const *patch_ids,
+		  const char *const *commits, size_t nr_commits)
+{
+	bool in_tx = false;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	*nr = 0;
+	if ((err = exec(st, "BEGIN IMMEDIATE")))
+		goto done;
+	in_tx = true;
+	for (i = 0; i < nr_commits; i++)
+		if (patch_ids[i] && patch_ids[i][0] &&
+		    (err = land_patch(st, patch_ids[i], commits[i])))
+			goto done;
+	err = land_versions(out, nr, st, branch);
+done:
+	if (in_tx)
+		err = tx_end(st, err);
+	if (err) {
+		pr_store_landed_free(*out, *nr);
+		*out = NULL;
+		*nr = 0;
+		err = pr_error_wrap(err, "landed on '%s'", branch);
+	}
+	return err;
+}
+
+void pr_store_landed_free(struct pr_store_landed *l, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; l && i < nr; i++) {
+		free(l[i].origin);
+		free(l[i].key);
+		free(l[i].branch);
+		free(l[i].commit);
+	}
+	free(l);
+}
+
+int pr_store_foreach_landed(struct pr_store *st, pr_store_landed_fn fn,
+			    void *payload)
+{
+	sqlite3_stmt *s = NULL;
+	int err, rc;
+
+	if ((err = prepare(&s, st,
+			   "SELECT v.series_id, v.number, se.origin, se.key,"
+			   " v.landed_branch, v.landed_commit"
+			   " FROM versions v JOIN series se"
+			   " ON se.id = v.series_id"
+			   " WHERE v.landed_commit IS NOT NULL"
+			   " ORDER BY v.series_id, v.number")))
+		goto done;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct pr_store_landed l = {
+			sqlite3_column_int64(s, 0),
+			sqlite3_column_int(s, 1),
+			(char *)sqlite3_column_text(s, 2),
+			(char *)sqlite3_column_text(s, 3),
+			(char *)sqlite3_column_text(s, 4),
+			(char *)sqlite3_column_text(s, 5),
+		};
+
+		if ((err = fn(&l, payload)))
+			goto done;
+	}
+	if (rc != SQLITE_DONE)
+		err = db_error(st, "list landed versions");
 done:
 	sqlite3_finalize(s);
 	return err;

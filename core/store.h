@@ -18,8 +18,11 @@ struct pr_version;
  *   transaction, so a database is always at a whole version.  A database
  *   newer than this binary is refused (PR_ESTATE).
  * - A series is (origin connector, key) and is stored once.  Its versions
- *   are numbered 1..N; a version is new only when its fingerprint differs
- *   from the latest stored one, so an unchanged re-poll records nothing.
+ *   are numbered 1..N, each with a fingerprint no other version of the
+ *   series has: a version is new only when its fingerprint differs from
+ *   every stored one, so an unchanged re-poll records nothing, and a
+ *   source that reads an old version again (a lost cursor) finds that
+ *   version's number instead of making a new one.
  * - A delivery is (series, version, sink) and holds one row per message,
  *   pending, sent or rejected, with an attempt count and the last error.
  *   A rejected message (the sink's permanent refusal) is never tried
@@ -31,6 +34,12 @@ struct pr_version;
  *   one series, found from the pair or from the series.  Creating a
  *   delivery that exists returns the existing one unchanged, which is how a
  *   restarted run resumes: it skips messages already marked sent.
+ * - Landed versions (schema 5): each version's patch-ids are kept
+ *   (pr_store_version_patches_set); a commit on a watched branch whose
+ *   patch-id is one of them marks that patch landed, and a version is
+ *   landed once every patch of it with a patch-id has (recorded once,
+ *   with the branch and the commit of its last patch).  Versions recorded
+ *   before schema 5 have no patch-ids and never land.
  * - Every write is one transaction; a failure leaves the store unchanged.
  * - Functions return 0 (or a count, or a bool as 0/1 where said) or a
  *   negative PR_E* code with a message naming the store path.
@@ -41,7 +50,7 @@ struct pr_version;
 struct pr_store;
 
 /* The schema version this binary writes. */
-#define PR_STORE_SCHEMA_LATEST 4
+#define PR_STORE_SCHEMA_LATEST 5
 
 /* Open (creating if needed) and migrate to the latest schema. */
 int pr_store_open(struct pr_store **out, const char *path);
@@ -77,13 +86,16 @@ int pr_store_fingerprint(char out[41], const struct pr_version *v);
 struct pr_store_version {
 	int64_t series_id;
 	int number; /* 1..N */
-	bool is_new; /* false when it matched the latest stored version */
+	int latest; /* the series' latest version number after the call */
+	bool is_new; /* false when it matched a stored version */
 };
 
 /*
  * Record a version of series (origin, key) with `fingerprint` and
- * `nr_patches`.  When the latest stored version has the same fingerprint,
- * nothing is written and out->is_new is false.
+ * `nr_patches`.  When a stored version of the series (any of them, not
+ * only the latest) has the same fingerprint, nothing is written,
+ * out->number is that version's and out->is_new is false; out->number <
+ * out->latest then says an older version was seen again.
  */
 int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 			    const char *origin, const char *key,
@@ -228,5 +240,44 @@ struct pr_store_row {
 typedef int (*pr_store_row_fn)(const struct pr_store_row *row, void *payload);
 int pr_store_foreach_row(struct pr_store *st, pr_store_row_fn fn,
 			 void *payload);
+
+/*
+ * Keep the patch-ids of version `number` (patch_ids[0..nr), git patch-id
+ * --stable, in patch order; NULL or "" for a patch with no diff).  Asking
+ * again for a version that has them changes nothing.
+ */
+int pr_store_version_patches_set(struct pr_store *st, int64_t series_id,
+				 int number, const char *const *patch_ids,
+				 size_t nr);
+
+/* A version that landed: on `branch` as `commit` (its last patch's). */
+struct pr_store_landed {
+	int64_t series_id;
+	int number;
+	char *origin;
+	char *key;
+	char *branch;
+	char *commit;
+};
+
+/*
+ * Commits commits[i] with patch-ids patch_ids[i] (i < nr_commits) landed
+ * on `branch`: mark their patches landed and give in *out (*nr entries;
+ * free with pr_store_landed_free) the versions that landed by it, each
+ * once in the life of the store.  One transaction.
+ */
+int pr_store_land(struct pr_store_landed **out, size_t *nr, struct pr_store *st,
+		  const char *branch, const char *const *patch_ids,
+		  const char *const *commits, size_t nr_commits);
+void pr_store_landed_free(struct pr_store_landed *l, size_t nr);
+
+/*
+ * Every landed version, by series then version; the strings live until
+ * fn returns.  A non-zero return of fn stops the walk and is returned.
+ */
+typedef int (*pr_store_landed_fn)(const struct pr_store_landed *l,
+				  void *payload);
+int pr_store_foreach_landed(struct pr_store *st, pr_store_landed_fn fn,
+			    void *payload);
 
 #endif

@@ -3,7 +3,9 @@
 # recorded as rejected: the mail is not pending, is never tried again,
 # shows in `patchrelay status` (and --json) and is logged; the route's
 # other sink still gets the whole series.  The delivered mails keep their
-# Message-IDs in the store (the identity map).
+# Message-IDs in the store (the identity map).  The route's feedback node
+# (an mbox) is told once, with the rejection and what the other sink took,
+# and not again on a later pass that sees the series again.
 set -u
 PY=/usr/bin/python3
 fail() {
@@ -67,10 +69,14 @@ cat >relay.conf <<CONF
 [sink "inbox"]
 	type = maildir
 	path = $tmp/maildir
+[sink "notes"]
+	type = mbox
+	path = $tmp/notes.mbox
 [route "r"]
 	from = repo
 	to = list
 	to = inbox
+	feedback = notes
 CONF
 
 "$PATCHRELAY" run -c relay.conf --once 2>log1 || fail "pass 1: $(cat log1)"
@@ -94,6 +100,16 @@ assert "554" in rows["list"]["last_error"], rows
 assert rows["inbox"]["rejected"] == 0 and rows["inbox"]["sent"] == 2, rows
 PYEOF
 
+# the feedback: one mail, saying what went where and what was refused
+nr_notes() { git mailsplit -o"$1" notes.mbox; }
+mkdir notes1
+[ "$(nr_notes notes1)" -eq 1 ] || fail "feedback mails: $(cat notes.mbox)"
+grep -q '^Subject: \[patchrelay\] repo:topic: sent as v1 to inbox$' notes1/0001 ||
+	fail "feedback subject: $(cat notes1/0001)"
+grep -q 'sink list rejected message 1/2: .*554' notes1/0001 ||
+	fail "feedback without the rejection: $(cat notes1/0001)"
+grep -qi 'fail' notes1/0001 || fail "feedback verdict: $(cat notes1/0001)"
+
 # the Message-IDs of the sent mails are in the store, the rejected have none
 for f in maildir/new/*; do
 	grep -m1 -i '^Message-ID:' "$f" | sed 's/^[^<]*<//; s/>.*//'
@@ -112,4 +128,6 @@ grep -q 'rejected message' log2 && fail "pass 2 tried again: $(cat log2)"
 "$PATCHRELAY" status -c relay.conf --json >st2.json
 $PY -c 'import json,sys; r=[r for r in json.load(open(sys.argv[1]))["deliveries"] if r["sink"]=="list"][0]; assert r["attempts"]==1, r' st2.json ||
 	fail "rejected mail retried: $(cat st2.json)"
+mkdir notes2
+[ "$(nr_notes notes2)" -eq 1 ] || fail "feedback told again: $(cat notes.mbox)"
 echo "run_rejected.sh: ok"

@@ -21,16 +21,18 @@ grep -q "no state file '$tmp/none.db'" err || fail "bad message: $(cat err)"
 grep -q '^SERIES' out || fail "no table header"
 [ "$(wc -l < out)" -eq 1 ] || fail "rows in an empty store: $(cat out)"
 
-# fill the store as the engine would have (schema 4)
+# fill the store as the engine would have (schema 4 and later)
 $PY - <<'PYEOF'
 import sqlite3
 db = sqlite3.connect("s.db")
-assert db.execute("SELECT version FROM schema_version").fetchone()[0] == 4
+assert db.execute("SELECT version FROM schema_version").fetchone()[0] >= 4
 db.executescript("""
 INSERT INTO series VALUES (1, 'demo', 'topic');
 INSERT INTO series VALUES (2, 'gh', 'pr/7');
-INSERT INTO versions VALUES (1, 1, 'f1', 3, 0, NULL);
-INSERT INTO versions VALUES (1, 2, 'f2', 3, 0, NULL);
+INSERT INTO versions (series_id, number, fingerprint, nr_patches, created,
+	mbox) VALUES (1, 1, 'f1', 3, 0, NULL);
+INSERT INTO versions (series_id, number, fingerprint, nr_patches, created,
+	mbox) VALUES (1, 2, 'f2', 3, 0, NULL);
 INSERT INTO deliveries VALUES (1, 1, 2, 'inbox', 3);
 INSERT INTO delivery_messages VALUES (1, 0, 1, 1, NULL, 1, '1@x');
 INSERT INTO delivery_messages VALUES (1, 1, 0, 2, 'disk full', 2, NULL);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cfg.h"
 #include "connectors.h"
 #include "delivery.h"
 #include "engine.h"
@@ -511,6 +512,165 @@ static void test_open_close(void **state)
 	pr_engine_close(NULL);
 }
 
+/*
+ * A pass with a whole-version sink and a watched branch: the fake source
+ * emits a version of one patch, then a "landed" event whose commit holds
+ * the same diff (no patch_id: the engine computes both).  The sink gets
+ * the version once, with the store's number; the feedback node hears
+ * "sent as v1 to push" and "landed in main as c0ffee..." once each, and a
+ * second pass that sees the same events tells nothing and pushes nothing.
+ */
+struct landed_ctx {
+	int pushed, pushed_number;
+	struct pr_strlist told;
+};
+
+static const char landed_diff[] = "diff --git a/f b/f\n"
+				  "index 1111111..2222222 100644\n"
+				  "--- a/f\n"
+				  "+++ b/f\n"
+				  "@@ -1 +1 @@\n"
+				  "-a\n"
+				  "+b\n";
+
+static struct pr_series *one_patch_series(const char *origin, const char *key,
+					  const char *commit)
+{
+	struct pr_series *s = pr_series_new(origin, key);
+	struct pr_version *v = pr_version_new(1);
+	struct pr_patch *p = pr_patch_new();
+
+	pr_ident_set(&p->author, "A", "a@example.org");
+	p->subject = pr_strdup("f: b");
+	p->body = pr_strdup("");
+	p->diff = pr_strdup(landed_diff);
+	if (commit)
+		memcpy(p->commit_id, commit, 41);
+	pr_version_add_patch(v, p);
+	pr_series_add_version(s, v);
+	return s;
+}
+
+static int landed_poll(struct pr_instance *inst, const char *cursor,
+		       pr_event_fn emit, void *payload)
+{
+	struct pr_event ev = { 0 };
+	int err;
+
+	(void)inst;
+	(void)cursor;
+	ev.kind = PR_EVENT_VERSION;
+	ev.series = one_patch_series("src", "topic", NULL);
+	ev.cursor = pr_strdup("c1");
+	err = emit(&ev, payload);
+	pr_event_release(&ev);
+	if (err)
+		return err;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = PR_EVENT_STATE;
+	ev.state = pr_strdup("landed");
+	ev.series = one_patch_series(
+		"src", "main", "c0ffee0000000000000000000000000000000000");
+	ev.cursor = pr_strdup("c2");
+	err = emit(&ev, payload);
+	pr_event_release(&ev);
+	return err;
+}
+
+static int landed_push(struct pr_instance *inst,
+		       const struct pr_version_delivery *d,
+		       struct pr_deliver_result *out)
+{
+	struct landed_ctx *c = inst->ctx;
+
+	c->pushed++;
+	c->pushed_number = d->version->number;
+	assert_non_null(d->key);
+	assert_string_equal(d->series->origin_key, "topic");
+	assert_true(d->time > 0);
+	out->status = PR_DELIVER_OK;
+	return 0;
+}
+
+static int landed_feedback(struct pr_instance *inst, const struct pr_series *s,
+			   const struct pr_report *report, const char *summary)
+{
+	struct landed_ctx *c = inst->ctx;
+	struct pr_buf b = PR_BUF_INIT;
+
+	(void)report;
+	pr_buf_addf(&b, "%s: %s", s->origin_key, summary ? summary : "-");
+	pr_strlist_add(&c->told, b.ptr);
+	pr_buf_release(&b);
+	return 0;
+}
+
+static const struct pr_connector_type landed_type = {
+	.abi = PR_ABI_VERSION,
+	.name = "fake",
+	.caps = PR_CAP_SOURCE | PR_CAP_SINK | PR_CAP_FEEDBACK,
+	.poll = landed_poll,
+	.deliver_version = landed_push,
+	.feedback = landed_feedback,
+};
+
+static void test_push_and_landed(void **state)
+{
+	struct fixture *f = *state;
+	struct landed_ctx c = { 0, 0, { 0 } };
+	struct pr_graph_node nodes[3];
+	struct pr_graph_route route;
+	struct pr_graph g = { 0 };
+	struct pr_engine_pass_stats ps;
+	struct pr_store *st = NULL;
+	char *to[] = { "push" };
+	const char *names[] = { "src", "push", "fb" };
+	const char *kinds[] = { "source", "sink", "source" };
+	size_t i;
+
+	memset(nodes, 0, sizeof(nodes));
+	memset(&route, 0, sizeof(route));
+	for (i = 0; i < 3; i++) {
+		nodes[i].inst.name = names[i];
+		nodes[i].inst.kind = kinds[i];
+		nodes[i].inst.ctx = &c;
+		nodes[i].connector = &landed_type;
+	}
+	route.name = "r";
+	route.from = "src";
+	route.to.items = to;
+	route.to.nr = 1;
+	route.feedback = "fb";
+	g.file = "t.conf";
+	g.nodes = nodes;
+	g.nr_nodes = 3;
+	g.routes = &route;
+	g.nr_routes = 1;
+
+	assert_int_equal(pr_store_open(&st, f->db), 0);
+	assert_int_equal(pr_engine_pass(&ps, &g, st, NULL), 0);
+	assert_int_equal(c.pushed, 1);
+	assert_int_equal(c.pushed_number, 1);
+	assert_int_equal(ps.new_versions, 1);
+	assert_int_equal(ps.sent, 1);
+	assert_int_equal(ps.landed, 1);
+	assert_int_equal(c.told.nr, 2);
+	assert_string_equal(c.told.items[0], "topic: sent as v1 to push");
+	assert_string_equal(
+		c.told.items[1],
+		"topic: landed in main as c0ffee0000000000000000000000000000000000");
+
+	/* the same events again: nothing pushed, nothing told */
+	assert_int_equal(pr_engine_pass(&ps, &g, st, NULL), 0);
+	assert_int_equal(c.pushed, 1);
+	assert_int_equal(ps.new_versions, 0);
+	assert_int_equal(ps.sent, 0);
+	assert_int_equal(ps.landed, 0);
+	assert_int_equal(c.told.nr, 2);
+	pr_store_free(st);
+	pr_strlist_release(&c.told);
+}
+
 /* "rate limited until T": epoch seconds or a UTC time; anything else 0 */
 static void test_retry_at(void **state)
 {
@@ -535,6 +695,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rejected_is_final, setup,
 						teardown),
 		cmocka_unit_test(test_open_close),
+		cmocka_unit_test_setup_teardown(test_push_and_landed, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(
 			test_second_pass_delivers_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(

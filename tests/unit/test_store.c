@@ -202,7 +202,7 @@ static void test_migrate_from_third_schema(void **state)
 	pr_store_free(st);
 
 	assert_int_equal(pr_store_open(&st, f->path), 0);
-	assert_int_equal(pr_store_schema_version(st), 4);
+	assert_int_equal(pr_store_schema_version(st), PR_STORE_SCHEMA_LATEST);
 	/* sent before the migration: sent, but no Message-ID known */
 	assert_int_equal(pr_store_delivery_status(st, d, 0), PR_STORE_SENT);
 	assert_int_equal(pr_store_message_id_get(&b, st, v.series_id, 1, "list",
@@ -304,6 +304,82 @@ static void test_record_version_idempotent(void **state)
 	assert_int_equal(pr_store_version_count(st, v.series_id), 2);
 	assert_int_equal(pr_store_series_find(&id, st, "git", "topic"), 0);
 	assert_int_equal(id, v.series_id);
+	pr_store_free(st);
+}
+
+/*
+ * A source that reads old mail again (a lost cursor) sees v1 after v2: it
+ * is v1, not a new v3, even after reopening; nothing is written for it.
+ * A third fingerprint is v3; the latest number is reported throughout.
+ */
+static void test_record_version_matches_any(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_store_version v;
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f1", 2),
+			 0);
+	assert_true(v.is_new);
+	assert_int_equal(v.number, 1);
+	assert_int_equal(v.latest, 1);
+	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f2", 2),
+			 0);
+	assert_true(v.is_new);
+	assert_int_equal(v.number, 2);
+	assert_int_equal(v.latest, 2);
+	pr_store_free(st);
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	/* the old mail again: v1, then v2, each found, none recorded */
+	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f1", 2),
+			 0);
+	assert_false(v.is_new);
+	assert_int_equal(v.number, 1);
+	assert_int_equal(v.latest, 2);
+	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f2", 2),
+			 0);
+	assert_false(v.is_new);
+	assert_int_equal(v.number, 2);
+	assert_int_equal(v.latest, 2);
+	assert_int_equal(pr_store_version_count(st, v.series_id), 2);
+	/* the same fingerprint in another series is that series' own v1 */
+	assert_int_equal(pr_store_record_version(&v, st, "list", "b", "f2", 2),
+			 0);
+	assert_true(v.is_new);
+	assert_int_equal(v.number, 1);
+	/* a changed version is still new, numbered after the latest */
+	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f3", 2),
+			 0);
+	assert_true(v.is_new);
+	assert_int_equal(v.number, 3);
+	assert_int_equal(v.latest, 3);
+	assert_int_equal(pr_store_version_count(st, v.series_id), 3);
+	pr_store_free(st);
+}
+
+/*
+ * A store written before any version matched holds two versions with one
+ * fingerprint (v1, and v3 recorded from the same patches): the first wins.
+ */
+static void test_record_version_duplicate_rows(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_store_version v;
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	pr_store_free(st);
+	raw_exec(f->path,
+		 "INSERT INTO series (id, origin, key) VALUES (4, 'l', 'k');"
+		 "INSERT INTO versions (series_id, number, fingerprint,"
+		 " nr_patches) VALUES (4, 1, 'fa', 1), (4, 2, 'fb', 1),"
+		 " (4, 3, 'fa', 1);");
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "l", "k", "fa", 1), 0);
+	assert_false(v.is_new);
+	assert_int_equal(v.number, 1);
+	assert_int_equal(v.latest, 3);
 	pr_store_free(st);
 }
 
@@ -517,6 +593,80 @@ static void test_rows(void **state)
 	pr_store_free(st);
 }
 
+/* Collects pr_store_foreach_landed rows as "origin:key vN branch commit". */
+static int landed_line(const struct pr_store_landed *l, void *payload)
+{
+	return pr_buf_addf(payload, "%s:%s v%d %s %s\n", l->origin, l->key,
+			   l->number, l->branch, l->commit);
+}
+
+/*
+ * Schema 4 to 5, then landing: a version recorded before the migration
+ * has no patch-ids and never lands; one recorded after lands once every
+ * patch with a patch-id has landed (over two calls here), once only; two
+ * versions sharing a patch land each when complete.
+ */
+static void test_land(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_store_version old, v1, v2;
+	struct pr_store_landed *l = NULL;
+	struct pr_buf b = PR_BUF_INIT;
+	const char *ids1[] = { "p1", "", "p2" }, *ids2[] = { "p1", "p3" };
+	const char *first[] = { "p1", "zz" }, *first_c[] = { "c1", "cz" };
+	const char *rest[] = { "p2", "p3" }, *rest_c[] = { "c2", "c3" };
+	size_t nr;
+
+	assert_int_equal(pr_store_open_version(&st, f->path, 4), 0);
+	assert_int_equal(
+		pr_store_record_version(&old, st, "list", "old", "fo", 1), 0);
+	pr_store_free(st);
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_schema_version(st), 5);
+	assert_int_equal(
+		pr_store_record_version(&v1, st, "git", "topic", "f1", 3), 0);
+	assert_int_equal(
+		pr_store_version_patches_set(st, v1.series_id, 1, ids1, 3), 0);
+	/* again: nothing changes */
+	assert_int_equal(
+		pr_store_version_patches_set(st, v1.series_id, 1, ids1, 3), 0);
+	assert_int_equal(
+		pr_store_record_version(&v2, st, "list", "other", "f2", 2), 0);
+	assert_int_equal(
+		pr_store_version_patches_set(st, v2.series_id, 1, ids2, 2), 0);
+
+	/* p1 and an unknown patch: nothing complete yet */
+	assert_int_equal(pr_store_land(&l, &nr, st, "main", first, first_c, 2),
+			 0);
+	assert_int_equal(nr, 0);
+	pr_store_landed_free(l, nr);
+	/* p2 and p3: both versions complete (the "" patch does not count) */
+	assert_int_equal(pr_store_land(&l, &nr, st, "main", rest, rest_c, 2),
+			 0);
+	assert_int_equal(nr, 2);
+	assert_string_equal(l[0].key, "topic");
+	assert_int_equal(l[0].number, 1);
+	assert_string_equal(l[0].commit, "c2");
+	assert_string_equal(l[0].branch, "main");
+	assert_string_equal(l[1].key, "other");
+	assert_string_equal(l[1].commit, "c3");
+	pr_store_landed_free(l, nr);
+	/* the same commits again (a lost cursor): landed once only */
+	assert_int_equal(pr_store_land(&l, &nr, st, "main", rest, rest_c, 2),
+			 0);
+	assert_int_equal(nr, 0);
+	pr_store_landed_free(l, nr);
+	pr_store_free(st);
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_foreach_landed(st, landed_line, &b), 0);
+	assert_string_equal(b.ptr, "git:topic v1 main c2\n"
+				   "list:other v1 main c3\n");
+	pr_buf_release(&b);
+	pr_store_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -532,6 +682,11 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_version_idempotent,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record_version_matches_any,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_record_version_duplicate_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_land, setup, teardown),
 		cmocka_unit_test(test_fingerprint),
 		cmocka_unit_test_setup_teardown(test_cursor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
