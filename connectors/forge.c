@@ -1175,7 +1175,10 @@ int pr_forge_feedback(struct pr_forge *f, const struct pr_series *s,
 
 	if ((err = split_key(&repo, &n, s->origin_key)))
 		goto done;
-	if (!summary) {
+	if (s->state == PR_SERIES_ACCEPTED && !summary) {
+		err = pr_buf_adds(&body, "The commits of this pull request "
+					 "landed.");
+	} else if (!summary) {
 		err = pr_buf_adds(&body, "patchrelay did not send this pull "
 					 "request: a check failed.\n\n");
 		if (!err)
@@ -1186,6 +1189,18 @@ int pr_forge_feedback(struct pr_forge *f, const struct pr_series *s,
 	}
 	if (err || (err = f->ops->post_comment(f, repo.ptr, n, body.ptr)))
 		goto done;
+	/*
+	 * The engine found the series' commits on a watched branch (by
+	 * patch-id): close = on-merge closes the PR now, not after the send.
+	 */
+	if (s->state == PR_SERIES_ACCEPTED) {
+		if (o->label_landed && *o->label_landed &&
+		    (err = f->ops->add_label(f, repo.ptr, n, o->label_landed)))
+			goto done;
+		if (o->close && !strcmp(o->close, "on-merge"))
+			err = f->ops->close_pr(f, repo.ptr, n);
+		goto done;
+	}
 	if (!summary) {
 		if (o->label_refused && *o->label_refused)
 			err = f->ops->add_label(f, repo.ptr, n,

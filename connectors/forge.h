@@ -68,6 +68,7 @@ struct pr_forge_opts {
 	char *close; /* after-send | on-merge | never */
 	char *label_sent;
 	char *label_refused;
+	char *label_landed;
 	char *cache_dir;
 	char *ca_file;
 	int64_t timeout; /* milliseconds */
@@ -83,104 +84,111 @@ extern const char *const pr_forge_close_choices[];
  * name of the repeatable repository option ("repo" on GitHub, "project"
  * on GitLab, whose projects are full group paths).
  */
-#define PR_FORGE_OPTIONS(CTX, API_URL, REPO_KEY)                         \
-	{ "api-url",                                                     \
-	  PR_OPT_STRING,                                                 \
-	  API_URL,                                                       \
-	  "the REST API's base URL",                                     \
-	  offsetof(CTX, forge.api_url),                                  \
-	  false,                                                         \
-	  NULL },                                                        \
-		{ REPO_KEY,                                              \
-		  PR_OPT_LIST,                                           \
-		  NULL,                                                  \
-		  "a repository to poll: owner/name or group/project",   \
-		  offsetof(CTX, forge.repo),                             \
-		  true,                                                  \
-		  NULL },                                                \
-		{ "token",                                               \
-		  PR_OPT_SECRET,                                         \
-		  NULL,                                                  \
-		  "the API token: file:PATH or env:NAME",                \
-		  offsetof(CTX, forge.token),                            \
-		  false,                                                 \
-		  NULL },                                                \
-		{ "trigger",                                             \
-		  PR_OPT_ENUM,                                           \
-		  "comment",                                             \
-		  "what sends a PR: auto (every new head), comment "     \
-		  "(/submit, /preview), label (the `label` option)",     \
-		  offsetof(CTX, forge.trigger),                          \
-		  false,                                                 \
-		  pr_forge_trigger_choices },                            \
-		{ "label",                                               \
-		  PR_OPT_STRING,                                         \
-		  NULL,                                                  \
-		  "trigger = label: the label that sends a PR",          \
-		  offsetof(CTX, forge.label),                            \
-		  false,                                                 \
-		  NULL },                                                \
-		{ "allow",                                               \
-		  PR_OPT_LIST,                                           \
-		  NULL,                                                  \
-		  "a login that may /submit any PR (repeatable)",        \
-		  offsetof(CTX, forge.allow),                            \
-		  false,                                                 \
-		  NULL },                                                \
-		{ "maintainers",                                         \
-		  PR_OPT_LIST,                                           \
-		  NULL,                                                  \
-		  "a login that may /allow @user on a PR (repeatable)",  \
-		  offsetof(CTX, forge.maintainers),                      \
-		  false,                                                 \
-		  NULL },                                                \
-		{ "max-commits",                                         \
-		  PR_OPT_INT,                                            \
-		  "30",                                                  \
-		  "a PR with more commits is refused",                   \
-		  offsetof(CTX, forge.max_commits),                      \
-		  false,                                                 \
-		  NULL },                                                \
-		{ "close",                                               \
-		  PR_OPT_ENUM,                                           \
-		  "never",                                               \
-		  "close the PR: after-send, on-merge (not yet), never", \
-		  offsetof(CTX, forge.close),                            \
-		  false,                                                 \
-		  pr_forge_close_choices },                              \
-		{ "label-sent",                                          \
-		  PR_OPT_STRING,                                         \
-		  NULL,                                                  \
-		  "a label added to a PR once it was sent",              \
-		  offsetof(CTX, forge.label_sent),                       \
-		  false,                                                 \
-		  NULL },                                                \
-		{ "label-refused",                                       \
-		  PR_OPT_STRING,                                         \
-		  NULL,                                                  \
-		  "a label added to a PR that was refused",              \
-		  offsetof(CTX, forge.label_refused),                    \
-		  false,                                                 \
-		  NULL },                                                \
-		{ "cache-dir",                                           \
-		  PR_OPT_PATH,                                           \
-		  NULL,                                                  \
-		  "where the fetched commits are kept (default: "        \
-		  "$XDG_CACHE_HOME/patchrelay or ~/.cache/patchrelay)",  \
-		  offsetof(CTX, forge.cache_dir),                        \
-		  false,                                                 \
-		  NULL },                                                \
-		{ "ca-file",                                             \
-		  PR_OPT_PATH,                                           \
-		  NULL,                                                  \
-		  "CA bundle replacing the system's for the API",        \
-		  offsetof(CTX, forge.ca_file),                          \
-		  false,                                                 \
-		  NULL },                                                \
-	{                                                                \
-		"timeout", PR_OPT_DURATION, "60s",                       \
-			"the longest one API request may take",          \
-			offsetof(CTX, forge.timeout), false, NULL        \
+#define PR_FORGE_OPTIONS(CTX, API_URL, REPO_KEY)                        \
+	{ "api-url",                                                    \
+	  PR_OPT_STRING,                                                \
+	  API_URL,                                                      \
+	  "the REST API's base URL",                                    \
+	  offsetof(CTX, forge.api_url),                                 \
+	  false,                                                        \
+	  NULL },                                                       \
+		{ REPO_KEY,                                             \
+		  PR_OPT_LIST,                                          \
+		  NULL,                                                 \
+		  "a repository to poll: owner/name or group/project",  \
+		  offsetof(CTX, forge.repo),                            \
+		  true,                                                 \
+		  NULL },                                               \
+		{ "token",                                              \
+		  PR_OPT_SECRET,                                        \
+		  NULL,                                                 \
+		  "the API token: file:PATH or env:NAME",               \
+		  offsetof(CTX, forge.token),                           \
+		  false,                                                \
+		  NULL },                                               \
+		{ "trigger",                                            \
+		  PR_OPT_ENUM,                                          \
+		  "comment",                                            \
+		  "what sends a PR: auto (every new head), comment "    \
+		  "(/submit, /preview), label (the `label` option)",    \
+		  offsetof(CTX, forge.trigger),                         \
+		  false,                                                \
+		  pr_forge_trigger_choices },                           \
+		{ "label",                                              \
+		  PR_OPT_STRING,                                        \
+		  NULL,                                                 \
+		  "trigger = label: the label that sends a PR",         \
+		  offsetof(CTX, forge.label),                           \
+		  false,                                                \
+		  NULL },                                               \
+		{ "allow",                                              \
+		  PR_OPT_LIST,                                          \
+		  NULL,                                                 \
+		  "a login that may /submit any PR (repeatable)",       \
+		  offsetof(CTX, forge.allow),                           \
+		  false,                                                \
+		  NULL },                                               \
+		{ "maintainers",                                        \
+		  PR_OPT_LIST,                                          \
+		  NULL,                                                 \
+		  "a login that may /allow @user on a PR (repeatable)", \
+		  offsetof(CTX, forge.maintainers),                     \
+		  false,                                                \
+		  NULL },                                               \
+		{ "max-commits",                                        \
+		  PR_OPT_INT,                                           \
+		  "30",                                                 \
+		  "a PR with more commits is refused",                  \
+		  offsetof(CTX, forge.max_commits),                     \
+		  false,                                                \
+		  NULL },                                               \
+		{ "close",                                              \
+		  PR_OPT_ENUM,                                          \
+		  "never",                                              \
+		  "close the PR: after-send, on-merge, never",          \
+		  offsetof(CTX, forge.close),                           \
+		  false,                                                \
+		  pr_forge_close_choices },                             \
+		{ "label-sent",                                         \
+		  PR_OPT_STRING,                                        \
+		  NULL,                                                 \
+		  "a label added to a PR once it was sent",             \
+		  offsetof(CTX, forge.label_sent),                      \
+		  false,                                                \
+		  NULL },                                               \
+		{ "label-refused",                                      \
+		  PR_OPT_STRING,                                        \
+		  NULL,                                                 \
+		  "a label added to a PR that was refused",             \
+		  offsetof(CTX, forge.label_refused),                   \
+		  false,                                                \
+		  NULL },                                               \
+		{ "label-landed",                                       \
+		  PR_OPT_STRING,                                        \
+		  NULL,                                                 \
+		  "a label added to a PR whose commits landed",         \
+		  offsetof(CTX, forge.label_landed),                    \
+		  false,                                                \
+		  NULL },                                               \
+		{ "cache-dir",                                          \
+		  PR_OPT_PATH,                                          \
+		  NULL,                                                 \
+		  "where the fetched commits are kept (default: "       \
+		  "$XDG_CACHE_HOME/patchrelay or ~/.cache/patchrelay)", \
+		  offsetof(CTX, forge.cache_dir),                       \
+		  false,                                                \
+		  NULL },                                               \
+		{ "ca-file",                                            \
+		  PR_OPT_PATH,                                          \
+		  NULL,                                                 \
+		  "CA bundle replacing the system's for the API",       \
+		  offsetof(CTX, forge.ca_file),                         \
+		  false,                                                \
+		  NULL },                                               \
+	{                                                               \
+		"timeout", PR_OPT_DURATION, "60s",                      \
+			"the longest one API request may take",         \
+			offsetof(CTX, forge.timeout), false, NULL       \
 	}
 
 struct pr_forge_pr {

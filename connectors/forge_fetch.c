@@ -87,6 +87,7 @@ static int fetch_refs(git_repository *repo, const struct pr_forge *f,
 		      const char *what)
 {
 	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
+	git_remote_create_options create = GIT_REMOTE_CREATE_OPTIONS_INIT;
 	git_remote *remote = NULL;
 	struct pr_buf spec = PR_BUF_INIT;
 	struct cred_ctx cred = { f, 0 };
@@ -102,7 +103,14 @@ static int fetch_refs(git_repository *repo, const struct pr_forge *f,
 	opts.update_fetchhead = 0;
 	opts.callbacks.credentials = credentials;
 	opts.callbacks.payload = &cred;
-	if (git_remote_create_anonymous(&remote, repo, url) < 0 ||
+	/*
+	 * An anonymous remote, without url.*.insteadOf: the URL is the one
+	 * the forge's API gave.  (libgit2 1.5's insteadOf lookup also leaks
+	 * a pcre2 match block per config entry, fixed only in 1.6.)
+	 */
+	create.repository = repo;
+	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
+	if (git_remote_create_with_opts(&remote, url, &create) < 0 ||
 	    git_remote_fetch(remote, &refspecs, &opts, NULL) < 0)
 		err = git_fail(what, url);
 done:

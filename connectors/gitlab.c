@@ -493,7 +493,8 @@ static int gitlab_open(struct pr_instance *inst)
 {
 	const struct pr_gitlab_ctx *ctx = inst->ctx;
 	const char *const labels[] = { ctx->forge.label, ctx->forge.label_sent,
-				       ctx->forge.label_refused };
+				       ctx->forge.label_refused,
+				       ctx->forge.label_landed };
 	struct pr_forge *f = NULL;
 	size_t i;
 	int err;

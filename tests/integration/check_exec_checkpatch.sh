@@ -1,7 +1,8 @@
 #!/bin/sh
 # The exec step runs the real checkpatch.pl (from Debian's linux-source) on
 # a patch with known checkpatch errors (fail) and on a clean one (pass); a
-# hanging command is killed at its timeout without stopping the next step.
+# hanging command is killed at its timeout and one printing 100 MB is capped,
+# neither stopping the next step.
 set -u
 TARBALL=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | head -n 1)
 T=$(mktemp -d)
@@ -46,6 +47,18 @@ cat "$T/hang.out"
 grep -q "^fail exec/timeout: 'sleep' did not finish within 500 ms and was killed" "$T/hang.out" ||
 	fail "hang: not reported"
 grep -q "^pass msg-lint" "$T/hang.out" || fail "hang: msg-lint did not run after it"
+
+# A command that prints 100 MB is capped (the report says how much was left
+# out) and the next step still runs.
+printf 'yes | head -c 100000000\nexit 1\n' >"$T/big.sh"
+"$PATCHRELAY" check --step "exec:cmd=sh $T/big.sh" --step msg-lint "$CLEAN" >"$T/big.out"
+rc=$?
+[ $rc -eq 1 ] || fail "big: exit $rc, want 1"
+[ "$(wc -c <"$T/big.out")" -lt 4000000 ] || fail "big: the output was not capped"
+grep -q "^fail exec/status: 'sh' exited with status 1" "$T/big.out" || fail "big: no status"
+grep -q '\[\.\.\. [0-9]* more bytes of output left out \.\.\.\]' "$T/big.out" ||
+	fail "big: no count of what was left out"
+grep -q "^pass msg-lint" "$T/big.out" || fail "big: msg-lint did not run after it"
 
 if [ -z "$TARBALL" ]; then
 	echo "linux-source not installed: skipping the checkpatch.pl part"

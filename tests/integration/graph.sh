@@ -95,4 +95,20 @@ for key in url branch; do
 	grep -qxF "    $key = $want" "$tmp/out" ||
 		fail "source.s.$key: git says '$want', got: $(cat "$tmp/out")"
 done
+# Every example is a valid graph once its secrets are in the environment
+# (the examples read them with env:NAME); without them the error names
+# the variable and the key.
+for conf in "$PR_SRC"/examples/*.conf; do
+	PATCHRELAY_GITHUB_TOKEN=t PATCHRELAY_GITLAB_TOKEN=t \
+		PATCHRELAY_SMTP_PASSWORD=p \
+		"$PATCHRELAY" graph -c "$conf" >"$tmp/ex.out" 2>"$tmp/ex.err" ||
+		fail "$(basename "$conf"): exit $?: $(cat "$tmp/ex.err")"
+	grep -q '^route ' "$tmp/ex.out" ||
+		fail "$(basename "$conf"): no route printed"
+done
+env -u PATCHRELAY_GITLAB_TOKEN PATCHRELAY_SMTP_PASSWORD=p \
+	"$PATCHRELAY" graph -c "$PR_SRC/examples/gitlab-project.conf" \
+	>/dev/null 2>"$tmp/ex.err" && fail "gitlab example without its token passed"
+grep -q "source.mr.token: secret environment variable 'PATCHRELAY_GITLAB_TOKEN' is not set" \
+	"$tmp/ex.err" || fail "missing secret not named: $(cat "$tmp/ex.err")"
 echo ok

@@ -244,6 +244,34 @@ static void test_feedback(void **state)
 			    "comment grp/sub/repo 12: sent as v1 to a@b.org\n");
 	f->emitting_preview = false;
 
+	/* landed: after-send closed the PR already; no label-landed set */
+	pr_buf_reset(&c.log);
+	s->state = PR_SERIES_ACCEPTED;
+	assert_int_equal(pr_forge_feedback(f, s, &r, "landed in main as abc"),
+			 0);
+	assert_string_equal(c.log.ptr,
+			    "comment grp/sub/repo 12: landed in main as abc\n");
+
+	/* close = on-merge: a send leaves the PR open, the landing closes */
+	free(o.close);
+	o.close = pr_strdup("on-merge");
+	o.label_landed = pr_strdup("merged");
+	pr_buf_reset(&c.log);
+	s->state = PR_SERIES_SENT;
+	assert_int_equal(pr_forge_feedback(f, s, &r, "sent as v2 to a@b.org"),
+			 0);
+	assert_string_equal(c.log.ptr,
+			    "comment grp/sub/repo 12: sent as v2 to a@b.org\n"
+			    "label grp/sub/repo 12 sent\n");
+	pr_buf_reset(&c.log);
+	s->state = PR_SERIES_ACCEPTED;
+	assert_int_equal(pr_forge_feedback(f, s, &r, NULL), 0);
+	assert_string_equal(c.log.ptr,
+			    "comment grp/sub/repo 12: The commits of this pull "
+			    "request landed.\n"
+			    "label grp/sub/repo 12 merged\n"
+			    "close grp/sub/repo 12\n");
+
 	/* a key that is not a forge's */
 	pr_series_free(s);
 	s = pr_series_new("gh", "some-branch");
@@ -260,6 +288,7 @@ static void test_feedback(void **state)
 	free(o.close);
 	free(o.label_sent);
 	free(o.label_refused);
+	free(o.label_landed);
 }
 
 static void test_open_checks(void **state)
