@@ -12,6 +12,7 @@
 /* clang-format off */
 static const struct pr_connector_type *const connectors[] = {
 	&pr_connector_git,
+	&pr_connector_github,
 	&pr_connector_gitlab,
 	&pr_connector_imap,
 	&pr_connector_maildir,

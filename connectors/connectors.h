@@ -103,3 +103,18 @@ struct pr_gitlab_ctx {
 };
 
 extern const struct pr_connector_type pr_connector_gitlab;
+
+/*
+ * github source and feedback (piece "github"): forge.h's shared options.
+ * Its own guard: this block sits after the file's #endif.
+ */
+#ifndef PR_CONNECTORS_GITHUB_H
+#define PR_CONNECTORS_GITHUB_H
+#include "forge.h"
+
+struct pr_github_ctx {
+	struct pr_forge_opts forge;
+};
+
+extern const struct pr_connector_type pr_connector_github;
+#endif

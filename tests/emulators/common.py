@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -474,6 +475,17 @@ class Emulator:
             self.save()
             return Response(200, {"number": pr["number"],
                                   "sha": pr["head_sha"]})
+        m = re.match(r"^/pulls/([^/]+)/([^/]+)/(\d+)/delete-fork$", p)
+        if m:
+            # the submitter deleted the fork: the PR stays, its head ref
+            # in the base repository too (GitHub: head.repo is null)
+            pr = self.get_pull(m.group(1), m.group(2), int(m.group(3)))
+            fork = self.repo_path(pr["head_owner"], m.group(2))
+            if fork != self.repo_path(m.group(1), m.group(2)):
+                shutil.rmtree(fork, ignore_errors=True)
+            pr["fork_deleted"] = True
+            self.save()
+            return Response(200, {"number": pr["number"]})
         if p == "/comments":
             need("owner", "repo", "number", "user", "body")
             pr = self.get_pull(j["owner"], j["repo"], int(j["number"]))
@@ -762,7 +774,13 @@ def make_handler(emu):
                 emu.state["log"].append({
                     "method": req.method, "path": req.raw_path,
                     "status": resp.status,
-                    "if_none_match": req.headers.get("If-None-Match")})
+                    "if_none_match": req.headers.get("If-None-Match"),
+                    # so tests can check what a client sends
+                    "user_agent": req.headers.get("User-Agent"),
+                    "accept": req.headers.get("Accept"),
+                    "api_version": req.headers.get("X-GitHub-Api-Version"),
+                    "auth_scheme": req.headers.get(
+                        "Authorization", "").partition(" ")[0] or None})
                 emu.save()
             try:
                 self.send(resp)

@@ -71,6 +71,14 @@ class GitHub(Emulator):
     # ---- forge-specific plumbing ----
 
     def authenticate(self, req):
+        # api.github.com refuses an API request without a User-Agent
+        if not req.headers.get("User-Agent", "").strip():
+            raise err(403, "Request forbidden by administrative rules. "
+                      "Please make sure your request has a User-Agent "
+                      "header (https://docs.github.com/en/rest/overview/"
+                      "resources-in-the-rest-api#user-agent-required). "
+                      "Check https://developer.github.com for other "
+                      "possible causes.")
         auth = req.headers.get("Authorization", "")
         if not auth:
             return
@@ -205,7 +213,8 @@ class GitHub(Emulator):
             "head": {"label": "%s:%s" % (pr["head_owner"], pr["head_ref"]),
                      "ref": pr["head_ref"], "sha": pr["head_sha"],
                      "user": self.user_json(base, pr["head_owner"]),
-                     "repo": self.repo_json(base, pr["head_owner"], repo)},
+                     "repo": None if pr.get("fork_deleted") else
+                     self.repo_json(base, pr["head_owner"], repo)},
             "base": {"label": "%s:%s" % (owner, pr["base_ref"]),
                      "ref": pr["base_ref"], "sha": pr["base_sha"],
                      "user": self.user_json(base, owner),
