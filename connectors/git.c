@@ -160,15 +160,17 @@ struct git_cursor {
 	char watch[41];
 };
 
-static void copy_hex(char out[41], const char *p)
+/* A char loop, not strspn + memcpy: GCC 12 with UBSan at -O2 misreads the
+ * cursor's bounds and fails the build with a false -Warray-bounds. */
+static void copy_hex(char *out, const char *p)
 {
-	size_t n = strspn(p, "0123456789abcdef");
+	size_t n;
 
-	out[0] = '\0';
-	if (n == 40) {
-		memcpy(out, p, 40);
-		out[40] = '\0';
-	}
+	for (n = 0; n < 40 && p[n] && strchr("0123456789abcdef", p[n]); n++)
+		out[n] = p[n];
+	if (n < 40 || (p[40] && strchr("0123456789abcdef", p[40])))
+		n = 0;
+	out[n] = '\0';
 }
 
 static void cursor_parse(struct git_cursor *c, const char *text)
