@@ -1171,8 +1171,12 @@ int pr_forge_feedback(struct pr_forge *f, const struct pr_series *s,
 	const struct pr_forge_opts *o = f->opts;
 	struct pr_buf repo = PR_BUF_INIT, body = PR_BUF_INIT;
 	int64_t n = 0;
-	int err;
+	int err = 0;
 
+	/* a landing is told to every feedback node: only ours are PRs */
+	if (s->state == PR_SERIES_ACCEPTED && s->origin_connector &&
+	    strcmp(s->origin_connector, f->inst->name))
+		goto done;
 	if ((err = split_key(&repo, &n, s->origin_key)))
 		goto done;
 	if (s->state == PR_SERIES_ACCEPTED && !summary) {

@@ -490,22 +490,20 @@ static const struct pr_strlist *node_list(struct pr_strlist *tmp,
 }
 
 /* Post the report (and what was sent) back to the route's feedback node. */
-static void give_feedback(const struct pass_ctx *c, const struct pr_series *s,
-			  const struct pr_report *report, const char *summary)
+static void tell_node(const struct pass_ctx *c, const char *name,
+		      const struct pr_series *s, const struct pr_report *report,
+		      const char *summary)
 {
 	const struct pr_graph_node *n;
 	int err;
 
-	if (!c->route->feedback)
-		return;
-	n = pr_graph_node(c->g, "source", c->route->feedback);
+	n = pr_graph_node(c->g, "source", name);
 	if (!n || !n->connector || !n->connector->feedback)
-		n = pr_graph_node(c->g, "sink", c->route->feedback);
+		n = pr_graph_node(c->g, "sink", name);
 	if (!n || !n->connector || !(n->connector->caps & PR_CAP_FEEDBACK) ||
 	    !n->connector->feedback) {
 		pr_log_warn(c->route->name,
-			    "feedback '%s': cannot take feedback",
-			    c->route->feedback);
+			    "feedback '%s': cannot take feedback", name);
 		return;
 	}
 	err = n->connector->feedback((struct pr_instance *)&n->inst, s, report,
@@ -514,6 +512,35 @@ static void give_feedback(const struct pass_ctx *c, const struct pr_series *s,
 	if (err)
 		pr_log_warn(n->inst.prefix, "feedback on '%s': %s",
 			    s->origin_key, pr_error_message());
+}
+
+static void give_feedback(const struct pass_ctx *c, const struct pr_series *s,
+			  const struct pr_report *report, const char *summary)
+{
+	if (c->route->feedback)
+		tell_node(c, c->route->feedback, s, report, summary);
+}
+
+/*
+ * A landed series is told to the source it came from when that source
+ * takes feedback (the PR is where its author looks), and to the watching
+ * route's feedback node when that is another one.
+ */
+static void give_landed_feedback(const struct pass_ctx *c,
+				 const struct pr_series *s,
+				 const struct pr_report *report,
+				 const char *summary)
+{
+	const struct pr_graph_node *o =
+		pr_graph_node(c->g, "source", s->origin_connector);
+	bool origin = o && o->connector && o->connector->feedback &&
+		      (o->connector->caps & PR_CAP_FEEDBACK);
+
+	if (origin)
+		tell_node(c, s->origin_connector, s, report, summary);
+	if (c->route->feedback &&
+	    (!origin || strcmp(c->route->feedback, s->origin_connector)))
+		tell_node(c, c->route->feedback, s, report, summary);
 }
 
 /* The version's patches as format-patch writes them, one mbox. */
@@ -863,9 +890,10 @@ static int on_landed(const struct pass_ctx *c, const struct pr_event *ev)
 		pr_log_info(c->route->name, "v%d of '%s' landed in %s as %s",
 			    landed[i].number, landed[i].key, branch,
 			    landed[i].commit);
+		s->state = PR_SERIES_ACCEPTED;
 		if (pr_buf_addf(&summary, "landed in %s as %s", branch,
 				landed[i].commit) == 0)
-			give_feedback(c, s, &report, summary.ptr);
+			give_landed_feedback(c, s, &report, summary.ptr);
 		pr_buf_release(&summary);
 		pr_report_release(&report);
 		pr_series_free(s);

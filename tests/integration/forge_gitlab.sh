@@ -84,6 +84,7 @@ echo 'int inode2;' >>tree/fs/ext4/inode.c
 git -C tree commit -q -a -s -m 'ext4: add inode2' -m 'The second inode.'
 git -C tree format-patch -q -3 -o "$tmp/v1" || fail "format-patch"
 git -C tree checkout -q main
+git clone -q tree mainline || fail "clone mainline"
 
 ctl POST /_emu/users '{"login":"ada","token":"tok-ada","name":"Ada Lovelace","email":"ada@example.org"}' >/dev/null
 ctl POST /_emu/users '{"login":"relay-bot","token":"tok-bot"}' >/dev/null
@@ -100,6 +101,12 @@ cat >relay.conf <<CONF
 	project = kernel/net
 	token = env:GL_TOKEN
 	cache-dir = $tmp/cache
+	close = on-merge
+	label-landed = merged
+[source "mainline"]
+	type = git
+	url = $tmp/mainline
+	watch = main
 [check "size"]
 	type = size-limit
 	max-files = 5
@@ -121,6 +128,9 @@ cat >relay.conf <<CONF
 	step = maint
 	to = list
 	feedback = gl
+[route "landing"]
+	from = mainline
+	to = list
 CONF
 export GL_TOKEN=tok-bot
 run() { # NAME: run --once, log in NAME.log
@@ -191,6 +201,31 @@ body = cover.get_payload(decode=True).decode()
 assert sys.argv[2] in body, body
 assert "Range-diff against v1:" in body, body
 PYEOF
+
+# mr STATE IID: the MR's state and labels, "opened merged,..."
+mr() {
+	curl -sf "$B/api/v4/projects/kernel%2Fnet/merge_requests/$1" |
+		$PY -c 'import json, sys
+m = json.load(sys.stdin)
+print(m["state"], ",".join(m["labels"]))'
+}
+[ "$(mr 1 | cut -d' ' -f1)" = opened ] || fail "on-merge closed the MR at the send: $(mr 1)"
+
+# -- v2's commits land on mainline (cherry-picked: new ids, same patch-ids):
+# the MR is told where, labelled and closed (close = on-merge)
+git -C mainline fetch -q "$tmp/tree" topic || fail "fetch topic"
+git -C mainline cherry-pick main..FETCH_HEAD >/dev/null || fail "cherry-pick"
+tip=$(git -C mainline rev-parse main)
+run pass3l || fail "pass 3l: $(cat pass3l.log)"
+grep -q '1 landed' pass3l.log || fail "pass 3l: nothing landed: $(cat pass3l.log)"
+notes 1 >notes_landed
+grep -q "^relay-bot: landed in main as $tip" notes_landed ||
+	fail "no landed note: $(cat notes_landed)"
+[ "$(mr 1)" = "closed merged" ] || fail "after the landing: $(mr 1)"
+[ "$(mails)" -eq 8 ] || fail "the landing sent mail"
+run pass3m || fail "pass 3m: $(cat pass3m.log)"
+notes 1 >notes_landed2
+cmp -s notes_landed notes_landed2 || fail "the landing was told twice"
 
 # -- a junk MR (six new files, over size-limit's max-files): a refusal
 # note and no mail

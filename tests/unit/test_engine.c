@@ -599,7 +599,8 @@ static int landed_feedback(struct pr_instance *inst, const struct pr_series *s,
 	struct pr_buf b = PR_BUF_INIT;
 
 	(void)report;
-	pr_buf_addf(&b, "%s: %s", s->origin_key, summary ? summary : "-");
+	pr_buf_addf(&b, "%s %s: %s", inst->name, s->origin_key,
+		    summary ? summary : "-");
 	pr_strlist_add(&c->told, b.ptr);
 	pr_buf_release(&b);
 	return 0;
@@ -654,11 +655,15 @@ static void test_push_and_landed(void **state)
 	assert_int_equal(ps.new_versions, 1);
 	assert_int_equal(ps.sent, 1);
 	assert_int_equal(ps.landed, 1);
-	assert_int_equal(c.told.nr, 2);
-	assert_string_equal(c.told.items[0], "topic: sent as v1 to push");
+	/* a landing is told to the series' own source and to the route's */
+	assert_int_equal(c.told.nr, 3);
+	assert_string_equal(c.told.items[0], "fb topic: sent as v1 to push");
 	assert_string_equal(
 		c.told.items[1],
-		"topic: landed in main as c0ffee0000000000000000000000000000000000");
+		"src topic: landed in main as c0ffee0000000000000000000000000000000000");
+	assert_string_equal(
+		c.told.items[2],
+		"fb topic: landed in main as c0ffee0000000000000000000000000000000000");
 
 	/* the same events again: nothing pushed, nothing told */
 	assert_int_equal(pr_engine_pass(&ps, &g, st, NULL), 0);
@@ -666,7 +671,7 @@ static void test_push_and_landed(void **state)
 	assert_int_equal(ps.new_versions, 0);
 	assert_int_equal(ps.sent, 0);
 	assert_int_equal(ps.landed, 0);
-	assert_int_equal(c.told.nr, 2);
+	assert_int_equal(c.told.nr, 3);
 	pr_store_free(st);
 	pr_strlist_release(&c.told);
 }
