@@ -639,6 +639,7 @@ static int open_target(struct target *t, const char *sink, const char *url)
 						   "+refs/tags/*:refs/tags/*" };
 	git_strarray specs = { (char **)fetch_specs, 2 };
 	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
+	git_remote_create_options create = GIT_REMOTE_CREATE_OPTIONS_INIT;
 	const char *tmp = getenv("TMPDIR");
 
 	memset(t, 0, sizeof(*t));
@@ -660,7 +661,14 @@ static int open_target(struct target *t, const char *sink, const char *url)
 	}
 	if (git_repository_init(&t->repo, t->scratch, 1) < 0)
 		return sink_fail(PR_EIO, sink, "scratch repository");
-	if (git_remote_create_anonymous(&t->remote, t->repo, url) < 0)
+	/*
+	 * Without url.*.insteadOf, as forge_fetch.c: the URL is used as
+	 * configured, and libgit2 1.5's insteadOf lookup leaks a pcre2
+	 * match block per config entry on every remote it makes.
+	 */
+	create.repository = t->repo;
+	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
+	if (git_remote_create_with_opts(&t->remote, url, &create) < 0)
 		return sink_fail(PR_EINVAL, sink, url);
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	if (git_remote_fetch(t->remote, &specs, &fo, NULL) < 0)

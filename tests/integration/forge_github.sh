@@ -130,12 +130,6 @@ cat >relay.conf <<CONF
 	type = mass-edit
 [check "msg-lint"]
 	type = msg-lint
-	# KNOWN BUG, reported: forge.c builds the series with pr_gitrepo_load,
-	# which leaves the trailers in the body (cli/cmd_check.c parses them
-	# itself), so msg-lint sees no Signed-off-by on any PR; until forge.c
-	# parses them, these two rules are off here
-	signoff-missing = off
-	signoff-author-mismatch = off
 [check "maintainers"]
 	type = maintainers
 	kernel-tree = $tmp/tree
@@ -250,6 +244,9 @@ grep -q '^relay-bot: .*size-limit/files.*30 files changed, over the fail limit o
 	fail "the refusal does not name size-limit: $(cat comments_junk)"
 grep -q "^relay-bot: .*mass-edit/substitution.*'no' -> 'yes' inside words" comments_junk ||
 	fail "the refusal does not name mass-edit: $(cat comments_junk)"
+# its commit has no Signed-off-by (the other PRs' commits have theirs)
+grep -q '^relay-bot: .*msg-lint/signoff-missing' comments_junk ||
+	fail "the refusal does not name signoff-missing: $(cat comments_junk)"
 [ "$(grep -c '^relay-bot: ' comments_junk)" -eq 1 ] ||
 	fail "want one refusal: $(cat comments_junk)"
 
