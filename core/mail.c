@@ -83,8 +83,12 @@ int pr_mail_headers_parse(struct pr_mail_headers *out, const char *data,
 		if (!n)
 			break;
 		n = rtrim_len(data + start, n);
-		if (!n || memchr(data + start, '\0', n) ||
-		    !pr_mail_is_header_line(data + start, n)) {
+		/*
+		 * A NUL in a value does not end the block (git reads on); the
+		 * value, a C string, ends there as git's output does.  A NUL
+		 * in the name is not a header (is_rfc2822_header stops).
+		 */
+		if (!n || !pr_mail_is_header_line(data + start, n)) {
 			pos = start;
 			break;
 		}
@@ -332,47 +336,60 @@ int pr_mail_b64_decode(struct pr_buf *out, const char *in, size_t len)
 	return err;
 }
 
-/* Decode one encoded word's text; false when it is malformed. */
-static bool decode_word(struct pr_buf *out, const char *cs, size_t cslen,
-			int enc, const char *text, size_t tlen)
+/*
+ * Decode one encoded word's text; false when it is malformed.  A word in
+ * UTF-8 (or in no charset) is appended to raw as bytes, as git appends it
+ * unconverted: a character split over two words (Exchange cuts words at a
+ * byte count) is whole again once the words are joined.  A word in any
+ * other charset flushes raw to out, then goes to out converted.
+ */
+static bool decode_word(struct pr_buf *out, struct pr_buf *raw, const char *cs,
+			size_t cslen, int enc, const char *text, size_t tlen)
 {
-	struct pr_buf raw = PR_BUF_INIT;
+	struct pr_buf dec;
 	char *charset = pr_memdup(cs, cslen);
 	char *star = strchr(charset, '*'); /* RFC 2231 language */
 	bool ok = false;
 
 	if (star)
 		*star = '\0';
-	if (enc == 'b' || enc == 'B')
-		pr_buf_init(&raw, PR_LIMIT_HEADER_BYTES);
-	else
-		pr_buf_init(&raw, PR_LIMIT_HEADER_BYTES);
+	pr_buf_init(&dec, PR_LIMIT_HEADER_BYTES);
 	if (enc == 'b' || enc == 'B') {
-		if (pr_mail_b64_decode(&raw, text, tlen))
+		if (pr_mail_b64_decode(&dec, text, tlen))
 			goto done;
 	} else if (enc == 'q' || enc == 'Q') {
-		if (pr_mail_qp_decode(&raw, text, tlen, true))
+		if (pr_mail_qp_decode(&dec, text, tlen, true))
 			goto done;
 	} else {
 		goto done;
 	}
-	if (pr_mail_to_utf8(out, raw.ptr, raw.len, charset))
+	if (!*charset || is_utf8_name(charset)) {
+		ok = !pr_buf_addbuf(raw, &dec);
+		goto done;
+	}
+	if (pr_mail_add_utf8_or_latin1(out, raw->ptr, raw->len))
+		goto done;
+	pr_buf_reset(raw);
+	if (pr_mail_to_utf8(out, dec.ptr, dec.len, charset))
 		goto done;
 	ok = true;
 done:
-	pr_buf_release(&raw);
+	pr_buf_release(&dec);
 	free(charset);
 	return ok;
 }
 
 int pr_mail_decode_words(struct pr_buf *out, const char *in, size_t len)
 {
-	struct pr_buf tmp;
+	struct pr_buf tmp, raw;
 	size_t i = 0, lit = 0;
 	bool after_word = false;
 	int err = 0;
 
 	pr_buf_init(&tmp, PR_LIMIT_HEADER_BYTES);
+	/* bytes not yet checked for UTF-8: text and UTF-8 words since the
+	 * last word in another charset */
+	pr_buf_init(&raw, PR_LIMIT_HEADER_BYTES);
 	while (i < len) {
 		const char *q1, *q2, *end;
 		size_t j;
@@ -398,15 +415,13 @@ int pr_mail_decode_words(struct pr_buf *out, const char *in, size_t len)
 			if (!isspace((unsigned char)in[j]))
 				break;
 		if (j < i || !after_word)
-			err = pr_mail_add_utf8_or_latin1(&tmp, in + lit,
-							 i - lit);
+			err = pr_buf_add(&raw, in + lit, i - lit);
 		if (err)
 			goto done;
-		if (!decode_word(&tmp, in + i + 2, q1 - (in + i + 2), q1[1],
-				 q1 + 3, end - (q1 + 3))) {
+		if (!decode_word(&tmp, &raw, in + i + 2, q1 - (in + i + 2),
+				 q1[1], q1 + 3, end - (q1 + 3))) {
 			/* keep what we cannot decode, as written */
-			err = pr_mail_add_utf8_or_latin1(&tmp, in + i,
-							 end + 2 - (in + i));
+			err = pr_buf_add(&raw, in + i, end + 2 - (in + i));
 			if (err)
 				goto done;
 		}
@@ -416,10 +431,13 @@ int pr_mail_decode_words(struct pr_buf *out, const char *in, size_t len)
 	next:
 		i++;
 	}
-	err = pr_mail_add_utf8_or_latin1(&tmp, in + lit, len - lit);
+	err = pr_buf_add(&raw, in + lit, len - lit);
+	if (!err)
+		err = pr_mail_add_utf8_or_latin1(&tmp, raw.ptr, raw.len);
 	if (!err)
 		err = pr_buf_addbuf(out, &tmp);
 done:
+	pr_buf_release(&raw);
 	pr_buf_release(&tmp);
 	return err;
 }

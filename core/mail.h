@@ -11,7 +11,8 @@
  *   is dropped with the rest of the trailing whitespace.
  * - A header block ends at a blank line or at the first line that is not a
  *   header; *body_off is then the offset of that line, which belongs to the
- *   body (git hands it to the body parser).
+ *   body (git hands it to the body parser).  A NUL byte in a value ends the
+ *   value (names and values are C strings), as it ends git's output.
  * - Decoding never fails on bad input: an encoded word in an unknown charset
  *   or with broken encoding is kept as its raw text, and bytes that are not
  *   valid UTF-8 are read as latin-1, so no text is lost and every output

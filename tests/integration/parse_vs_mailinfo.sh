@@ -37,7 +37,8 @@ for f in "$PR_SRC"/tests/data/mail/* "$tmp"/fp/*.patch "$tmp"/fp/attach/* "$tmp"
 	rm -rf split
 	mkdir split
 	if ! awk 'NF { print; exit }' "$f" | grep -q '^From '; then
-		cp "$f" split/0001 # a single mail, not a mailbox
+		# a single mail: git am runs mailsplit -b, which drops CRs too
+		git mailsplit -b -osplit "$f" >/dev/null
 	else
 		case "$f" in
 		*mboxrd*) git mailsplit --mboxrd -osplit "$f" >/dev/null ;;

@@ -39,6 +39,22 @@ static void test_headers_stop_at_non_header(void **state)
 	pr_mail_headers_release(&h);
 }
 
+static void test_headers_nul_in_value(void **state)
+{
+	/* git reads on past a NUL in a value; the value ends there */
+	static const char m[] = "Subject: a\0b\nDate: d\nX\0Y: z\nbody\n";
+	struct pr_mail_headers h = PR_MAIL_HEADERS_INIT;
+	size_t off;
+
+	assert_int_equal(pr_mail_headers_parse(&h, m, sizeof(m) - 1, &off), 0);
+	assert_int_equal(h.nr, 2);
+	assert_string_equal(pr_mail_headers_get(&h, "subject"), "a");
+	assert_string_equal(pr_mail_headers_get(&h, "date"), "d");
+	/* a NUL in a name: not a header, the body starts there */
+	assert_int_equal(off, 21);
+	pr_mail_headers_release(&h);
+}
+
 static void check_words(const char *in, const char *want)
 {
 	struct pr_buf b = PR_BUF_INIT;
@@ -71,6 +87,11 @@ static void test_encoded_words(void **state)
 	/* a UTF-8 word whose bytes are not UTF-8 (found by fuzz_mail) */
 	check_words("=?utf-8?q?a=EAb?=", "a\xc3\xaa"
 					 "b");
+	/* a character split over two UTF-8 words is joined, as git does */
+	check_words("=?utf-8?B?U2Noww==?= =?utf-8?B?tm4=?=", "Sch\xc3\xb6n");
+	check_words("=?utf-8?q?=C3?= =?UTF8?q?=B6?=", "\xc3\xb6");
+	/* ... but not over a word in another charset */
+	check_words("=?utf-8?q?=C3?= =?iso-8859-1?q?=B6?=", "\xc3\x83\xc2\xb6");
 }
 
 static void test_qp_b64(void **state)
@@ -129,6 +150,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_headers_unfold),
 		cmocka_unit_test(test_headers_stop_at_non_header),
+		cmocka_unit_test(test_headers_nul_in_value),
 		cmocka_unit_test(test_encoded_words),
 		cmocka_unit_test(test_qp_b64),
 		cmocka_unit_test(test_charset),
