@@ -80,7 +80,10 @@ start=$(date +%s)
 pid=$!
 # failures at about 0s, 2s and 6s; the next poll is due at about 14s
 wait_for "third poll of 'later'" 12 three_polls
-mkrepo later
+# built aside and moved in whole: a poll between mkrepo's steps would see
+# a repository without 'main' and fail a fourth time
+mkrepo later.new
+mv later.new later
 wait_for "recovery" 16 recovered
 kill -TERM "$pid"
 rc=0
