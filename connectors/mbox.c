@@ -245,14 +245,20 @@ static void seen_list_release(struct seen_list *l)
 	l->nr = l->alloc = 0;
 }
 
+static int cmp_seen(const void *a, const void *b)
+{
+	return strcmp(((const struct seen *)a)->name,
+		      ((const struct seen *)b)->name);
+}
+
+/* The entry named NAME of a list sorted by cmp_seen, or NULL. */
 static struct seen *seen_find(struct seen_list *l, const char *name)
 {
-	size_t i;
+	struct seen key = { .name = (char *)name };
 
-	for (i = 0; i < l->nr; i++)
-		if (!strcmp(l->items[i].name, name))
-			return &l->items[i];
-	return NULL;
+	if (!l->nr)
+		return NULL;
+	return bsearch(&key, l->items, l->nr, sizeof(*l->items), cmp_seen);
 }
 
 static struct seen *seen_add(struct seen_list *l, const char *name)
@@ -266,7 +272,10 @@ static struct seen *seen_add(struct seen_list *l, const char *name)
 	return s;
 }
 
-/* Read a cursor written by seen_write; lines that do not parse are dropped. */
+/*
+ * Read a cursor written by seen_write into a list sorted by name; lines
+ * that do not parse are dropped.
+ */
 static void seen_parse(struct seen_list *out, const char *cursor)
 {
 	const char *p = cursor;
@@ -300,6 +309,8 @@ static void seen_parse(struct seen_list *out, const char *cursor)
 			s->mtime = tmp.mtime;
 		}
 	}
+	if (out->nr)
+		qsort(out->items, out->nr, sizeof(*out->items), cmp_seen);
 }
 
 static int seen_write(struct pr_buf *out, const struct seen_list *l)
@@ -309,9 +320,10 @@ static int seen_write(struct pr_buf *out, const struct seen_list *l)
 
 	pr_buf_reset(out);
 	for (i = 0; i < l->nr && !err; i++)
-		err = pr_buf_addf(out, "%s %lld %lld %s\n", l->items[i].hash,
-				  l->items[i].size, l->items[i].mtime,
-				  l->items[i].name);
+		if (l->items[i].hash[0])
+			err = pr_buf_addf(out, "%s %lld %lld %s\n",
+					  l->items[i].hash, l->items[i].size,
+					  l->items[i].mtime, l->items[i].name);
 	return err;
 }
 
@@ -601,7 +613,7 @@ static int mbox_poll(struct pr_instance *inst, const char *cursor,
 	struct pr_buf bad = PR_BUF_INIT;
 	struct pr_series *series = NULL;
 	struct pr_event ev = { 0 };
-	size_t i, nr_bad = 0;
+	size_t i, kept = 0, nr_bad = 0;
 	bool moved = !cursor;
 	int err = 0;
 
@@ -609,22 +621,25 @@ static int mbox_poll(struct pr_instance *inst, const char *cursor,
 	seen_parse(&old, cursor);
 	if ((err = list_folder(&names, ctx->path)))
 		goto done;
-	/* what was seen of the files still there, in name order */
+	/*
+	 * One entry per file, in name order: what was seen of it, or an
+	 * empty hash for a file not yet read (seen_write leaves it out).
+	 */
 	for (i = 0; i < names.nr; i++) {
 		struct seen *o = seen_find(&old, names.items[i]);
+		struct seen *c = seen_add(&cur, names.items[i]);
 
 		if (o) {
-			struct seen *c = seen_add(&cur, o->name);
-
 			c->size = o->size;
 			c->mtime = o->mtime;
 			memcpy(c->hash, o->hash, 41);
+			kept++;
 		}
 	}
-	if (cur.nr != old.nr)
+	if (kept != old.nr)
 		moved = true;
 	for (i = 0; i < names.nr; i++) {
-		struct seen *s = seen_find(&cur, names.items[i]);
+		struct seen *s = &cur.items[i];
 		struct stat sb;
 		char hash[41];
 		long long mtime;
@@ -637,21 +652,20 @@ static int mbox_poll(struct pr_instance *inst, const char *cursor,
 			continue;
 		mtime = (long long)sb.st_mtim.tv_sec * 1000000000LL +
 			sb.st_mtim.tv_nsec;
-		if (s && s->size == (long long)sb.st_size && s->mtime == mtime)
+		if (s->hash[0] && s->size == (long long)sb.st_size &&
+		    s->mtime == mtime)
 			continue;
 		pr_buf_reset(&data);
 		if ((err = pr_buf_read_file(&data, path.ptr)))
 			goto done;
 		hash_hex(hash, data.ptr, data.len);
 		moved = true;
-		if (s && !strcmp(s->hash, hash)) {
+		if (!strcmp(s->hash, hash)) {
 			/* touched, not changed */
 			s->size = (long long)sb.st_size;
 			s->mtime = mtime;
 			continue;
 		}
-		if (!s)
-			s = seen_add(&cur, names.items[i]);
 		s->size = (long long)sb.st_size;
 		s->mtime = mtime;
 		memcpy(s->hash, hash, 41);

@@ -4,7 +4,8 @@
 # a maildir carry the input's patches (git mailinfo and git patch-id of
 # both sides agree), a second pass sends nothing, a touched file sends
 # nothing, a v2 file becomes v2 of the same series, and a bad file is an
-# error naming it while the other files still go through.
+# error naming it while the other files still go through; removed and renamed
+# files send nothing, and a new file among them is sent alone.
 set -eu
 tmp=$(mktemp -d)
 [ -n "${KEEP:-}" ] && echo "$tmp"
@@ -141,4 +142,24 @@ cmp -s want2.ids got2.ids || fail "v2 patch-ids differ"
 "$PATCHRELAY" run -c relay.conf --once 2>log5 || fail "pass 5: $(cat log5)"
 grep -q '0 mail(s) sent' log5 || fail "pass 5: $(cat log5)"
 [ "$(ls $new | wc -l)" -eq 8 ] || fail "pass 5 wrote mail: $(ls $new)"
+
+# files removed, and a copy of v2 under a name that sorts first: the same
+# fingerprint, so nothing is sent; a new series in the middle is sent alone
+rm in/00-bad.mbox
+mv in/02-lines-v2.mbox in/000-copy.mbox
+"$PATCHRELAY" run -c relay.conf --once 2>log6 || fail "pass 6: $(cat log6)"
+grep -q '0 mail(s) sent' log6 || fail "pass 6 (renamed): $(cat log6)"
+git -C repo checkout -q -b other main
+echo more >>repo/other
+git -C repo commit -q -a -m "other: one more line" -m "More.
+
+Signed-off-by: Ada Demo <ada@example.org>"
+git -C repo format-patch -q --stdout main..HEAD >in/005-other.mbox
+"$PATCHRELAY" run -c relay.conf --once 2>log7 || fail "pass 7: $(cat log7)"
+grep -q '1 mail(s) sent' log7 || fail "pass 7 (one new file): $(cat log7)"
+grep -l '^Subject: \[PATCH\] other: one more line' $new/* >/dev/null ||
+	fail "pass 7: the new series is not in the maildir"
+"$PATCHRELAY" run -c relay.conf --once 2>log8 || fail "pass 8: $(cat log8)"
+grep -q '0 mail(s) sent' log8 || fail "pass 8: $(cat log8)"
+[ "$(ls $new | wc -l)" -eq 9 ] || fail "pass 8 wrote mail: $(ls $new)"
 echo "mbox_source.sh: ok"
