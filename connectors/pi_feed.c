@@ -96,6 +96,17 @@ int pr_pi_page_read(struct pr_pi_page *out, const char *data, size_t len,
 	memset(out, 0, sizeof(*out));
 	if ((err = pr_atom_parse(&feed, data, len, url)))
 		goto done;
+	/* a page cut between two entries would parse, and look like the
+	 * oldest page: public-inbox and lore end every one with </feed> */
+	while (len && strchr(" \t\r\n", data[len - 1]))
+		len--;
+	if (len < 7 || memcmp(data + len - 7, "</feed>", 7)) {
+		err = pr_error(PR_EPARSE,
+			       "atom '%s' offset %zu: a page that does not end "
+			       "with </feed>",
+			       url, len);
+		goto done;
+	}
 	out->entries = feed.nr;
 	/* newest first in the feed: walk it backwards, oldest first */
 	for (i = feed.nr; i-- > 0;) {
@@ -132,12 +143,14 @@ int pr_pi_page_read(struct pr_pi_page *out, const char *data, size_t len,
 	low_time = w->low ? pos_time(w->low) : -1;
 	if (low_time >= 0 && oldest < low_time)
 		goto done; /* the cursor is reached */
-	if (w->first_entries && feed.nr < w->first_entries)
-		goto done; /* a short page: the oldest one */
 	if (w->t && !strcmp(w->t, out->next_t)) {
-		out->stuck = true;
+		/* no older second on the page: the oldest page, or a full one
+		 * that one second fills */
+		out->stuck = feed.nr >= w->first_entries;
 		goto done;
 	}
+	/* a page shorter than the first need not be the oldest: the
+	 * archive leaves out a message whose blob it cannot read */
 	out->more = true;
 done:
 	pr_atom_feed_release(&feed);

@@ -22,15 +22,16 @@
  *   names no message is logged, with the url, and skipped.
  * - `more` is true when an older page may hold wanted entries: the page
  *   has dated entries, the oldest arrived no earlier than low's second,
- *   the page is as long as the first one (a shorter page is the last), and
- *   its oldest second differs from the t it was read with.  When only that
- *   last test fails, more than a page of messages share one second and no
- *   ?t= reaches past them: `stuck` is set.
+ *   and its oldest second differs from the t it was read with.  When that
+ *   last test fails on a page as long as the first one, more than a page
+ *   of messages share one second and no ?t= reaches past them: `stuck` is
+ *   set.  (On a shorter page it is the oldest page.)
  * - next_t is the oldest entry's second as YYYYMMDDhhmmss: the next page
  *   repeats the messages of that second; the caller dedupes them by
  *   Message-ID.
  * - A malformed page is PR_EPARSE naming the url and the byte offset (the
- *   Atom parser's bounds apply); on error *out holds nothing.
+ *   Atom parser's bounds apply), and so is one that does not end with
+ *   </feed> (cut short); on error *out holds nothing.
  */
 
 struct pr_pi_want {
