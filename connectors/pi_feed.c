@@ -3,6 +3,8 @@
 #include <time.h>
 
 #include "atom.h"
+#include "mail.h"
+#include "mailsrc.h"
 #include "pi_feed.h"
 
 static int hexval(int c)
@@ -171,4 +173,36 @@ void pr_pi_page_release(struct pr_pi_page *p)
 	}
 	free(p->v);
 	memset(p, 0, sizeof(*p));
+}
+
+int pr_pi_mail_time(int64_t *out, const char *data, size_t len)
+{
+	struct pr_mail_headers h = PR_MAIL_HEADERS_INIT;
+	size_t body, i;
+	int err = PR_ENOENT;
+
+	if (pr_mail_headers_parse(&h, data, len, &body) < 0) {
+		pr_error_clear();
+		goto done;
+	}
+	for (i = 0; err && i < h.nr; i++) {
+		const char *semi;
+
+		if (strcasecmp(h.v[i].name, "received"))
+			continue;
+		semi = strrchr(h.v[i].value, ';');
+		if (semi && !pr_mailsrc_parse_date(out, semi + 1))
+			err = 0;
+		pr_error_clear();
+	}
+	if (err) {
+		const char *date = pr_mail_headers_get(&h, "date");
+
+		if (date && !pr_mailsrc_parse_date(out, date))
+			err = 0;
+		pr_error_clear();
+	}
+done:
+	pr_mail_headers_release(&h);
+	return err;
 }

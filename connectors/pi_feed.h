@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 
@@ -64,5 +65,14 @@ void pr_pi_page_release(struct pr_pi_page *p);
  * no such segment or a bad or NUL %-escape.
  */
 int pr_pi_link_mid(struct pr_buf *out, const char *link);
+
+/*
+ * When the archive received a mail, as public-inbox's msg_timestamp
+ * (PublicInbox::MsgTime) reads it and sorts its feed and its ?t= pages
+ * by: the date after the last ';' of the first Received: header that has
+ * one (the hop nearest the archive), else the Date: header.  0, or
+ * PR_ENOENT (no error recorded) when the mail has neither.
+ */
+int pr_pi_mail_time(int64_t *out, const char *data, size_t len);
 
 #endif

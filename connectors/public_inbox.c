@@ -25,9 +25,12 @@
  *   thread goes into the batch, the older ones too: mailsrc emits only what
  *   is above the cursor's `high`, and the old ones give the grouping the
  *   cover letter and v1 the new mails answer.
- * - A message's position is "<Date as 20 digits>.<Message-ID>", the same
- *   for an Atom entry (its <updated> is the Date) and for the mail; the
- *   cursor is mailsrc's (epoch "").
+ * - A message's position is "<time as 20 digits>.<Message-ID>", the time
+ *   the archive received it (pr_pi_mail_time: its first Received: date,
+ *   else its Date), which is what an Atom entry's <updated> says and what
+ *   the pages are sorted by; the cursor is mailsrc's (epoch "").  So a
+ *   mail whose Date is behind (delayed) or ahead (a sender's clock) of
+ *   its arrival is neither taken as seen nor hides the mail after it.
  * - Any failure (the feed or a thread answering other than 200, a truncated
  *   gzip, a transport error) is logged with its URL and fails the poll
  *   before anything is emitted: the cursor stays where it was and the next
@@ -183,10 +186,9 @@ static int add_message(const char *data, size_t len,
 			    w->number, t->url);
 		goto done;
 	}
-	if (pr_mailsrc_parse_date(&time, mi.date) < 0) {
-		pr_error_clear();
+	/* where the feed sorts it, so that its entry and it agree */
+	if (pr_pi_mail_time(&time, data, len) < 0)
 		time = 0;
-	}
 	if ((err = position(&pos, time, mi.message_id)))
 		goto done;
 	/* a thread fetched for two entries, or two threads sharing mails */

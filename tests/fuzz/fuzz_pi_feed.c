@@ -33,6 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{ at, at, "20261110101200", 25, "fuzz" },
 	};
 	struct pr_pi_page p;
+	int64_t t;
 	size_t i;
 	int err;
 
@@ -44,5 +45,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pr_pi_page_release(&p);
 		pr_error_clear();
 	}
+	/* the same bytes read as a mail of a thread */
+	err = pr_pi_mail_time(&t, (const char *)data, size);
+	if (err && err != PR_ENOENT)
+		abort();
+	pr_error_clear();
 	return 0;
 }

@@ -7,8 +7,10 @@
 # fetched once, and a third poll with nothing new reads one page and no
 # thread.  Then max-pages: a first poll stops there, a poll whose cursor is
 # not reached by then fails and emits nothing, and with the bound raised it
-# catches up with the same events; and a page cut short fails the poll
-# naming its url.  public-inbox missing is a failure, not a skip.
+# catches up with the same events; a page cut short fails the poll naming
+# its url; and mails whose Date is behind or ahead of their arrival are
+# neither taken as seen nor hide the next one.  public-inbox missing is a
+# failure, not a skip.
 set -eu
 tmp=$(mktemp -d)
 servers="$PR_SRC/tests/servers"
@@ -196,4 +198,39 @@ grep -q "error: source 'list': atom '${inbox}new.atom?t=[0-9]\{14\}' offset [0-9
 	fail "unclear cut-page error: $(cat cut.err)"
 grep -q '"kind"' cut.json && fail "events emitted before the cut page"
 : > faults
+
+# mails whose Date is not when they reached the archive sort where they
+# arrived (their first Received: date, what the feed sorts by): one sent
+# at 10:30 but received at 12:00, after the cursor's newest (11:39:02), is
+# new, not taken as seen; one from a clock a day ahead, received at 12:01,
+# does not hide the mail that arrives after it
+one() { # one FILE ID DATE [RECEIVED]
+	{
+		[ $# -lt 4 ] || printf 'Received: from mx by list; %s\n' "$4"
+		printf 'From: Eve Late <eve@example.org>\nDate: %s\n' "$3"
+		printf 'Subject: [PATCH] %s: one\nMessage-ID: <%s@example.org>\n' "$2" "$2"
+		printf 'MIME-Version: 1.0\nContent-Type: text/plain\n\n'
+		printf 'One.\n\nSigned-off-by: Eve Late <eve@example.org>\n---\n'
+		printf 'diff --git a/%s.c b/%s.c\n--- a/%s.c\n+++ b/%s.c\n' "$2" "$2" "$2" "$2"
+		printf '@@ -1 +1,2 @@\n x\n+y\n'
+	} > "$1"
+}
+one delayed.eml delayed 'Tue, 10 Nov 2026 10:30:00 +0000' 'Tue, 10 Nov 2026 12:00:00 +0000'
+one ahead.eml ahead 'Wed, 11 Nov 2026 12:01:00 +0000' 'Tue, 10 Nov 2026 12:01:00 +0000'
+sh "$servers/public_inbox.sh" add "$tmp/pi" delayed.eml ahead.eml || fail "adding the late mails failed"
+poll p4 pi.conf --cursor "$c2"
+$py -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+ev = sorted((e["kind"], e["series"]) for e in d["events"])
+assert ev == [("series", "ahead@example.org"), ("series", "delayed@example.org")], ev
+assert " high=00000000001794312060.ahead@example.org " in d["cursor"], d["cursor"]' p4.json ||
+	fail "the mails received late or from a clock ahead: $(cat p4.json)"
+one after.eml after 'Tue, 10 Nov 2026 12:02:00 +0000'
+sh "$servers/public_inbox.sh" add "$tmp/pi" after.eml || fail "adding after.eml failed"
+poll p5 pi.conf --cursor "$(cursor p4.json)"
+$py -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+ev = [(e["kind"], e["series"]) for e in d["events"]]
+assert ev == [("series", "after@example.org")], ev' p5.json ||
+	fail "the mail after one from a clock ahead: $(cat p5.json)"
 echo "sources_pages.sh: ok"

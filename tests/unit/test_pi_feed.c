@@ -252,6 +252,43 @@ static void test_link_mid(void **state)
 	pr_buf_release(&b);
 }
 
+static void test_mail_time(void **state)
+{
+	static const char both[] =
+		"From mboxrd@z Thu Jan  1 00:00:00 1970\n"
+		"Received: from a by b\n"
+		"\tid 1; Tue, 10 Nov 2026 12:00:07 +0100\n"
+		"Received: from c by a; Tue, 10 Nov 2026 09:00:00 +0000\n"
+		"Date: Mon, 9 Nov 2026 10:00:00 +0000\n"
+		"Subject: s\n\nReceived: body; Tue, 10 Nov 2026 13:00:00 +0000\n";
+	static const char bad_received[] =
+		"Received: from a by b (no date)\n"
+		"Received: from a by b; yesterday\n"
+		"Received: from c; Tue, 10 Nov 2026 09:00:00 +0000\n"
+		"Date: Mon, 9 Nov 2026 10:00:00 +0000\n\n";
+	static const char date_only[] = "Subject: s\n"
+					"Date: Mon, 9 Nov 2026 10:00:00 -0030\n"
+					"\nbody\n";
+	static const char neither[] = "Subject: s\nDate: soon\n\nbody\n";
+	int64_t t = 0;
+
+	PR_UNUSED(state);
+	/* the first Received: that has a date, folded; not the Date */
+	assert_int_equal(pr_pi_mail_time(&t, both, sizeof(both) - 1), 0);
+	assert_int_equal(t, 1794312007 - 3600);
+	assert_int_equal(
+		pr_pi_mail_time(&t, bad_received, sizeof(bad_received) - 1), 0);
+	assert_int_equal(t, 1794301200);
+	assert_int_equal(pr_pi_mail_time(&t, date_only, sizeof(date_only) - 1),
+			 0);
+	assert_int_equal(t, 1794218400 + 1800);
+	t = 5;
+	assert_int_equal(pr_pi_mail_time(&t, neither, sizeof(neither) - 1),
+			 PR_ENOENT);
+	assert_int_equal(t, 5);
+	assert_int_equal(pr_pi_mail_time(&t, "", 0), PR_ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_odd_entries),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_link_mid),
+		cmocka_unit_test(test_mail_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
