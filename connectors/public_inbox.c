@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include "atom.h"
+#include "cfg.h"
 #include "connectors.h"
 #include "http.h"
 #include "mailinfo.h"
@@ -18,8 +19,8 @@
  *
  * - A poll reads <inbox>/new.atom, then new.atom?t=<oldest second seen>,
  *   back until the cursor's `low` is reached or max-pages pages were read
- *   (connectors/pi_feed.h).  For each entry at or after `low` whose message
- *   is not yet in the batch, it fetches the whole thread as
+ *   (connectors/pi_feed.h).  Then, for each entry at or after `low` whose
+ *   message is not yet in the batch, it fetches the whole thread as
  *   <inbox>/<msgid>/t.mbox.gz (the msgid escaped as public-inbox's
  *   mid_escape does), gunzipped and split as mboxrd.  Every message of the
  *   thread goes into the batch, the older ones too: mailsrc emits only what
@@ -276,14 +277,14 @@ static int pi_open(struct pr_instance *inst)
 
 /*
  * Walk the feed back from its newest page until the cursor's low is
- * reached, fetching the thread of each wanted entry whose message is not
- * yet in the batch: each thread once, however many of its messages are
- * on the pages.  At most max-pages pages (0: no limit): a first poll stops
- * there; a poll with a cursor that has not reached it fails instead, as
- * emitting the newer mail would move the cursor over the unread gap.
+ * reached, collecting the Message-IDs of the wanted entries into mids.  At
+ * most max-pages pages (0: no limit): a first poll stops there; a poll
+ * with a cursor that has not reached it fails instead, before any thread
+ * is fetched, as emitting the newer mail would move the cursor over the
+ * unread pages.
  */
-static int walk(struct pi_src *s, struct pr_mailsrc_batch *batch,
-		const struct pr_mailsrc_cursor *prev, size_t *fetched)
+static int walk(struct pi_src *s, struct pr_strlist *mids,
+		const struct pr_mailsrc_cursor *prev)
 {
 	struct pr_pi_walk w;
 	struct pr_pi_page pg;
@@ -311,13 +312,8 @@ static int walk(struct pi_src *s, struct pr_mailsrc_batch *batch,
 					   url.ptr, &w)))
 			goto done;
 		pages++;
-		for (i = 0; i < pg.nr; i++) {
-			if (mid_in_batch(batch, pg.v[i].mid))
-				continue; /* in a thread fetched already */
-			if ((err = fetch_thread(s, batch, pg.v[i].mid)))
-				goto done;
-			(*fetched)++;
-		}
+		for (i = 0; i < pg.nr; i++)
+			pr_strlist_add(mids, pg.v[i].mid);
 		if (pg.stuck)
 			pr_log_warn(prefix,
 				    "feed '%s': more than a page of messages "
@@ -356,6 +352,26 @@ done:
 	return err;
 }
 
+/*
+ * The thread of each wanted entry whose message is not yet in the batch:
+ * each thread once, however many of its messages the pages listed.
+ */
+static int fetch_threads(struct pi_src *s, struct pr_mailsrc_batch *batch,
+			 const struct pr_strlist *mids, size_t *fetched)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < mids->nr; i++) {
+		if (mid_in_batch(batch, mids->items[i]))
+			continue;
+		if ((err = fetch_thread(s, batch, mids->items[i])))
+			return err;
+		(*fetched)++;
+	}
+	return 0;
+}
+
 static int pi_poll(struct pr_instance *inst, const char *cursor,
 		   pr_event_fn emit, void *payload)
 {
@@ -363,18 +379,21 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 	struct pr_mailsrc_cursor prev;
 	struct pr_mailsrc_batch batch = { NULL, 0, 0 };
 	struct pr_mailsrc_opts o;
+	struct pr_strlist mids;
 	struct pi_src s;
 	size_t fetched = 0;
 	int err = 0;
 
 	memset(&prev, 0, sizeof(prev));
+	memset(&mids, 0, sizeof(mids));
 	memset(&s, 0, sizeof(s));
 	s.inst = inst;
 	s.ctx = ctx;
 	pr_buf_init(&s.base, 0);
 	if (cursor && (err = pr_mailsrc_cursor_parse(&prev, cursor)))
 		goto done;
-	if ((err = setup(&s)) || (err = walk(&s, &batch, &prev, &fetched)))
+	if ((err = setup(&s)) || (err = walk(&s, &mids, &prev)) ||
+	    (err = fetch_threads(&s, &batch, &mids, &fetched)))
 		goto done;
 	pr_log_debug(inst->prefix, "fetched %zu threads, %zu messages", fetched,
 		     batch.nr);
@@ -391,6 +410,7 @@ done:
 	pr_buf_release(&s.base);
 	pr_mailsrc_cursor_release(&prev);
 	pr_mailsrc_batch_release(&batch);
+	pr_strlist_release(&mids);
 	return err;
 }
 

@@ -171,13 +171,17 @@ grep -q '"s39-0@example.org"' first2.json || fail "the bounded first poll missed
 grep -q '"s00-0@example.org"' first2.json && fail "the bounded first poll read past 2 pages"
 
 # a cursor not reached within max-pages: the poll fails, emits nothing
+# and fetches no thread
 conf three.conf 3
+: > proxy.log
 if "$PATCHRELAY" poll -c three.conf list --json --cursor "$c1" > short.json 2> short.err; then
 	fail "a cursor beyond max-pages did not fail the poll: $(cat short.json)"
 fi
 grep -q "error: source 'list': feed '${inbox}new.atom?t=[0-9]\{14\}': still newer than the cursor after 3 pages: raise max-pages to catch up" short.err ||
 	fail "unclear max-pages error: $(cat short.err)"
 grep -q '"kind"' short.json && fail "events emitted before the max-pages failure"
+grep -q 't.mbox.gz' proxy.log && fail "threads fetched before the max-pages failure: $(cat proxy.log)"
+[ "$(grep -c 'new.atom' proxy.log)" -eq 3 ] || fail "max-pages = 3 read: $(cat proxy.log)"
 # raised (0: no limit), the same cursor gives what the second poll gave
 conf all.conf 0
 poll all all.conf --cursor "$c1"
