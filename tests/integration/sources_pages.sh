@@ -8,9 +8,9 @@
 # thread.  Then max-pages: a first poll stops there, a poll whose cursor is
 # not reached by then fails and emits nothing, and with the bound raised it
 # catches up with the same events; a page cut short fails the poll naming
-# its url; and mails whose Date is behind or ahead of their arrival are
-# neither taken as seen nor hide the next one.  public-inbox missing is a
-# failure, not a skip.
+# its url; mails whose Date is behind or ahead of their arrival are
+# neither taken as seen nor hide the next one; and a second that fills a
+# page is reported.  public-inbox missing is a failure, not a skip.
 set -eu
 tmp=$(mktemp -d)
 servers="$PR_SRC/tests/servers"
@@ -237,4 +237,19 @@ d = json.load(open(sys.argv[1]))
 ev = [(e["kind"], e["series"]) for e in d["events"]]
 assert ev == [("series", "after@example.org")], ev' p5.json ||
 	fail "the mail after one from a clock ahead: $(cat p5.json)"
+
+# more than a page of mails received in one second: no ?t= reaches past
+# them (the known limit); the poll says so, names the second, and goes on
+n=$((feedmax + 5))
+i=0
+while [ $i -lt $n ]; do
+	one "same$i.eml" "same$i" 'Tue, 10 Nov 2026 12:30:00 +0000'
+	i=$((i + 1))
+done
+sh "$servers/public_inbox.sh" add "$tmp/pi" same*.eml || fail "adding same*.eml failed"
+poll p6 pi.conf --cursor "$(cursor p5.json)"
+grep -q "warning: \[public-inbox:list\] feed '${inbox}new.atom?t=20261110123000': more than a page of messages arrived in the second 20261110123000; older ones are on no page" p6.err ||
+	fail "no warning for a second that fills a page: $(cat p6.err)"
+[ "$(grep -c '"kind": "series"' p6.json)" -ge "$feedmax" ] ||
+	fail "the mails of the full second were not emitted: $(cat p6.json)"
 echo "sources_pages.sh: ok"
