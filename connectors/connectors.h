@@ -87,6 +87,7 @@ struct pr_public_inbox_ctx {
 	char *url;
 	char *ca_file;
 	int64_t timeout;
+	int64_t max_pages; /* 0: no limit */
 	int64_t wait;
 	struct pr_strlist trusted;
 };

@@ -14,7 +14,7 @@
  *
  * - Every message has a position, a string that sorts (strcmp) in the order
  *   the source received them: maildir "<mtime as 20 digits>.<file name>",
- *   imap "<UID as 20 digits>", public-inbox "<Date as 20 digits>.<id>".
+ *   imap "<UID as 20 digits>", public-inbox "<arrival as 20 digits>.<id>".
  *   A poll reads every message whose position is >= the cursor's `low`.
  * - The cursor is a low-water mark: `low` is the position of the oldest
  *   message of a version still waiting for its missing patches (or `high`

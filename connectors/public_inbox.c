@@ -4,27 +4,34 @@
 #include <zlib.h>
 
 #include "atom.h"
+#include "cfg.h"
 #include "connectors.h"
 #include "http.h"
 #include "mailinfo.h"
 #include "mailsrc.h"
 #include "mbox.h"
+#include "pi_feed.h"
 
 /*
  * The public-inbox source: reads a public-inbox archive (lore) over HTTP
  * and hands the messages to connectors/mailsrc.c as the maildir source
  * does.
  *
- * - A poll fetches <inbox>/new.atom, and for each entry at or after the
- *   cursor's `low` whose message is not yet in the batch, the whole thread
- *   as <inbox>/<msgid>/t.mbox.gz (the msgid escaped as public-inbox's
+ * - A poll reads <inbox>/new.atom, then new.atom?t=<oldest second seen>,
+ *   back until the cursor's `low` is reached or max-pages pages were read
+ *   (connectors/pi_feed.h).  Then, for each entry at or after `low` whose
+ *   message is not yet in the batch, it fetches the whole thread as
+ *   <inbox>/<msgid>/t.mbox.gz (the msgid escaped as public-inbox's
  *   mid_escape does), gunzipped and split as mboxrd.  Every message of the
  *   thread goes into the batch, the older ones too: mailsrc emits only what
  *   is above the cursor's `high`, and the old ones give the grouping the
  *   cover letter and v1 the new mails answer.
- * - A message's position is "<Date as 20 digits>.<Message-ID>", the same
- *   for an Atom entry (its <updated> is the Date) and for the mail; the
- *   cursor is mailsrc's (epoch "").
+ * - A message's position is "<time as 20 digits>.<Message-ID>", the time
+ *   the archive received it (pr_pi_mail_time: its first Received: date,
+ *   else its Date), which is what an Atom entry's <updated> says and what
+ *   the pages are sorted by; the cursor is mailsrc's (epoch "").  So a
+ *   mail whose Date is behind (delayed) or ahead (a sender's clock) of
+ *   its arrival is neither taken as seen nor hides the mail after it.
  * - Any failure (the feed or a thread answering other than 200, a truncated
  *   gzip, a transport error) is logged with its URL and fails the poll
  *   before anything is emitted: the cursor stays where it was and the next
@@ -53,54 +60,6 @@ static int mid_escape(struct pr_buf *out, const char *s)
 			err = pr_buf_addf(out, "%%%02X", *p);
 	}
 	return err;
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/*
- * The Message-ID an entry's link names: the last path segment of
- * ".../<msgid>/", %-decoded, into out.  0, or PR_EPARSE when the link has
- * no such segment.
- */
-static int link_mid(struct pr_buf *out, const char *link)
-{
-	size_t n = strlen(link), start;
-
-	while (n && link[n - 1] == '/')
-		n--;
-	start = n;
-	while (start && link[start - 1] != '/')
-		start--;
-	if (start == n)
-		goto bad;
-	for (; start < n; start++) {
-		int hi, lo, err;
-
-		if (link[start] != '%') {
-			err = pr_buf_addch(out, link[start]);
-		} else {
-			hi = start + 2 < n ? hexval(link[start + 1]) : -1;
-			lo = hi < 0 ? -1 : hexval(link[start + 2]);
-			if (lo < 0 || (hi == 0 && lo == 0))
-				goto bad;
-			err = pr_buf_addch(out, hi * 16 + lo);
-			start += 2;
-		}
-		if (err)
-			return err;
-	}
-	return 0;
-bad:
-	return pr_error(PR_EPARSE, "link '%.200s': names no message", link);
 }
 
 static int position(struct pr_buf *out, int64_t time, const char *mid)
@@ -183,6 +142,24 @@ static bool in_batch(const struct pr_mailsrc_batch *b, const char *pos)
 	return false;
 }
 
+/*
+ * Is a message with this Message-ID in the batch?  By the id, not the
+ * position: an entry's time is when the archive received the mail, which
+ * need not be the mail's Date.
+ */
+static bool mid_in_batch(const struct pr_mailsrc_batch *b, const char *mid)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr; i++) {
+		const char *dot = strchr(b->v[i].pos, '.');
+
+		if (dot && !strcmp(dot + 1, mid))
+			return true;
+	}
+	return false;
+}
+
 /* mbox_split's callback: one message of a thread, at its position. */
 static int add_message(const char *data, size_t len,
 		       const struct pr_mbox_where *w, void *payload)
@@ -210,10 +187,9 @@ static int add_message(const char *data, size_t len,
 			    w->number, t->url);
 		goto done;
 	}
-	if (pr_mailsrc_parse_date(&time, mi.date) < 0) {
-		pr_error_clear();
+	/* where the feed sorts it, so that its entry and it agree */
+	if (pr_pi_mail_time(&time, data, len) < 0)
 		time = 0;
-	}
 	if ((err = position(&pos, time, mi.message_id)))
 		goto done;
 	/* a thread fetched for two entries, or two threads sharing mails */
@@ -291,10 +267,109 @@ static int pi_open(struct pr_instance *inst)
 	err = setup(&s);
 	if (!err && s.ctx->timeout < 0)
 		err = pr_error(PR_ECONFIG, "timeout: must be 0 or more");
+	if (!err && s.ctx->max_pages < 0)
+		err = pr_error(PR_ECONFIG, "max-pages: must be 0 or more");
 	pr_buf_release(&s.base);
 	if (err)
 		err = pr_error_wrap(err, "source '%s'", inst->name);
 	return err;
+}
+
+/*
+ * Walk the feed back from its newest page until the cursor's low is
+ * reached, collecting the Message-IDs of the wanted entries into mids.  At
+ * most max-pages pages (0: no limit): a first poll stops there; a poll
+ * with a cursor that has not reached it fails instead, before any thread
+ * is fetched, as emitting the newer mail would move the cursor over the
+ * unread pages.
+ */
+static int walk(struct pi_src *s, struct pr_strlist *mids,
+		const struct pr_mailsrc_cursor *prev)
+{
+	struct pr_pi_walk w;
+	struct pr_pi_page pg;
+	struct pr_http_response resp;
+	struct pr_buf url = PR_BUF_INIT;
+	const char *prefix = s->inst->prefix;
+	char t[sizeof(pg.next_t)] = "";
+	int64_t pages = 0;
+	size_t i;
+	int err = 0;
+
+	memset(&w, 0, sizeof(w));
+	memset(&pg, 0, sizeof(pg));
+	memset(&resp, 0, sizeof(resp));
+	w.low = prev->low;
+	w.high = prev->high;
+	w.prefix = prefix;
+	for (;;) {
+		pr_buf_reset(&url);
+		if ((err = pr_buf_addbuf(&url, &s->base)) ||
+		    (err = pr_buf_adds(&url, "new.atom")) ||
+		    (t[0] && (err = pr_buf_addf(&url, "?t=%s", t))) ||
+		    (err = get(s, &resp, url.ptr)) ||
+		    (err = pr_pi_page_read(&pg, resp.body.ptr, resp.body.len,
+					   url.ptr, &w)))
+			goto done;
+		pages++;
+		for (i = 0; i < pg.nr; i++)
+			pr_strlist_add(mids, pg.v[i].mid);
+		if (pg.stuck)
+			pr_log_warn(prefix,
+				    "feed '%s': more than a page of messages "
+				    "arrived in the second %s; older ones are "
+				    "on no page",
+				    url.ptr, pg.next_t);
+		if (!pg.more)
+			break;
+		if (s->ctx->max_pages && pages >= s->ctx->max_pages) {
+			if (!prev->low) {
+				pr_log_info(prefix,
+					    "first poll: read %lld pages "
+					    "(max-pages), older mail left",
+					    (long long)pages);
+				break;
+			}
+			err = pr_error(PR_ETOOBIG,
+				       "feed '%s': still newer than the cursor "
+				       "after %lld pages: raise max-pages to "
+				       "catch up",
+				       url.ptr, (long long)pages);
+			goto done;
+		}
+		if (!w.first_entries)
+			w.first_entries = pg.entries;
+		memcpy(t, pg.next_t, sizeof(t));
+		w.t = t;
+		pr_pi_page_release(&pg);
+		pr_http_response_release(&resp);
+		memset(&resp, 0, sizeof(resp));
+	}
+done:
+	pr_pi_page_release(&pg);
+	pr_http_response_release(&resp);
+	pr_buf_release(&url);
+	return err;
+}
+
+/*
+ * The thread of each wanted entry whose message is not yet in the batch:
+ * each thread once, however many of its messages the pages listed.
+ */
+static int fetch_threads(struct pi_src *s, struct pr_mailsrc_batch *batch,
+			 const struct pr_strlist *mids, size_t *fetched)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < mids->nr; i++) {
+		if (mid_in_batch(batch, mids->items[i]))
+			continue;
+		if ((err = fetch_thread(s, batch, mids->items[i])))
+			return err;
+		(*fetched)++;
+	}
+	return 0;
 }
 
 static int pi_poll(struct pr_instance *inst, const char *cursor,
@@ -304,54 +379,22 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 	struct pr_mailsrc_cursor prev;
 	struct pr_mailsrc_batch batch = { NULL, 0, 0 };
 	struct pr_mailsrc_opts o;
-	struct pr_http_response resp;
-	struct pr_atom_feed feed = { NULL, 0, 0 };
-	struct pr_buf url = PR_BUF_INIT, mid = PR_BUF_INIT, pos = PR_BUF_INIT;
+	struct pr_strlist mids;
 	struct pi_src s;
-	size_t i, fetched = 0;
+	size_t fetched = 0;
 	int err = 0;
 
 	memset(&prev, 0, sizeof(prev));
-	memset(&resp, 0, sizeof(resp));
+	memset(&mids, 0, sizeof(mids));
 	memset(&s, 0, sizeof(s));
 	s.inst = inst;
 	s.ctx = ctx;
 	pr_buf_init(&s.base, 0);
 	if (cursor && (err = pr_mailsrc_cursor_parse(&prev, cursor)))
 		goto done;
-	if ((err = setup(&s)) || (err = pr_buf_addbuf(&url, &s.base)) ||
-	    (err = pr_buf_adds(&url, "new.atom")) ||
-	    (err = get(&s, &resp, url.ptr)) ||
-	    (err = pr_atom_parse(&feed, resp.body.ptr, resp.body.len, url.ptr)))
+	if ((err = setup(&s)) || (err = walk(&s, &mids, &prev)) ||
+	    (err = fetch_threads(&s, &batch, &mids, &fetched)))
 		goto done;
-	/* oldest first, so that a thread is fetched for its first entry */
-	for (i = feed.nr; i-- > 0;) {
-		const struct pr_atom_entry *e = &feed.v[i];
-
-		pr_buf_reset(&mid);
-		pr_buf_reset(&pos);
-		if (!e->link || link_mid(&mid, e->link) < 0) {
-			pr_log_warn(inst->prefix,
-				    "feed '%s': entry '%s' skipped: no link "
-				    "to a message",
-				    url.ptr, e->id ? e->id : "");
-			pr_error_clear();
-			continue;
-		}
-		if ((err = position(&pos, e->time < 0 ? 0 : e->time, mid.ptr)))
-			goto done;
-		if (prev.low && strcmp(pos.ptr, prev.low) < 0)
-			continue;
-		/* nothing waits: the newest message seen needs no new fetch */
-		if (prev.low && prev.high && !strcmp(prev.low, prev.high) &&
-		    !strcmp(pos.ptr, prev.high))
-			continue;
-		if (in_batch(&batch, pos.ptr))
-			continue; /* in a thread fetched already */
-		if ((err = fetch_thread(&s, &batch, mid.ptr)))
-			goto done;
-		fetched++;
-	}
 	pr_log_debug(inst->prefix, "fetched %zu threads, %zu messages", fetched,
 		     batch.nr);
 	o.origin = inst->name;
@@ -364,14 +407,10 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 done:
 	if (err < 0)
 		err = pr_error_wrap(err, "source '%s'", inst->name);
-	pr_http_response_release(&resp);
-	pr_atom_feed_release(&feed);
 	pr_buf_release(&s.base);
-	pr_buf_release(&url);
-	pr_buf_release(&mid);
-	pr_buf_release(&pos);
 	pr_mailsrc_cursor_release(&prev);
 	pr_mailsrc_batch_release(&batch);
+	pr_strlist_release(&mids);
 	return err;
 }
 
@@ -385,6 +424,9 @@ static const struct pr_option pi_options[] = {
 	{ "timeout", PR_OPT_DURATION, "60s",
 	  "how long one HTTP request may take",
 	  offsetof(struct pr_public_inbox_ctx, timeout), false, NULL },
+	{ "max-pages", PR_OPT_INT, "10",
+	  "how many pages of the feed a poll reads back at most (0: no limit)",
+	  offsetof(struct pr_public_inbox_ctx, max_pages), false, NULL },
 	PR_MAILSRC_OPTIONS(struct pr_public_inbox_ctx),
 	PR_OPTIONS_END,
 };
