@@ -277,11 +277,12 @@ static int pi_open(struct pr_instance *inst)
 
 /*
  * Walk the feed back from its newest page until the cursor's low is
- * reached, collecting the Message-IDs of the wanted entries into mids.  At
- * most max-pages pages (0: no limit): a first poll stops there; a poll
- * with a cursor that has not reached it fails instead, before any thread
- * is fetched, as emitting the newer mail would move the cursor over the
- * unread pages.
+ * reached, collecting the Message-IDs of the wanted entries into mids.  A
+ * first poll (no cursor) reads at most max-pages pages (0: no limit), so
+ * that it does not walk an archive's whole history.  A poll with a cursor
+ * walks until it reaches it however many pages that takes: stopping short
+ * would either skip the unread pages (the cursor moves over them) or
+ * leave the source stuck after an outage.
  */
 static int walk(struct pi_src *s, struct pr_strlist *mids,
 		const struct pr_mailsrc_cursor *prev)
@@ -322,20 +323,13 @@ static int walk(struct pi_src *s, struct pr_strlist *mids,
 				    url.ptr, pg.next_t);
 		if (!pg.more)
 			break;
-		if (s->ctx->max_pages && pages >= s->ctx->max_pages) {
-			if (!prev->low) {
-				pr_log_info(prefix,
-					    "first poll: read %lld pages "
-					    "(max-pages), older mail left",
-					    (long long)pages);
-				break;
-			}
-			err = pr_error(PR_ETOOBIG,
-				       "feed '%s': still newer than the cursor "
-				       "after %lld pages: raise max-pages to "
-				       "catch up",
-				       url.ptr, (long long)pages);
-			goto done;
+		if (!prev->low && s->ctx->max_pages &&
+		    pages >= s->ctx->max_pages) {
+			pr_log_info(prefix,
+				    "first poll: read %lld pages (max-pages), "
+				    "older mail left",
+				    (long long)pages);
+			break;
 		}
 		if (!w.first_entries)
 			w.first_entries = pg.entries;
@@ -425,7 +419,7 @@ static const struct pr_option pi_options[] = {
 	  "how long one HTTP request may take",
 	  offsetof(struct pr_public_inbox_ctx, timeout), false, NULL },
 	{ "max-pages", PR_OPT_INT, "10",
-	  "how many pages of the feed a poll reads back at most (0: no limit)",
+	  "how many pages of the feed a first poll reads back (0: no limit)",
 	  offsetof(struct pr_public_inbox_ctx, max_pages), false, NULL },
 	PR_MAILSRC_OPTIONS(struct pr_public_inbox_ctx),
 	PR_OPTIONS_END,
