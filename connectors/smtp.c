@@ -7,6 +7,7 @@
 
 #include "connectors.h"
 #include "delivery.h"
+#include "mailtls.h"
 #include "outgoing.h"
 
 /*
@@ -42,9 +43,6 @@ struct smtp_state {
 	bool sent_before;
 	struct timespec last;
 };
-
-static const char *const starttls_choices[] = { "required", "optional", "never",
-						NULL };
 
 /* 0 when `s` is an acceptable bare address for MAIL FROM / RCPT TO. */
 static int check_address(const char *what, const char *s)
@@ -439,24 +437,6 @@ static void rate_note(struct pr_instance *inst)
 	clock_gettime(CLOCK_MONOTONIC, &st->last);
 }
 
-static long use_ssl(const struct pr_smtp_ctx *ctx)
-{
-	if (!strncmp(ctx->url, "smtps://", 8))
-		return CURLUSESSL_ALL;
-	if (!ctx->starttls || !strcmp(ctx->starttls, "required"))
-		return CURLUSESSL_ALL;
-	if (!strcmp(ctx->starttls, "optional"))
-		return CURLUSESSL_TRY;
-	return CURLUSESSL_NONE;
-}
-
-static bool tls_failure(CURLcode rc)
-{
-	return rc == CURLE_USE_SSL_FAILED || rc == CURLE_SSL_CONNECT_ERROR ||
-	       rc == CURLE_PEER_FAILED_VERIFICATION ||
-	       rc == CURLE_SSL_CACERT_BADFILE || rc == CURLE_SSL_CERTPROBLEM;
-}
-
 /* Send one message; fills in *out, or returns an error. */
 static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 		    struct curl_slist *rcpt, const struct pr_buf *data,
@@ -484,7 +464,8 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_USE_SSL, use_ssl(ctx));
+	curl_easy_setopt(c, CURLOPT_USE_SSL,
+			 pr_mailtls_use_ssl(ctx->url, ctx->starttls));
 	if (ctx->ca_file)
 		curl_easy_setopt(c, CURLOPT_CAINFO, ctx->ca_file);
 	if (ctx->password) {
@@ -512,16 +493,20 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 		goto done;
 	}
 	pr_buf_addf(&why, "message %zu/%zu %s: ", d->index + 1, d->nr, mid);
+	if (pr_mailtls_failure(rc)) {
+		pr_buf_addf(&why, "smtp '%s': ", ctx->url);
+		pr_mailtls_add_reason(
+			&why, rc, errbuf[0] ? errbuf : curl_easy_strerror(rc),
+			ctx->ca_file);
+		err = pr_error(PR_ENET, "%s", why.ptr);
+		goto done;
+	}
 	if (rc == CURLE_OPERATION_TIMEDOUT)
 		pr_buf_addf(&why, "timed out after %lld ms: ",
 			    (long long)ctx->timeout);
 	pr_buf_adds(&why, errbuf[0] ? errbuf : curl_easy_strerror(rc));
 	if (code)
 		pr_buf_addf(&why, " (server answered %ld)", code);
-	if (tls_failure(rc)) {
-		err = pr_error(PR_ENET, "%s", why.ptr);
-		goto done;
-	}
 	if ((code >= 500 && code <= 599) || rc == CURLE_LOGIN_DENIED) {
 		out->status = PR_DELIVER_REJECTED;
 		pr_log_error(inst->prefix, "rejected %s", why.ptr);
@@ -603,7 +588,8 @@ static const struct pr_option smtp_options[] = {
 	  offsetof(struct pr_smtp_ctx, from), true, NULL },
 	{ "starttls", PR_OPT_ENUM, "required",
 	  "STARTTLS on smtp://: required, optional or never",
-	  offsetof(struct pr_smtp_ctx, starttls), false, starttls_choices },
+	  offsetof(struct pr_smtp_ctx, starttls), false,
+	  pr_mailtls_starttls_choices },
 	{ "user", PR_OPT_STRING, NULL,
 	  "the AUTH user name (default: the from address)",
 	  offsetof(struct pr_smtp_ctx, user), false, NULL },

@@ -451,6 +451,9 @@ static void test_starttls_auth(void **state)
 	/* without the test CA the certificate does not verify */
 	assert_true(deliver_one(f, f->mails[1], &res) < 0);
 	assert_non_null(strstr(pr_error_message(), "sink 'list'"));
+	assert_non_null(strstr(pr_error_message(),
+			       "the server's certificate is not trusted"));
+	assert_non_null(strstr(pr_error_message(), "set ca-file"));
 	free(res.reason);
 	assert_int_equal(count_box(f), 0);
 
@@ -520,6 +523,8 @@ static void test_starttls_missing(void **state)
 	start_server(f, "smtp", NULL);
 	f->ctx.starttls = "required";
 	assert_true(deliver_one(f, f->mails[1], &res) < 0);
+	assert_non_null(strstr(pr_error_message(),
+			       "the server does not offer STARTTLS"));
 	free(res.reason);
 	assert_int_equal(count_box(f), 0);
 	f->ctx.starttls = "optional";
