@@ -62,6 +62,22 @@ static int check_address(const char *what, const char *s)
 	return 0;
 }
 
+/* Each value of the to or cc option is an address (at open, not send). */
+static int check_list(const char *key, const struct pr_strlist *l)
+{
+	struct pr_ident id = { NULL, NULL };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < l->nr && !err; i++) {
+		err = pr_outgoing_parse_address(&id, l->items[i]);
+		if (err)
+			err = pr_error_wrap(err, "option '%s'", key);
+		pr_ident_release(&id);
+	}
+	return err;
+}
+
 static int check_options(const struct pr_instance *inst)
 {
 	const struct pr_smtp_ctx *ctx = inst->ctx;
@@ -93,6 +109,9 @@ static int check_options(const struct pr_instance *inst)
 		err = pr_error_wrap(err, "option 'from'");
 		goto done;
 	}
+	if ((err = check_list("to", &ctx->to)) ||
+	    (err = check_list("cc", &ctx->cc)))
+		goto done;
 	if (ctx->rate < 0 || ctx->max_recipients < 1) {
 		err = pr_error(PR_ECONFIG, "option '%s': must be %s",
 			       ctx->rate < 0 ? "rate" : "max-recipients",
