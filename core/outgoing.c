@@ -325,6 +325,26 @@ static bool has_control(const char *s)
 	return false;
 }
 
+/* Whether a display name needs quotes: it holds an RFC 5322 special. */
+static bool needs_quotes(const char *name)
+{
+	return strpbrk(name, "()<>[]:;@,.\"\\") != NULL;
+}
+
+/* name as a quoted string, '"' and '\\' escaped. */
+static int add_quoted(struct pr_buf *out, const char *name)
+{
+	int err = pr_buf_addch(out, '"');
+
+	for (; *name && !err; name++) {
+		if (*name == '"' || *name == '\\')
+			err = pr_buf_addch(out, '\\');
+		if (!err)
+			err = pr_buf_addch(out, *name);
+	}
+	return err ? err : pr_buf_addch(out, '"');
+}
+
 /* Whether the line `out` ends with holds more than white space. */
 static bool line_has_text(const struct pr_buf *out)
 {
@@ -382,7 +402,7 @@ static int add_address(struct pr_buf *out, const char *name, const char *email,
 		       int reserve)
 {
 	struct pr_buf one = PR_BUF_INIT;
-	size_t len = name ? strlen(name) : 0, i;
+	size_t len = name ? strlen(name) : 0;
 	bool encode = len && (must_encode(name) || len > WORD_MAX_BYTES);
 	int err = 0;
 
@@ -402,16 +422,8 @@ static int add_address(struct pr_buf *out, const char *name, const char *email,
 			err = pr_format_add_rfc2047(out, name, len,
 						    PR_RFC2047_ADDRESS);
 		pr_buf_reset(&one);
-	} else if (strpbrk(name, "()<>[]:;@,.\"\\")) {
-		err = pr_buf_addch(&one, '"');
-		for (i = 0; i < len && !err; i++) {
-			if (name[i] == '"' || name[i] == '\\')
-				err = pr_buf_addch(&one, '\\');
-			if (!err)
-				err = pr_buf_addch(&one, name[i]);
-		}
-		if (!err)
-			err = pr_buf_addch(&one, '"');
+	} else if (needs_quotes(name)) {
+		err = add_quoted(&one, name);
 	} else {
 		err = pr_buf_adds(&one, name);
 	}
@@ -608,7 +620,7 @@ static int render_patch(struct pr_buf *out, const struct render *r, size_t i,
 			size_t index)
 {
 	const struct pr_patch *p = r->v->patches[i];
-	struct pr_buf fp = PR_BUF_INIT, base = PR_BUF_INIT;
+	struct pr_buf fp = PR_BUF_INIT, base = PR_BUF_INIT, raw = PR_BUF_INIT;
 	struct pr_format_opts fo = { r->prefix,	 r->opts->signature,
 				     (int)i + 1, r->total,
 				     NULL,	 r->opts->sender,
@@ -636,10 +648,32 @@ static int render_patch(struct pr_buf *out, const struct render *r, size_t i,
 			       r->opts->sender ? r->opts->sender : &p->author,
 			       (int)i + 1, p->subject, mime)))
 		goto done;
+	/*
+	 * The in-body From line: format-patch --from writes the name raw;
+	 * git send-email, which adds the line itself, writes the patch's
+	 * From: header with its RFC 2047 words decoded, so an ASCII name
+	 * with specials keeps the quotes format-patch gave it there.  Unlike
+	 * git, a non-ASCII name holding '"' is quoted too: raw, git mailinfo
+	 * (git am) would drop its quotes from the author's name.
+	 */
+	if ((err = pr_buf_addf(&raw, "From: %s <%s>\n\n", p->author.name,
+			       p->author.email)))
+		goto done;
+	if (!strncmp(body, raw.ptr, raw.len) && needs_quotes(p->author.name) &&
+	    (strchr(p->author.name, '"') ||
+	     !pr_format_needs_rfc2047(p->author.name,
+				      strlen(p->author.name)))) {
+		if ((err = pr_buf_adds(out, "From: ")) ||
+		    (err = add_quoted(out, p->author.name)) ||
+		    (err = pr_buf_addf(out, " <%s>\n\n", p->author.email)))
+			goto done;
+		body += raw.len;
+	}
 	err = pr_buf_add(out, body, fp.len - (size_t)(body - fp.ptr));
 done:
 	pr_buf_release(&fp);
 	pr_buf_release(&base);
+	pr_buf_release(&raw);
 	return err;
 }
 

@@ -30,7 +30,9 @@
  *   pass 78 columns is folded, which git does not do; an address
  *   that is not a bare addr-spec is refused with PR_EINVAL (the message
  *   names it).  An author name that must go raw into the in-body From line
- *   and holds a control byte is refused the same way.  Every header line
+ *   and holds a control byte is refused the same way.  The in-body From
+ *   line is git send-email's: the name quoted when it is ASCII with a
+ *   special, raw when non-ASCII unless it holds '"' (git am keeps it).  Every header line
  *   of a rendered mail is printable ASCII and at most 998 bytes; the
  *   renderer checks it before returning (PR_EINTERNAL otherwise).
  * - Mails have LF line ends, no mbox "From " line, and no byte is changed

@@ -448,6 +448,49 @@ static void test_names(void **state)
 	pr_buf_release(&f);
 }
 
+/* The in-body From line as git send-email writes it (and where not). */
+static void test_in_body_from(void **state)
+{
+	static const struct {
+		const char *author, *line;
+	} cases[] = {
+		{ "Ada Lovelace", "From: Ada Lovelace <x@example.org>\n\n" },
+		/* git: the patch's From: header, quotes kept */
+		{ "Doe, Jane (JD)",
+		  "From: \"Doe, Jane (JD)\" <x@example.org>\n\n" },
+		/* git: RFC 2047 decoded, raw */
+		{ "J\xc3\xb6rg M\xc3\xbcller, Jr",
+		  "From: J\xc3\xb6rg M\xc3\xbcller, Jr <x@example.org>\n\n" },
+		/* not git: raw, git am would drop the quotes */
+		{ "J\xc3\xb6rg \"JJ\" M\xc3\xbcller",
+		  "From: \"J\xc3\xb6rg \\\"JJ\\\" M\xc3\xbcller\" "
+		  "<x@example.org>\n\n" },
+	};
+	struct pr_ident sender = { NULL, NULL };
+	size_t i;
+
+	pr_ident_set(&sender, "Bot", "bot@example.org");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pr_version *v = pr_version_new(1);
+		struct pr_outgoing_opts opts = { 0 };
+		struct pr_outgoing o;
+		const char *body;
+
+		pr_version_add_patch(v, patch(cases[i].author, "x@example.org",
+					      "fix it", 1));
+		opts.key = "k-v1";
+		opts.sender = &sender;
+		assert_int_equal(pr_outgoing_render(&o, v, &opts), 0);
+		body = strstr(o.mails[0], "\n\n");
+		assert_non_null(body);
+		assert_true(!strncmp(body + 2, cases[i].line,
+				     strlen(cases[i].line)));
+		pr_outgoing_release(&o);
+		pr_version_free(v);
+	}
+	pr_ident_release(&sender);
+}
+
 static void test_parse_names(void **state)
 {
 	static const struct {
@@ -555,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_recipients),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_parse_names),
+		cmocka_unit_test(test_in_body_from),
 		cmocka_unit_test(test_helpers),
 	};
 
