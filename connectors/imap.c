@@ -41,6 +41,9 @@ struct imap_src {
 	struct pr_buf resp; /* the last answer */
 	bool too_big; /* the answer passed resp's cap */
 	bool login_disabled; /* the last CAPABILITY held LOGINDISABLED */
+	bool cap_seen; /* a CAPABILITY came on this request's connection */
+	bool no_starttls; /* and the first one did not offer STARTTLS */
+	bool warned; /* the plain text login was logged */
 };
 
 static size_t on_data(char *data, size_t size, size_t nmemb, void *payload)
@@ -82,9 +85,13 @@ static int on_trace(CURL *h, curl_infotype type, char *data, size_t size,
 	PR_UNUSED(h);
 	if (type != CURLINFO_HEADER_IN || size < 2 || data[0] != '*')
 		return 0;
-	if (has_token(data, size, "CAPABILITY") ||
-	    has_token(data, size, "[CAPABILITY"))
-		s->login_disabled = has_token(data, size, "LOGINDISABLED");
+	if (!has_token(data, size, "CAPABILITY") &&
+	    !has_token(data, size, "[CAPABILITY"))
+		return 0;
+	s->login_disabled = has_token(data, size, "LOGINDISABLED");
+	if (!s->cap_seen)
+		s->no_starttls = !has_token(data, size, "STARTTLS");
+	s->cap_seen = true;
 	return 0;
 }
 
@@ -249,9 +256,21 @@ static int request(struct imap_src *s, const char *url, const char *command,
 	s->errbuf[0] = '\0';
 	s->too_big = false;
 	s->login_disabled = false;
+	s->cap_seen = s->no_starttls = false;
 	curl_easy_setopt(s->h, CURLOPT_URL, url);
 	curl_easy_setopt(s->h, CURLOPT_CUSTOMREQUEST, command);
 	rc = curl_easy_perform(s->h);
+	/* starttls = optional, and the server offered none */
+	if (s->no_starttls && !s->warned &&
+	    pr_mailtls_use_ssl(s->ctx->url, s->ctx->starttls) ==
+		    CURLUSESSL_TRY) {
+		pr_log_warn(s->inst->prefix,
+			    "imap '%s': the server does not offer STARTTLS: "
+			    "logging in without TLS, the password in plain "
+			    "text (starttls = optional)",
+			    s->base.ptr);
+		s->warned = true;
+	}
 	if (rc == CURLE_OK)
 		return 0;
 	if (rc == CURLE_REMOTE_FILE_NOT_FOUND)

@@ -205,4 +205,13 @@ conf nostls "imap://127.0.0.1:$(cat fake.port)/list" "ca-file = $tmp/dovecot/cer
 refused nostls "imap 'imap://127.0.0.1:$(cat fake.port)/': the server does not offer STARTTLS (STARTTLS not available.) and starttls is 'required'"
 grep -qi 'AUTHENTICATE\|LOGIN' fake.log && fail "credentials went to a server without TLS: $(cat fake.log)"
 grep -q CAPABILITY fake.log || fail "the fake server saw nothing: $(cat fake.log)"
+# optional there goes on in plain text, and says so (the fake refuses
+# the login itself)
+conf noopt "imap://127.0.0.1:$(cat fake.port)/list" 'starttls = optional'
+refused noopt "login refused for user 'bot'"
+grep -qF "warning: [imap:list] imap 'imap://127.0.0.1:$(cat fake.port)/': the server does not offer STARTTLS: logging in without TLS, the password in plain text (starttls = optional)" noopt.err ||
+	fail "optional without STARTTLS: no warning: $(cat noopt.err)"
+grep -qi 'AUTHENTICATE\|LOGIN' fake.log || fail "optional did not log in: $(cat fake.log)"
+# where STARTTLS was taken, no such warning
+grep -q 'plain text' opt.err && fail "optional with STARTTLS warned: $(cat opt.err)"
 echo "imap_starttls.sh: ok"
