@@ -28,8 +28,12 @@
  *   a 5xx answer rejects the message, a TLS or certificate failure is an
  *   error (a retry cannot help until the configuration changes).
  * - The password never reaches a log line: it is only handed to libcurl,
- *   whose verbose output stays off, and a URL with user information is
- *   refused so that no secret can sit in the (logged) URL.
+ *   whose trace goes to on_trace (which reads the server's first EHLO
+ *   answer for STARTTLS and keeps nothing), and a URL with user
+ *   information is refused so that no secret can sit in the (logged) URL.
+ * - starttls = optional against a server that offers no STARTTLS logs a
+ *   warning, once per instance: the mail (and the password) go in plain
+ *   text.
  * - `rate` messages per minute: deliver() sleeps until 60000/rate ms have
  *   passed since the previous message of this instance.  The time of that
  *   message lives in inst->state, allocated on first use and freed by
@@ -42,7 +46,34 @@
 struct smtp_state {
 	bool sent_before;
 	struct timespec last;
+	bool warned_plain; /* the warning for a server without STARTTLS */
 };
+
+/* What the trace saw of the server's first EHLO answer. */
+struct ehlo {
+	bool done; /* its last line came */
+	bool starttls; /* it offered STARTTLS */
+};
+
+/*
+ * libcurl's trace: only the server's first EHLO answer is looked at;
+ * nothing of it is kept or logged (the lines going out hold the password).
+ */
+static int on_trace(CURL *h, curl_infotype type, char *data, size_t size,
+		    void *payload)
+{
+	struct ehlo *e = payload;
+
+	PR_UNUSED(h);
+	if (type != CURLINFO_HEADER_IN || e->done || size < 4 ||
+	    memcmp(data, "250", 3))
+		return 0;
+	if (size >= 12 && !strncasecmp(data + 4, "STARTTLS", 8))
+		e->starttls = true;
+	if (data[3] == ' ')
+		e->done = true;
+	return 0;
+}
 
 /* 0 when `s` is an acceptable bare address for MAIL FROM / RCPT TO. */
 static int check_address(const char *what, const char *s)
@@ -466,6 +497,9 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 	struct pr_buf from = PR_BUF_INIT, why = PR_BUF_INIT;
 	struct pr_ident sender = { NULL, NULL };
 	struct reader r = { data->ptr, data->len, 0 };
+	struct smtp_state *st = inst->state;
+	struct ehlo ehlo = { false, false };
+	long use_ssl = pr_mailtls_use_ssl(ctx->url, ctx->starttls);
 	long code = 0;
 	CURLcode rc;
 	CURL *c;
@@ -483,8 +517,11 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_USE_SSL,
-			 pr_mailtls_use_ssl(ctx->url, ctx->starttls));
+	curl_easy_setopt(c, CURLOPT_USE_SSL, use_ssl);
+	/* the trace goes to on_trace only, never to stderr */
+	curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, on_trace);
+	curl_easy_setopt(c, CURLOPT_DEBUGDATA, &ehlo);
+	curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);
 	if (ctx->ca_file)
 		curl_easy_setopt(c, CURLOPT_CAINFO, ctx->ca_file);
 	if (ctx->password) {
@@ -505,6 +542,17 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 	curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)data->len);
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	/* starttls = optional, and the server offered none */
+	if (use_ssl == CURLUSESSL_TRY && ehlo.done && !ehlo.starttls && st &&
+	    !st->warned_plain) {
+		pr_log_warn(inst->prefix,
+			    "smtp '%s': the server does not offer STARTTLS: "
+			    "sending without TLS%s (starttls = optional)",
+			    ctx->url,
+			    ctx->password ? ", the password in plain text"
+					  : "");
+		st->warned_plain = true;
+	}
 	if (rc == CURLE_OK) {
 		out->status = PR_DELIVER_OK;
 		pr_log_info(inst->prefix, "sent message %zu/%zu %s",
