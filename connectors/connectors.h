@@ -68,7 +68,8 @@ extern const struct pr_connector_type pr_connector_smtp;
  * connectors/public_inbox.c); wait and trusted are connectors/mailsrc.h's,
  * timeout is in milliseconds.  imap: url is imap:// or imaps://host[:port]
  * with an optional /MAILBOX path, mailbox the mailbox when the url has no
- * path, search an IMAP SEARCH filter.  public-inbox: url is the inbox's
+ * path, search an IMAP SEARCH filter, starttls as the smtp sink's (on
+ * imap:// only).  public-inbox: url is the inbox's
  * address (https://lore.kernel.org/netdev/).
  */
 struct pr_imap_ctx {
@@ -78,6 +79,7 @@ struct pr_imap_ctx {
 	char *mailbox;
 	char *search;
 	char *ca_file;
+	char *starttls;
 	int64_t timeout;
 	int64_t wait;
 	struct pr_strlist trusted;

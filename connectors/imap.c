@@ -7,6 +7,7 @@
 #include "connectors.h"
 #include "http.h"
 #include "mailsrc.h"
+#include "mailtls.h"
 #include "mbox.h"
 
 /*
@@ -23,6 +24,10 @@
  *   line; what it emits again has the same fingerprints, so the engine
  *   sends nothing twice.
  * - libcurl fetches with BODY[], which sets \Seen; nothing else is changed.
+ * - imap:// uses STARTTLS as the starttls option says (connectors/mailtls.h);
+ *   a login refused because the server announced LOGINDISABLED (it wants
+ *   TLS first) is told apart from a wrong password by reading the server's
+ *   CAPABILITY lines in libcurl's trace.
  * - The password never reaches a log line or an error message.
  */
 
@@ -35,6 +40,10 @@ struct imap_src {
 	struct pr_buf mailbox; /* the decoded mailbox name */
 	struct pr_buf resp; /* the last answer */
 	bool too_big; /* the answer passed resp's cap */
+	bool login_disabled; /* the last CAPABILITY held LOGINDISABLED */
+	bool cap_seen; /* a CAPABILITY came on this request's connection */
+	bool no_starttls; /* and the first one did not offer STARTTLS */
+	bool warned; /* the plain text login was logged */
 };
 
 static size_t on_data(char *data, size_t size, size_t nmemb, void *payload)
@@ -49,6 +58,41 @@ static size_t on_data(char *data, size_t size, size_t nmemb, void *payload)
 		return 0;
 	}
 	return n;
+}
+
+static bool has_token(const char *s, size_t n, const char *tok)
+{
+	size_t t = strlen(tok), i;
+
+	for (i = 0; i + t <= n; i++)
+		if ((!i || s[i - 1] == ' ') && !memcmp(s + i, tok, t) &&
+		    (i + t == n || strchr(" ]\r\n", s[i + t])))
+			return true;
+	return false;
+}
+
+/*
+ * libcurl's trace: only the server's lines are looked at, and only for
+ * the capabilities; nothing of it is kept or logged (the lines going out
+ * hold the password).  The CAPABILITY asked again after STARTTLS
+ * replaces the one before.
+ */
+static int on_trace(CURL *h, curl_infotype type, char *data, size_t size,
+		    void *payload)
+{
+	struct imap_src *s = payload;
+
+	PR_UNUSED(h);
+	if (type != CURLINFO_HEADER_IN || size < 2 || data[0] != '*')
+		return 0;
+	if (!has_token(data, size, "CAPABILITY") &&
+	    !has_token(data, size, "[CAPABILITY"))
+		return 0;
+	s->login_disabled = has_token(data, size, "LOGINDISABLED");
+	if (!s->cap_seen)
+		s->no_starttls = !has_token(data, size, "STARTTLS");
+	s->cap_seen = true;
+	return 0;
 }
 
 static int hexval(int c)
@@ -159,8 +203,27 @@ static int request_error(struct imap_src *s, CURLcode rc, const char *what)
 {
 	const char *why = s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc);
 
+	if (pr_mailtls_failure(rc)) {
+		struct pr_buf msg = PR_BUF_INIT;
+		int err;
+
+		pr_mailtls_add_reason(&msg, rc, why, s->ctx->ca_file);
+		err = pr_error(PR_ENET, "imap '%s': %s", s->base.ptr, msg.ptr);
+		pr_buf_release(&msg);
+		return err;
+	}
 	switch (rc) {
 	case CURLE_LOGIN_DENIED:
+		if (s->login_disabled)
+			return pr_error(PR_EAUTH,
+					"imap '%s': the server refuses to log "
+					"in without TLS (it announces "
+					"LOGINDISABLED) and starttls is '%s'; "
+					"set starttls = required or use "
+					"imaps://",
+					s->base.ptr,
+					s->ctx->starttls ? s->ctx->starttls
+							 : "required");
 		return pr_error(PR_EAUTH,
 				"imap '%s': login refused for user '%s' "
 				"(wrong user or password?)",
@@ -192,9 +255,22 @@ static int request(struct imap_src *s, const char *url, const char *command,
 	pr_buf_init(&s->resp, PR_LIMIT_MAIL_BYTES);
 	s->errbuf[0] = '\0';
 	s->too_big = false;
+	s->login_disabled = false;
+	s->cap_seen = s->no_starttls = false;
 	curl_easy_setopt(s->h, CURLOPT_URL, url);
 	curl_easy_setopt(s->h, CURLOPT_CUSTOMREQUEST, command);
 	rc = curl_easy_perform(s->h);
+	/* starttls = optional, and the server offered none */
+	if (s->no_starttls && !s->warned &&
+	    pr_mailtls_use_ssl(s->ctx->url, s->ctx->starttls) ==
+		    CURLUSESSL_TRY) {
+		pr_log_warn(s->inst->prefix,
+			    "imap '%s': the server does not offer STARTTLS: "
+			    "logging in without TLS, the password in plain "
+			    "text (starttls = optional)",
+			    s->base.ptr);
+		s->warned = true;
+	}
 	if (rc == CURLE_OK)
 		return 0;
 	if (rc == CURLE_REMOTE_FILE_NOT_FOUND)
@@ -213,6 +289,12 @@ static int setup(struct imap_src *s)
 	curl_easy_setopt(s->h, CURLOPT_PROTOCOLS_STR, "imap,imaps");
 	curl_easy_setopt(s->h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(s->h, CURLOPT_ERRORBUFFER, s->errbuf);
+	curl_easy_setopt(s->h, CURLOPT_USE_SSL,
+			 pr_mailtls_use_ssl(s->ctx->url, s->ctx->starttls));
+	/* the trace goes to on_trace only, never to stderr */
+	curl_easy_setopt(s->h, CURLOPT_DEBUGFUNCTION, on_trace);
+	curl_easy_setopt(s->h, CURLOPT_DEBUGDATA, s);
+	curl_easy_setopt(s->h, CURLOPT_VERBOSE, 1L);
 	curl_easy_setopt(s->h, CURLOPT_USERNAME, s->ctx->user);
 	curl_easy_setopt(s->h, CURLOPT_PASSWORD, s->ctx->password);
 	if (s->ctx->ca_file)
@@ -499,6 +581,10 @@ static const struct pr_option imap_options[] = {
 	{ "search", PR_OPT_STRING, "ALL",
 	  "an IMAP SEARCH filter the messages must match",
 	  offsetof(struct pr_imap_ctx, search), false, NULL },
+	{ "starttls", PR_OPT_ENUM, "required",
+	  "STARTTLS on imap://: required, optional or never",
+	  offsetof(struct pr_imap_ctx, starttls), false,
+	  pr_mailtls_starttls_choices },
 	{ "ca-file", PR_OPT_PATH, NULL,
 	  "CA certificates to verify the server with (default: the system's)",
 	  offsetof(struct pr_imap_ctx, ca_file), false, NULL },

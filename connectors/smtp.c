@@ -7,6 +7,7 @@
 
 #include "connectors.h"
 #include "delivery.h"
+#include "mailtls.h"
 #include "outgoing.h"
 
 /*
@@ -27,8 +28,12 @@
  *   a 5xx answer rejects the message, a TLS or certificate failure is an
  *   error (a retry cannot help until the configuration changes).
  * - The password never reaches a log line: it is only handed to libcurl,
- *   whose verbose output stays off, and a URL with user information is
- *   refused so that no secret can sit in the (logged) URL.
+ *   whose trace goes to on_trace (which reads the server's first EHLO
+ *   answer for STARTTLS and keeps nothing), and a URL with user
+ *   information is refused so that no secret can sit in the (logged) URL.
+ * - starttls = optional against a server that offers no STARTTLS logs a
+ *   warning, once per instance: the mail (and the password) go in plain
+ *   text.
  * - `rate` messages per minute: deliver() sleeps until 60000/rate ms have
  *   passed since the previous message of this instance.  The time of that
  *   message lives in inst->state, allocated on first use and freed by
@@ -41,10 +46,34 @@
 struct smtp_state {
 	bool sent_before;
 	struct timespec last;
+	bool warned_plain; /* the warning for a server without STARTTLS */
 };
 
-static const char *const starttls_choices[] = { "required", "optional", "never",
-						NULL };
+/* What the trace saw of the server's first EHLO answer. */
+struct ehlo {
+	bool done; /* its last line came */
+	bool starttls; /* it offered STARTTLS */
+};
+
+/*
+ * libcurl's trace: only the server's first EHLO answer is looked at;
+ * nothing of it is kept or logged (the lines going out hold the password).
+ */
+static int on_trace(CURL *h, curl_infotype type, char *data, size_t size,
+		    void *payload)
+{
+	struct ehlo *e = payload;
+
+	PR_UNUSED(h);
+	if (type != CURLINFO_HEADER_IN || e->done || size < 4 ||
+	    memcmp(data, "250", 3))
+		return 0;
+	if (size >= 12 && !strncasecmp(data + 4, "STARTTLS", 8))
+		e->starttls = true;
+	if (data[3] == ' ')
+		e->done = true;
+	return 0;
+}
 
 /* 0 when `s` is an acceptable bare address for MAIL FROM / RCPT TO. */
 static int check_address(const char *what, const char *s)
@@ -62,6 +91,22 @@ static int check_address(const char *what, const char *s)
 		return pr_error(PR_EINVAL, "%s '%s': not a bare address", what,
 				s);
 	return 0;
+}
+
+/* Each value of the to or cc option is an address (at open, not send). */
+static int check_list(const char *key, const struct pr_strlist *l)
+{
+	struct pr_ident id = { NULL, NULL };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < l->nr && !err; i++) {
+		err = pr_outgoing_parse_address(&id, l->items[i]);
+		if (err)
+			err = pr_error_wrap(err, "option '%s'", key);
+		pr_ident_release(&id);
+	}
+	return err;
 }
 
 static int check_options(const struct pr_instance *inst)
@@ -95,6 +140,9 @@ static int check_options(const struct pr_instance *inst)
 		err = pr_error_wrap(err, "option 'from'");
 		goto done;
 	}
+	if ((err = check_list("to", &ctx->to)) ||
+	    (err = check_list("cc", &ctx->cc)))
+		goto done;
 	if (ctx->rate < 0 || ctx->max_recipients < 1) {
 		err = pr_error(PR_ECONFIG, "option '%s': must be %s",
 			       ctx->rate < 0 ? "rate" : "max-recipients",
@@ -439,24 +487,6 @@ static void rate_note(struct pr_instance *inst)
 	clock_gettime(CLOCK_MONOTONIC, &st->last);
 }
 
-static long use_ssl(const struct pr_smtp_ctx *ctx)
-{
-	if (!strncmp(ctx->url, "smtps://", 8))
-		return CURLUSESSL_ALL;
-	if (!ctx->starttls || !strcmp(ctx->starttls, "required"))
-		return CURLUSESSL_ALL;
-	if (!strcmp(ctx->starttls, "optional"))
-		return CURLUSESSL_TRY;
-	return CURLUSESSL_NONE;
-}
-
-static bool tls_failure(CURLcode rc)
-{
-	return rc == CURLE_USE_SSL_FAILED || rc == CURLE_SSL_CONNECT_ERROR ||
-	       rc == CURLE_PEER_FAILED_VERIFICATION ||
-	       rc == CURLE_SSL_CACERT_BADFILE || rc == CURLE_SSL_CERTPROBLEM;
-}
-
 /* Send one message; fills in *out, or returns an error. */
 static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 		    struct curl_slist *rcpt, const struct pr_buf *data,
@@ -467,6 +497,9 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 	struct pr_buf from = PR_BUF_INIT, why = PR_BUF_INIT;
 	struct pr_ident sender = { NULL, NULL };
 	struct reader r = { data->ptr, data->len, 0 };
+	struct smtp_state *st = inst->state;
+	struct ehlo ehlo = { false, false };
+	long use_ssl = pr_mailtls_use_ssl(ctx->url, ctx->starttls);
 	long code = 0;
 	CURLcode rc;
 	CURL *c;
@@ -484,7 +517,11 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_USE_SSL, use_ssl(ctx));
+	curl_easy_setopt(c, CURLOPT_USE_SSL, use_ssl);
+	/* the trace goes to on_trace only, never to stderr */
+	curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, on_trace);
+	curl_easy_setopt(c, CURLOPT_DEBUGDATA, &ehlo);
+	curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);
 	if (ctx->ca_file)
 		curl_easy_setopt(c, CURLOPT_CAINFO, ctx->ca_file);
 	if (ctx->password) {
@@ -505,6 +542,17 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 	curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)data->len);
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	/* starttls = optional, and the server offered none */
+	if (use_ssl == CURLUSESSL_TRY && ehlo.done && !ehlo.starttls && st &&
+	    !st->warned_plain) {
+		pr_log_warn(inst->prefix,
+			    "smtp '%s': the server does not offer STARTTLS: "
+			    "sending without TLS%s (starttls = optional)",
+			    ctx->url,
+			    ctx->password ? ", the password in plain text"
+					  : "");
+		st->warned_plain = true;
+	}
 	if (rc == CURLE_OK) {
 		out->status = PR_DELIVER_OK;
 		pr_log_info(inst->prefix, "sent message %zu/%zu %s",
@@ -512,16 +560,20 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 		goto done;
 	}
 	pr_buf_addf(&why, "message %zu/%zu %s: ", d->index + 1, d->nr, mid);
+	if (pr_mailtls_failure(rc)) {
+		pr_buf_addf(&why, "smtp '%s': ", ctx->url);
+		pr_mailtls_add_reason(
+			&why, rc, errbuf[0] ? errbuf : curl_easy_strerror(rc),
+			ctx->ca_file);
+		err = pr_error(PR_ENET, "%s", why.ptr);
+		goto done;
+	}
 	if (rc == CURLE_OPERATION_TIMEDOUT)
 		pr_buf_addf(&why, "timed out after %lld ms: ",
 			    (long long)ctx->timeout);
 	pr_buf_adds(&why, errbuf[0] ? errbuf : curl_easy_strerror(rc));
 	if (code)
 		pr_buf_addf(&why, " (server answered %ld)", code);
-	if (tls_failure(rc)) {
-		err = pr_error(PR_ENET, "%s", why.ptr);
-		goto done;
-	}
 	if ((code >= 500 && code <= 599) || rc == CURLE_LOGIN_DENIED) {
 		out->status = PR_DELIVER_REJECTED;
 		pr_log_error(inst->prefix, "rejected %s", why.ptr);
@@ -603,7 +655,8 @@ static const struct pr_option smtp_options[] = {
 	  offsetof(struct pr_smtp_ctx, from), true, NULL },
 	{ "starttls", PR_OPT_ENUM, "required",
 	  "STARTTLS on smtp://: required, optional or never",
-	  offsetof(struct pr_smtp_ctx, starttls), false, starttls_choices },
+	  offsetof(struct pr_smtp_ctx, starttls), false,
+	  pr_mailtls_starttls_choices },
 	{ "user", PR_OPT_STRING, NULL,
 	  "the AUTH user name (default: the from address)",
 	  offsetof(struct pr_smtp_ctx, user), false, NULL },

@@ -4,11 +4,14 @@
 #include <ctype.h>
 
 #include "format.h"
+#include "mail.h"
 
 /* RFC 5322 2.1.1: a line is at most 998 bytes without its CRLF. */
 #define LINE_MAX_BYTES 998
 /* A word longer than this cannot be folded: write it as RFC 2047 words. */
 #define WORD_MAX_BYTES 900
+/* RFC 5322 2.1.1: lines SHOULD be at most 78 characters; fold to keep it. */
+#define FOLD_COLUMNS 78
 
 void pr_outgoing_rcpt_release(struct pr_outgoing_rcpt *r)
 {
@@ -39,9 +42,72 @@ int pr_outgoing_check_address(const char *what, const char *addr)
 	return 0;
 }
 
+/* Append the unquoted run s: its RFC 2047 words decoded, if it has any. */
+static int add_phrase_run(struct pr_buf *out, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i++)
+		if (s[i] == '=' && s[i + 1] == '?')
+			return pr_mail_decode_words(out, s, len);
+	return pr_buf_add(out, s, len);
+}
+
+/*
+ * The display name a reader sees in the phrase s (RFC 5322 3.2.5): a
+ * quoted string loses its quotes and backslashes, an encoded word outside
+ * one is decoded (RFC 2047 5(3)), the rest stays as written, a comment's
+ * parentheses included.
+ */
+static int unquote_phrase(struct pr_buf *out, const char *text, const char *s,
+			  size_t len)
+{
+	size_t i = 0, run = 0;
+	int err = 0;
+
+	while (i < len && !err) {
+		if (s[i] != '"') {
+			i++;
+			continue;
+		}
+		if ((err = add_phrase_run(out, s + run, i - run)))
+			break;
+		for (i++; i < len && s[i] != '"' && !err; i++) {
+			if (s[i] == '\\' && i + 1 < len)
+				i++;
+			err = pr_buf_addch(out, s[i]);
+		}
+		if (!err && i >= len)
+			err = pr_error(PR_EINVAL,
+				       "address '%.60s': a quoted name without "
+				       "its closing '\"'",
+				       text);
+		run = ++i;
+	}
+	if (!err && run < len)
+		err = add_phrase_run(out, s + run, len - run);
+	return err;
+}
+
+/* The first '<' outside a quoted string, or NULL. */
+static const char *angle_of(const char *s)
+{
+	bool quoted = false;
+
+	for (; *s; s++) {
+		if (quoted && *s == '\\' && s[1])
+			s++;
+		else if (*s == '"')
+			quoted = !quoted;
+		else if (!quoted && *s == '<')
+			return s;
+	}
+	return NULL;
+}
+
 int pr_outgoing_parse_address(struct pr_ident *id, const char *text)
 {
-	const char *lt = strchr(text, '<');
+	const char *lt = angle_of(text);
 	struct pr_buf name = PR_BUF_INIT, email = PR_BUF_INIT;
 	const char *c;
 	int err = 0;
@@ -53,7 +119,7 @@ int pr_outgoing_parse_address(struct pr_ident *id, const char *text)
 					(int)(c - text), text);
 	if (lt) {
 		const char *gt = strchr(lt, '>');
-		const char *e = lt;
+		const char *e = lt, *s = text + strspn(text, " \t");
 
 		if (!gt || gt[1 + strspn(gt + 1, " \t")]) {
 			err = pr_error(PR_EINVAL,
@@ -61,14 +127,17 @@ int pr_outgoing_parse_address(struct pr_ident *id, const char *text)
 				       text);
 			goto done;
 		}
-		while (e > text && (e[-1] == ' ' || e[-1] == '\t'))
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
 			e--;
-		text += strspn(text, " \t");
-		if (e > text && *text == '"' && e[-1] == '"' && e - text >= 2)
-			err = pr_buf_add(&name, text + 1,
-					 (size_t)(e - text - 2));
-		else if (e > text)
-			err = pr_buf_add(&name, text, (size_t)(e - text));
+		err = unquote_phrase(&name, text, s, (size_t)(e - s));
+		/* a decoded word may hold anything: CR and LF stay out */
+		for (c = name.ptr; !err && c && *c; c++)
+			if ((unsigned char)*c < ' ' || *c == 127)
+				err = pr_error(
+					PR_EINVAL,
+					"address '%.60s': the name holds "
+					"a control byte",
+					text);
 		if (!err)
 			err = pr_buf_add(&email, lt + 1, (size_t)(gt - lt - 1));
 	} else {
@@ -256,31 +325,113 @@ static bool has_control(const char *s)
 	return false;
 }
 
-/* A display name and address: `Name <a@b>`, or `a@b` without a name. */
-static int add_address(struct pr_buf *out, const char *name, const char *email)
+/* Whether a display name needs quotes: it holds an RFC 5322 special. */
+static bool needs_quotes(const char *name)
 {
-	size_t len = name ? strlen(name) : 0, i;
+	return strpbrk(name, "()<>[]:;@,.\"\\") != NULL;
+}
+
+/* name as a quoted string, '"' and '\\' escaped. */
+static int add_quoted(struct pr_buf *out, const char *name)
+{
+	int err = pr_buf_addch(out, '"');
+
+	for (; *name && !err; name++) {
+		if (*name == '"' || *name == '\\')
+			err = pr_buf_addch(out, '\\');
+		if (!err)
+			err = pr_buf_addch(out, *name);
+	}
+	return err ? err : pr_buf_addch(out, '"');
+}
+
+/* Whether the line `out` ends with holds more than white space. */
+static bool line_has_text(const struct pr_buf *out)
+{
+	size_t i = out->len;
+
+	while (i > 0 && out->ptr[i - 1] != '\n')
+		if (out->ptr[--i] != ' ' && out->ptr[i] != '\t')
+			return true;
+	return false;
+}
+
+/*
+ * Append s (no line break in it), folding before a space wherever the
+ * text up to the next space would pass FOLD_COLUMNS (RFC 5322 2.2.3: a
+ * fold is a line break put before white space; unfolding takes it out, so
+ * the value is unchanged, inside a quoted string too).  reserve: the
+ * bytes that will follow s on its last line.
+ */
+static int add_folded(struct pr_buf *out, const char *s, size_t len,
+		      int reserve)
+{
+	int col = last_line_length(out), err = 0;
+	size_t i = 0;
+
+	while (i < len && !err) {
+		size_t j = i + 1;
+		int seg;
+
+		while (j < len && s[j] != ' ')
+			j++;
+		seg = (int)(j - i) + (j == len ? reserve : 0);
+		if (s[i] == ' ' && col + seg > FOLD_COLUMNS &&
+		    line_has_text(out)) {
+			err = pr_buf_addch(out, '\n');
+			col = 0;
+		}
+		if (!err)
+			err = pr_buf_add(out, s + i, j - i);
+		col += (int)(j - i);
+		i = j;
+	}
+	return err;
+}
+
+/*
+ * A display name and address as git send-email's sanitize_address writes
+ * them: `Name <a@b>`, `"Name, with specials" <a@b>` (backslash and quote
+ * escaped), `=?UTF-8?q?...?= <a@b>` as one encoded word, or `a@b` alone.
+ * git never folds; where its form would pass FOLD_COLUMNS (with reserve
+ * bytes after it) or make an encoded word over 75 bytes (RFC 2047 2), the
+ * name is folded instead: encoded words are split as format-patch splits
+ * them, a quoted or plain name is folded between its words.
+ */
+static int add_address(struct pr_buf *out, const char *name, const char *email,
+		       int reserve)
+{
+	struct pr_buf one = PR_BUF_INIT;
+	size_t len = name ? strlen(name) : 0;
+	bool encode = len && (must_encode(name) || len > WORD_MAX_BYTES);
 	int err = 0;
 
 	if (!len)
-		return pr_buf_adds(out, email);
-	if (must_encode(name) || len > WORD_MAX_BYTES) {
-		err = pr_format_add_rfc2047(out, name, len, PR_RFC2047_ADDRESS);
-	} else if (strpbrk(name, "()<>[]:;@,.\"\\")) {
-		err = pr_buf_addch(out, '"');
-		for (i = 0; i < len && !err; i++) {
-			if (name[i] == '"' || name[i] == '\\')
-				err = pr_buf_addch(out, '\\');
-			if (!err)
-				err = pr_buf_addch(out, name[i]);
-		}
-		if (!err)
-			err = pr_buf_addch(out, '"');
+		return add_folded(out, email, strlen(email), reserve);
+	if (encode) {
+		/* git's one word, unless it or its line would be too long */
+		int col = last_line_length(out);
+
+		err = pr_format_add_rfc2047(&one, name, len,
+					    PR_RFC2047_ADDRESS);
+		if (!err && !strchr(one.ptr, '\n') && one.len <= 75 &&
+		    col + (int)(one.len + 3 + strlen(email)) + reserve <=
+			    FOLD_COLUMNS)
+			err = pr_buf_addbuf(out, &one);
+		else if (!err)
+			err = pr_format_add_rfc2047(out, name, len,
+						    PR_RFC2047_ADDRESS);
+		pr_buf_reset(&one);
+	} else if (needs_quotes(name)) {
+		err = add_quoted(&one, name);
 	} else {
-		err = pr_buf_adds(out, name);
+		err = pr_buf_adds(&one, name);
 	}
 	if (!err)
-		err = pr_buf_addf(out, " <%s>", email);
+		err = pr_buf_addf(&one, " <%s>", email);
+	if (!err)
+		err = add_folded(out, one.ptr, one.len, reserve);
+	pr_buf_release(&one);
 	return err;
 }
 
@@ -299,7 +450,8 @@ static int add_rcpt_header(struct pr_buf *out, const char *field,
 			err = pr_buf_adds(out, ",\n\t");
 		if (!err)
 			err = add_address(out, l->items[i].name,
-					  l->items[i].email);
+					  l->items[i].email,
+					  i + 1 < l->nr ? 1 : 0);
 	}
 	if (!err)
 		err = pr_buf_addch(out, '\n');
@@ -405,7 +557,7 @@ static int add_headers(struct pr_buf *out, const struct render *r, size_t index,
 	int err;
 
 	if ((err = pr_buf_adds(out, "From: ")) ||
-	    (err = add_address(out, from->name, from->email)) ||
+	    (err = add_address(out, from->name, from->email, 0)) ||
 	    (err = pr_buf_addch(out, '\n')))
 		goto done;
 	if (rc && ((err = add_rcpt_header(out, "To", &rc->to)) ||
@@ -468,7 +620,7 @@ static int render_patch(struct pr_buf *out, const struct render *r, size_t i,
 			size_t index)
 {
 	const struct pr_patch *p = r->v->patches[i];
-	struct pr_buf fp = PR_BUF_INIT, base = PR_BUF_INIT;
+	struct pr_buf fp = PR_BUF_INIT, base = PR_BUF_INIT, raw = PR_BUF_INIT;
 	struct pr_format_opts fo = { r->prefix,	 r->opts->signature,
 				     (int)i + 1, r->total,
 				     NULL,	 r->opts->sender,
@@ -496,10 +648,32 @@ static int render_patch(struct pr_buf *out, const struct render *r, size_t i,
 			       r->opts->sender ? r->opts->sender : &p->author,
 			       (int)i + 1, p->subject, mime)))
 		goto done;
+	/*
+	 * The in-body From line: format-patch --from writes the name raw;
+	 * git send-email, which adds the line itself, writes the patch's
+	 * From: header with its RFC 2047 words decoded, so an ASCII name
+	 * with specials keeps the quotes format-patch gave it there.  Unlike
+	 * git, a non-ASCII name holding '"' is quoted too: raw, git mailinfo
+	 * (git am) would drop its quotes from the author's name.
+	 */
+	if ((err = pr_buf_addf(&raw, "From: %s <%s>\n\n", p->author.name,
+			       p->author.email)))
+		goto done;
+	if (!strncmp(body, raw.ptr, raw.len) && needs_quotes(p->author.name) &&
+	    (strchr(p->author.name, '"') ||
+	     !pr_format_needs_rfc2047(p->author.name,
+				      strlen(p->author.name)))) {
+		if ((err = pr_buf_adds(out, "From: ")) ||
+		    (err = add_quoted(out, p->author.name)) ||
+		    (err = pr_buf_addf(out, " <%s>\n\n", p->author.email)))
+			goto done;
+		body += raw.len;
+	}
 	err = pr_buf_add(out, body, fp.len - (size_t)(body - fp.ptr));
 done:
 	pr_buf_release(&fp);
 	pr_buf_release(&base);
+	pr_buf_release(&raw);
 	return err;
 }
 

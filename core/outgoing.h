@@ -25,10 +25,14 @@
  *   again (a retry, a restart) gives the same bytes.
  * - No header value is passed through raw: a display name or subject that
  *   holds a control byte (CR, LF, ...), a non-ASCII byte or "=?" is written
- *   as RFC 2047 words, one with a specials character is quoted; an address
+ *   as RFC 2047 words, one with a specials character is quoted (as git
+ *   send-email's sanitize_address does); a name whose single line would
+ *   pass 78 columns is folded, which git does not do; an address
  *   that is not a bare addr-spec is refused with PR_EINVAL (the message
  *   names it).  An author name that must go raw into the in-body From line
- *   and holds a control byte is refused the same way.  Every header line
+ *   and holds a control byte is refused the same way.  The in-body From
+ *   line is git send-email's: the name quoted when it is ASCII with a
+ *   special, raw when non-ASCII unless it holds '"' (git am keeps it).  Every header line
  *   of a rendered mail is printable ASCII and at most 998 bytes; the
  *   renderer checks it before returning (PR_EINTERNAL otherwise).
  * - Mails have LF line ends, no mbox "From " line, and no byte is changed
@@ -62,7 +66,11 @@ int pr_outgoing_recipients(struct pr_outgoing_rcpt *out,
 			   const struct pr_strlist *sink_to,
 			   const struct pr_strlist *sink_cc, bool preview);
 
-/* Split "Name <addr>" or "addr" into id; PR_EINVAL when it is neither. */
+/*
+ * Split "Name <addr>" or "addr" into id; PR_EINVAL when it is neither.
+ * The name is what a reader sees: quoted strings unquoted, RFC 2047 words
+ * outside them decoded; one holding a control byte is PR_EINVAL.
+ */
 int pr_outgoing_parse_address(struct pr_ident *id, const char *text);
 
 /* 0 when addr is a bare addr-spec safe for a header; else PR_EINVAL. */

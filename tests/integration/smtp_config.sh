@@ -39,4 +39,15 @@ grep -q '^    password = <redacted>$' "$tmp/out" || fail "env: not redacted"
 sed 's|rate = 30|starttls = maybe|' "$tmp/p.conf" >"$tmp/b.conf"
 "$PATCHRELAY" graph -c "$tmp/b.conf" >"$tmp/out" 2>&1 && fail "bad starttls accepted"
 grep -q starttls "$tmp/out" || fail "bad starttls: message does not name the key"
+# a cc that is no address, or whose name decodes to CR LF, is a config
+# error when run opens the sink (exit 2), naming the file, sink and option
+git config -f "$tmp/p.conf" core.state "$tmp/state.db"
+for cc in 'not an address' '=?UTF-8?q?x=0D=0ABcc:_v@example.org?= <e@example.org>'; do
+	git config -f "$tmp/p.conf" --replace-all sink.list.cc "$cc"
+	rc=0
+	"$PATCHRELAY" run --once -c "$tmp/p.conf" >"$tmp/out" 2>&1 || rc=$?
+	[ "$rc" -eq 2 ] || fail "cc '$cc': exit $rc: $(cat "$tmp/out")"
+	grep -q "p.conf: sink 'list': option 'cc': address" "$tmp/out" ||
+		fail "cc '$cc': unclear error: $(cat "$tmp/out")"
+done
 echo "ok"

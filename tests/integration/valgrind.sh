@@ -3,10 +3,11 @@
 # --json`, `patchrelay am` and `patchrelay format` on the repository's mail
 # test data (tests/data/mail, tests/data/mailinfo/real, the fuzz corpora)
 # and on a series git format-patch writes, and the fuzz replayers of the
-# mail, mbox, diff, trailer and am parsers over their corpora.  Any memcheck
-# error or definite leak fails; the outputs are checked too, so that a run
-# that did nothing cannot pass.  Skipped (77) in a sanitized build: valgrind
-# and ASan do not mix.  PR_SANITIZE is meson's b_sanitize (tests' meson.build).
+# mail, mbox, diff, trailer, am and address parsers over their corpora.
+# Any memcheck error or definite leak fails; the outputs are checked too,
+# so that a run that did nothing cannot pass.  Skipped (77) in a sanitized
+# build: valgrind and ASan do not mix.  PR_SANITIZE is meson's b_sanitize
+# (tests' meson.build).
 set -u
 : "${PATCHRELAY:?}" "${PR_SRC:?}" "${PR_BUILD:?}"
 case "${PR_SANITIZE:-none}" in
@@ -135,7 +136,7 @@ git -C "$R" checkout -q -b applied base &&
 	bad "am: patch 1 lacks the reply trailers"
 
 # the parsers' fuzz replayers over their corpora and the mail corpus
-for t in mail mbox diff trailer am; do
+for t in mail mbox diff trailer am address; do
 	r=$PR_BUILD/tests/fuzz/replay_$t
 	[ -x "$r" ] || {
 		bad "no $r"

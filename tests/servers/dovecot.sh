@@ -5,13 +5,22 @@
 #                                        wait until it answers; prints nothing
 #   dovecot.sh stop DIR                  stop it and wait until it is gone
 #
-# After start: DIR/port holds the plaintext IMAP port, DIR/tls-port the
-# implicit TLS (imaps) port, DIR/cert.pem the self-signed certificate
-# (CN and subjectAltName 127.0.0.1) to give as ca-file, DIR/mail/ the
+# After start: DIR/port holds the plaintext IMAP port (it offers STARTTLS),
+# DIR/tls-port the implicit TLS (imaps) port, DIR/cert.pem the self-signed
+# certificate (CN 127.0.0.1, subjectAltName 127.0.0.1 and 127.0.0.2) to
+# give as ca-file, DIR/mail/ the
 # user's maildir (INBOX is DIR/mail itself, other mailboxes DIR/mail/.NAME)
-# and DIR/log dovecot's log.  dovecot runs as the current user; everything
-# it writes is under DIR.  Exits non-zero, with dovecot's log, when dovecot
-# is missing or does not come up.
+# and DIR/log dovecot's log.
+#
+# Both ports listen on 127.0.0.1 and 127.0.0.2.  dovecot refuses logins
+# without TLS (disable_plaintext_auth, LOGINDISABLED) except from its own
+# address: so a client on 127.0.0.1 may log in in plain text, and one
+# connecting to 127.0.0.2 (from 127.0.0.1, the kernel's source address on
+# lo) must STARTTLS first.  DIR/tls-host holds that second address.
+#
+# dovecot runs as the current user; everything it writes is under DIR.
+# Exits non-zero, with dovecot's log, when dovecot is missing or does not
+# come up.
 set -eu
 
 die() { echo "dovecot.sh: $*" >&2; exit 1; }
@@ -53,13 +62,13 @@ start() {
 	tport=$(free_port)
 	[ "$port" != "$tport" ] || tport=$(free_port)
 	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
-		-addext subjectAltName=IP:127.0.0.1 -keyout "$dir/key.pem" \
-		-out "$dir/cert.pem" > "$dir/openssl.log" 2>&1 ||
+		-addext subjectAltName=IP:127.0.0.1,IP:127.0.0.2 \
+		-keyout "$dir/key.pem" -out "$dir/cert.pem" > "$dir/openssl.log" 2>&1 ||
 		die "openssl could not make a certificate: $(cat "$dir/openssl.log")"
 	printf '%s:{PLAIN}%s:::::\n' "$user" "$pass" > "$dir/passwd"
 	cat > "$dir/dovecot.conf" <<CONF
 protocols = imap
-listen = 127.0.0.1
+listen = 127.0.0.1, 127.0.0.2
 base_dir = $dir/base
 state_dir = $dir/state
 log_path = $dir/log
@@ -67,8 +76,8 @@ info_log_path = $dir/log
 default_internal_user = $iuser
 default_login_user = $luser
 auth_mechanisms = plain login
-# plaintext logins on loopback, where the tests run
-disable_plaintext_auth = no
+# plain text logins only from dovecot's own address (see above)
+disable_plaintext_auth = yes
 ssl = yes
 ssl_cert = <$dir/cert.pem
 ssl_key = <$dir/key.pem
@@ -86,11 +95,11 @@ userdb {
 }
 service imap-login {
   inet_listener imap {
-    address = 127.0.0.1
+    address = 127.0.0.1, 127.0.0.2
     port = $port
   }
   inet_listener imaps {
-    address = 127.0.0.1
+    address = 127.0.0.1, 127.0.0.2
     port = $tport
     ssl = yes
   }
@@ -118,6 +127,7 @@ CONF
 	done
 	echo "$port" > "$dir/port"
 	echo "$tport" > "$dir/tls-port"
+	echo 127.0.0.2 > "$dir/tls-host"
 }
 
 stop() {

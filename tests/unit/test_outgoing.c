@@ -314,6 +314,226 @@ static void test_injection(void **state)
 	pr_series_free(s);
 }
 
+/* The raw field `name` of mail, continuation lines included. */
+static void field(struct pr_buf *out, const char *mail, const char *name)
+{
+	const char *end = strstr(mail, "\n\n"), *p = mail, *e;
+	size_t n = strlen(name);
+
+	pr_buf_reset(out);
+	for (; p && p < end; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, name, n) && p[n] == ':')
+			break;
+	if (!p || p >= end)
+		return;
+	for (e = strchr(p, '\n'); e < end && (e[1] == ' ' || e[1] == '\t');
+	     e = strchr(e + 1, '\n'))
+		;
+	pr_buf_add(out, p, (size_t)(e - p));
+}
+
+/* Mail 0 of a lone patch sent from `from` to the sink's to and cc. */
+static void render_to(struct pr_buf *head, const char *from,
+		      const char *const *to, const char *const *cc)
+{
+	struct pr_version *v = pr_version_new(1);
+	struct pr_series *s = pr_series_new("gh", "pr/9");
+	struct pr_strlist tl = { 0 }, cl = { 0 };
+	struct pr_outgoing_rcpt rc;
+	struct pr_outgoing_opts opts = { 0 };
+	struct pr_ident sender = { NULL, NULL };
+	struct pr_outgoing o;
+	const char *p;
+	size_t n;
+
+	pr_version_add_patch(v,
+			     patch("A U Thor", "a@example.org", "fix it", 1));
+	for (; to && *to; to++)
+		pr_strlist_add(&tl, *to);
+	for (; cc && *cc; cc++)
+		pr_strlist_add(&cl, *cc);
+	assert_int_equal(pr_outgoing_parse_address(&sender, from), 0);
+	assert_int_equal(pr_outgoing_recipients(&rc, s, &tl, &cl, false), 0);
+	opts.key = "k-v1";
+	opts.base_time = 1796300000;
+	opts.sender = &sender;
+	opts.rcpt = &rc;
+	assert_int_equal(pr_outgoing_render(&o, v, &opts), 0);
+	n = (size_t)(strstr(o.mails[0], "\n\n") - o.mails[0]);
+	pr_buf_reset(head);
+	pr_buf_add(head, o.mails[0], n + 2);
+	/* RFC 5322's 78 columns hold for every header line here */
+	for (p = head->ptr; *p; p += strcspn(p, "\n") + 1)
+		assert_true(strcspn(p, "\n") <= 78);
+	pr_outgoing_release(&o);
+	pr_outgoing_rcpt_release(&rc);
+	pr_strlist_release(&tl);
+	pr_strlist_release(&cl);
+	pr_ident_release(&sender);
+	pr_series_free(s);
+	pr_version_free(v);
+}
+
+/*
+ * Names as git send-email writes them (sanitize_address), and folded
+ * where git's single line would pass 78 columns;
+ * tests/integration/smtp_vs_send_email.sh compares with git itself.
+ */
+static void test_names(void **state)
+{
+	static const char *const to[] = {
+		"J\xc3\xb6rg M\xc3\xbcller <jm@example.org>",
+		"\"Doe, Jane\" <jane@example.org>",
+		"\"Jane \\\"JJ\\\" Doe\" <jj@example.org>",
+		"\"Back\\\\slash\" <bs@example.org>",
+		"=?UTF-8?q?J=C3=B6rg?= <enc@example.org>",
+		"\"A Quite Long Plain ASCII Display Name That Will Not Fit On "
+		"One Header Line, Jr.\" <long@example.org>",
+		NULL,
+	};
+	static const char *const cc[] = {
+		"first@example.org",
+		"\xc3\x96g\xc3\xbct Abcdefghijklmnopqrstuvwxyzabc "
+		"<x78@example.org>",
+		"\xc3\x96g\xc3\xbct Abcdefghijklmnopqrstuvwxyzabcd "
+		"<x79@example.org>",
+		"jane@example.org",
+		"\"Z\xc3\xb6\xc3\xab \xc3\x85ngstr\xc3\xb6m-\xc5\x81ukasiewicz van "
+		"der Berg-Papadopoulou, Ph.D.\" <zoe@example.org>",
+		NULL,
+	};
+	struct pr_buf head = PR_BUF_INIT, f = PR_BUF_INIT;
+
+	render_to(&head, "P\xc3\xa4tch R\xc3\xablay <relay@example.org>", to,
+		  cc);
+	field(&f, head.ptr, "From");
+	assert_string_equal(f.ptr, "From: =?UTF-8?q?P=C3=A4tch=20R=C3=ABlay?= "
+				   "<relay@example.org>");
+	field(&f, head.ptr, "To");
+	assert_string_equal(
+		f.ptr,
+		"To: =?UTF-8?q?J=C3=B6rg=20M=C3=BCller?= <jm@example.org>,\n"
+		"\t\"Doe, Jane\" <jane@example.org>,\n"
+		"\t\"Jane \\\"JJ\\\" Doe\" <jj@example.org>,\n"
+		"\t\"Back\\\\slash\" <bs@example.org>,\n"
+		"\t=?UTF-8?q?J=C3=B6rg?= <enc@example.org>,\n"
+		"\t\"A Quite Long Plain ASCII Display Name That Will Not Fit "
+		"On One Header Line,\n"
+		" Jr.\" <long@example.org>");
+	/* 78 columns exactly: one line, as git; 79: folded */
+	field(&f, head.ptr, "Cc");
+	assert_string_equal(
+		f.ptr,
+		"Cc: first@example.org,\n"
+		"\t=?UTF-8?q?=C3=96g=C3=BCt=20Abcdefghijklmnopqrstuvwxyzabc?= "
+		"<x78@example.org>,\n"
+		"\t=?UTF-8?q?=C3=96g=C3=BCt=20Abcdefghijklmnopqrstuvwxyzabcd?=\n"
+		" <x79@example.org>,\n"
+		"\t=?UTF-8?q?Z=C3=B6=C3=AB=20=C3=85ngstr=C3=B6m-=C5=81ukasiewicz"
+		"=20van=20der?=\n"
+		" =?UTF-8?q?=20Berg-Papadopoulou=2C=20Ph=2ED=2E?= "
+		"<zoe@example.org>");
+	/* a sender too long for one line */
+	render_to(&head,
+		  "\"Ein sehr langer Absendername mit \xc3\x9cmlauten, der "
+		  "nicht in eine Zeile passt\" <relay@example.org>",
+		  to + 5, NULL);
+	field(&f, head.ptr, "From");
+	assert_string_equal(f.ptr,
+			    "From: =?UTF-8?q?Ein=20sehr=20langer=20Absendername"
+			    "=20mit=20=C3=9Cmlauten?=\n"
+			    " =?UTF-8?q?=2C=20der=20nicht=20in=20eine=20Zeile="
+			    "20passt?= <relay@example.org>");
+	pr_buf_release(&head);
+	pr_buf_release(&f);
+}
+
+/* The in-body From line as git send-email writes it (and where not). */
+static void test_in_body_from(void **state)
+{
+	static const struct {
+		const char *author, *line;
+	} cases[] = {
+		{ "Ada Lovelace", "From: Ada Lovelace <x@example.org>\n\n" },
+		/* git: the patch's From: header, quotes kept */
+		{ "Doe, Jane (JD)",
+		  "From: \"Doe, Jane (JD)\" <x@example.org>\n\n" },
+		/* git: RFC 2047 decoded, raw */
+		{ "J\xc3\xb6rg M\xc3\xbcller, Jr",
+		  "From: J\xc3\xb6rg M\xc3\xbcller, Jr <x@example.org>\n\n" },
+		/* not git: raw, git am would drop the quotes */
+		{ "J\xc3\xb6rg \"JJ\" M\xc3\xbcller",
+		  "From: \"J\xc3\xb6rg \\\"JJ\\\" M\xc3\xbcller\" "
+		  "<x@example.org>\n\n" },
+	};
+	struct pr_ident sender = { NULL, NULL };
+	size_t i;
+
+	pr_ident_set(&sender, "Bot", "bot@example.org");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pr_version *v = pr_version_new(1);
+		struct pr_outgoing_opts opts = { 0 };
+		struct pr_outgoing o;
+		const char *body;
+
+		pr_version_add_patch(v, patch(cases[i].author, "x@example.org",
+					      "fix it", 1));
+		opts.key = "k-v1";
+		opts.sender = &sender;
+		assert_int_equal(pr_outgoing_render(&o, v, &opts), 0);
+		body = strstr(o.mails[0], "\n\n");
+		assert_non_null(body);
+		assert_true(!strncmp(body + 2, cases[i].line,
+				     strlen(cases[i].line)));
+		pr_outgoing_release(&o);
+		pr_version_free(v);
+	}
+	pr_ident_release(&sender);
+}
+
+static void test_parse_names(void **state)
+{
+	static const struct {
+		const char *in, *name, *email;
+	} ok[] = {
+		{ "\"Jane \\\"JJ\\\" Doe\" <jj@x.org>", "Jane \"JJ\" Doe",
+		  "jj@x.org" },
+		{ "\"Back\\\\slash\" <b@x.org>", "Back\\slash", "b@x.org" },
+		/* quotes in a phrase are syntax, as for git */
+		{ "Jane \"JJ\" Doe <j@x.org>", "Jane JJ Doe", "j@x.org" },
+		{ "=?UTF-8?q?J=C3=B6rg?= <e@x.org>", "J\xc3\xb6rg", "e@x.org" },
+		/* no encoded words inside a quoted string (RFC 2047 5) */
+		{ "\"=?UTF-8?q?J=C3=B6rg?=\" <e@x.org>",
+		  "=?UTF-8?q?J=C3=B6rg?=", "e@x.org" },
+		{ "\"a <b@c>\" <c@x.org>", "a <b@c>", "c@x.org" },
+		{ "Ada (kernel) Lovelace <a@x.org>", "Ada (kernel) Lovelace",
+		  "a@x.org" },
+		{ "<bare@x.org>", NULL, "bare@x.org" },
+	};
+	struct pr_ident id = { NULL, NULL };
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(pr_outgoing_parse_address(&id, ok[i].in), 0);
+		if (ok[i].name)
+			assert_string_equal(id.name, ok[i].name);
+		else
+			assert_true(!id.name || !*id.name);
+		assert_string_equal(id.email, ok[i].email);
+		pr_ident_release(&id);
+	}
+	/* a decoded CR LF would be an injection: refused, naming it */
+	assert_int_equal(pr_outgoing_parse_address(
+				 &id,
+				 "=?UTF-8?q?a=0D=0ABcc:_v@x.org?= <e@x.org>"),
+			 PR_EINVAL);
+	assert_non_null(strstr(pr_error_message(), "control byte"));
+	assert_int_equal(pr_outgoing_parse_address(&id, "\"open <o@x.org>"),
+			 PR_EINVAL);
+	assert_int_equal(pr_outgoing_parse_address(&id, "\"a\" \"b <o@x.org>"),
+			 PR_EINVAL);
+}
+
 static void test_recipients(void **state)
 {
 	struct pr_series *s = pr_series_new("gh", "pr/3");
@@ -376,6 +596,9 @@ int main(void)
 		cmocka_unit_test(test_lone_patch),
 		cmocka_unit_test(test_injection),
 		cmocka_unit_test(test_recipients),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_parse_names),
+		cmocka_unit_test(test_in_body_from),
 		cmocka_unit_test(test_helpers),
 	};
 

@@ -432,6 +432,41 @@ static int make_cert(struct fixture *f)
 	return err;
 }
 
+/* stderr into DIR/stderr until stderr_count() reads it back. */
+static int saved_stderr = -1;
+
+static void capture_stderr(struct fixture *f)
+{
+	char path[200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stderr", f->dir);
+	fflush(stderr);
+	saved_stderr = dup(2);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fd, 2);
+	close(fd);
+}
+
+/* How many lines of the captured stderr hold text; stderr is restored. */
+static int stderr_count(struct fixture *f, const char *text)
+{
+	struct pr_buf log = PR_BUF_INIT;
+	char path[200];
+	const char *p;
+	int n = 0;
+
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	snprintf(path, sizeof(path), "%s/stderr", f->dir);
+	assert_int_equal(pr_buf_read_file(&log, path), 0);
+	for (p = log.ptr; p && (p = strstr(p, text)); p++)
+		n++;
+	pr_buf_release(&log);
+	return n;
+}
+
 static void test_starttls_auth(void **state)
 {
 	struct fixture *f = *state;
@@ -451,6 +486,9 @@ static void test_starttls_auth(void **state)
 	/* without the test CA the certificate does not verify */
 	assert_true(deliver_one(f, f->mails[1], &res) < 0);
 	assert_non_null(strstr(pr_error_message(), "sink 'list'"));
+	assert_non_null(strstr(pr_error_message(),
+			       "the server's certificate is not trusted"));
+	assert_non_null(strstr(pr_error_message(), "set ca-file"));
 	free(res.reason);
 	assert_int_equal(count_box(f), 0);
 
@@ -520,13 +558,22 @@ static void test_starttls_missing(void **state)
 	start_server(f, "smtp", NULL);
 	f->ctx.starttls = "required";
 	assert_true(deliver_one(f, f->mails[1], &res) < 0);
+	assert_non_null(strstr(pr_error_message(),
+			       "the server does not offer STARTTLS"));
 	free(res.reason);
 	assert_int_equal(count_box(f), 0);
 	f->ctx.starttls = "optional";
+	capture_stderr(f);
 	assert_int_equal(deliver_one(f, f->mails[1], &res), 0);
 	assert_int_equal(res.status, PR_DELIVER_OK);
 	free(res.reason);
 	assert_int_equal(count_box(f), 1);
+	/* going plain is said once, and not again for the next message */
+	assert_int_equal(deliver_one(f, f->mails[2], &res), 0);
+	free(res.reason);
+	assert_int_equal(stderr_count(f, "does not offer STARTTLS: sending "
+					 "without TLS (starttls = optional)"),
+			 1);
 }
 
 static void test_server_faults(void **state)
