@@ -27,7 +27,10 @@ struct pr_maildir_ctx {
 	struct pr_strlist trusted;
 };
 
-/* git source and sink; cover_letter is "auto", "always" or "never". */
+/*
+ * git source and sink; cover_letter is "auto", "always" or "never"; user,
+ * password (a secret) and ssh_key are offered to a remote that asks.
+ */
 struct pr_git_ctx {
 	char *url;
 	char *branch;
@@ -35,6 +38,9 @@ struct pr_git_ctx {
 	char *watch;
 	char *cover_letter;
 	char *committer; /* sink: "Name <addr>", NULL: as git picks it */
+	char *user;
+	char *password;
+	char *ssh_key;
 };
 
 /*

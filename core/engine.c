@@ -1194,10 +1194,22 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 	struct pass_ctx c = { g,       NULL, st,
 			      out,     NULL, opts ? opts : &defaults,
 			      &written };
+	struct pr_buf state_dir = PR_BUF_INIT;
+	const char *slash = strrchr(pr_store_path(st), '/');
 	size_t i;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
+	/* "state.db" is in "."; "/state.db" in "/" */
+	if (!slash)
+		ret = pr_buf_adds(&state_dir, ".");
+	else
+		ret = pr_buf_add(&state_dir, pr_store_path(st),
+				 slash == pr_store_path(st)
+					 ? 1
+					 : (size_t)(slash - pr_store_path(st)));
+	if (ret)
+		return ret;
 	for (i = 0; i < g->nr_routes; i++) {
 		const struct pr_graph_route *r = &g->routes[i];
 		const struct pr_graph_node *src =
@@ -1227,10 +1239,16 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 		}
 		pr_log_debug(src->inst.prefix, "poll for route '%s'", r->name);
 		err = pr_store_cursor_get(st, key.ptr, &cursor, NULL);
-		if (err == 0 || err == PR_ENOENT)
-			err = src->connector->poll(
-				(struct pr_instance *)&src->inst,
-				err == 0 ? cursor.ptr : NULL, on_event, &c);
+		if (err == 0 || err == PR_ENOENT) {
+			struct pr_instance *inst =
+				(struct pr_instance *)&src->inst;
+
+			inst->state_dir = state_dir.ptr;
+			err = src->connector->poll(inst,
+						   err == 0 ? cursor.ptr : NULL,
+						   on_event, &c);
+			inst->state_dir = NULL;
+		}
 		pr_buf_release(&cursor);
 		pr_buf_release(&key);
 		if (err < 0) {
@@ -1248,5 +1266,6 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 					: 0,
 				c.opts->payload);
 	}
+	pr_buf_release(&state_dir);
 	return ret;
 }

@@ -1,0 +1,202 @@
+#include "pr.h"
+
+#include <git2.h>
+
+#include "gitfetch.h"
+
+/* Bytes kept as they are in a cache directory name; the rest is %XX. */
+static bool plain_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+}
+
+int pr_gitfetch_escape(struct pr_buf *out, const char *name)
+{
+	const unsigned char *p;
+	int err = 0;
+
+	/* "grp/sub/proj" is one directory: a name cannot climb out */
+	for (p = (const unsigned char *)name; *p && !err; p++)
+		err = plain_byte(*p) ? pr_buf_addch(out, *p)
+				     : pr_buf_addf(out, "%%%02X", *p);
+	return err;
+}
+
+int pr_gitfetch_safe_url(struct pr_buf *out, const char *url)
+{
+	const char *scheme = strstr(url, "://");
+	const char *host, *at, *colon;
+	size_t auth_len;
+
+	if (!scheme)
+		return pr_buf_adds(out, url);
+	host = scheme + 3;
+	auth_len = strcspn(host, "/?#");
+	/* the last '@' before the path ends the user part */
+	for (at = NULL, colon = host; colon < host + auth_len; colon++)
+		if (*colon == '@')
+			at = colon;
+	if (!at)
+		return pr_buf_adds(out, url);
+	colon = memchr(host, ':', (size_t)(at - host));
+	if (!colon)
+		return pr_buf_adds(out, url);
+	return pr_buf_addf(out, "%.*s:<redacted>%s", (int)(colon - url), url,
+			   at);
+}
+
+int pr_gitfetch_open_cache(git_repository **out, const char *dir)
+{
+	const git_error *e;
+
+	*out = NULL;
+	if (git_repository_open_bare(out, dir) == 0 ||
+	    git_repository_init(out, dir, 1) == 0)
+		return 0;
+	e = git_error_last();
+	return pr_error(PR_EIO, "cache repository '%s': %s", dir,
+			e && e->message ? e->message : "cannot create");
+}
+
+struct cred_ctx {
+	const struct pr_gitfetch_auth *auth;
+	unsigned tried; /* GIT_CREDENTIAL_* kinds offered already */
+};
+
+/*
+ * Asked only when the server wants credentials.  Each kind once: libgit2
+ * asks again when an answer was refused, and a second try of the same
+ * answer would only loop.
+ */
+static int credentials(git_credential **out, const char *url,
+		       const char *user_from_url, unsigned int allowed,
+		       void *payload)
+{
+	struct cred_ctx *c = payload;
+	const struct pr_gitfetch_auth *a = c->auth;
+	const char *user = user_from_url && *user_from_url ? user_from_url
+							   : a->user;
+
+	PR_UNUSED(url);
+	if ((allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) && a->user &&
+	    a->password && !(c->tried & GIT_CREDENTIAL_USERPASS_PLAINTEXT)) {
+		c->tried |= GIT_CREDENTIAL_USERPASS_PLAINTEXT;
+		return git_credential_userpass_plaintext_new(out, a->user,
+							     a->password);
+	}
+	if ((allowed & GIT_CREDENTIAL_USERNAME) && user &&
+	    !(c->tried & GIT_CREDENTIAL_USERNAME)) {
+		c->tried |= GIT_CREDENTIAL_USERNAME;
+		return git_credential_username_new(out, user);
+	}
+	if ((allowed & GIT_CREDENTIAL_SSH_KEY) && user &&
+	    !(c->tried & GIT_CREDENTIAL_SSH_KEY)) {
+		c->tried |= GIT_CREDENTIAL_SSH_KEY;
+		if (a->ssh_key)
+			return git_credential_ssh_key_new(out, user, NULL,
+							  a->ssh_key, NULL);
+		return git_credential_ssh_key_from_agent(out, user);
+	}
+	return GIT_PASSTHROUGH;
+}
+
+/* The failure as "fetch WHAT from 'URL': why", the password kept out. */
+static int fetch_fail(int code, const char *what, const char *url,
+		      const struct pr_gitfetch_auth *auth)
+{
+	const git_error *e = git_error_last();
+	struct pr_buf safe = PR_BUF_INIT, why = PR_BUF_INIT;
+	const char *msg = e && e->message ? e->message : "failed";
+	const char *pw = auth ? auth->password : NULL;
+	const char *hit;
+	int err;
+
+	pr_gitfetch_safe_url(&safe, url);
+	/* libgit2 may quote the URL it was given */
+	for (; pw && *pw && (hit = strstr(msg, pw)); msg = hit + strlen(pw))
+		pr_buf_addf(&why, "%.*s<redacted>", (int)(hit - msg), msg);
+	pr_buf_adds(&why, msg);
+	err = pr_error(code, "fetch %s from '%s': %s", what, safe.ptr,
+		       why.ptr ? why.ptr : "failed");
+	pr_buf_release(&safe);
+	pr_buf_release(&why);
+	return err;
+}
+
+/* PR_ENOENT naming the first spec whose source heads does not hold. */
+static int check_advertised(git_remote *remote, const char *const *specs,
+			    size_t nr, const char *what, const char *url)
+{
+	const git_remote_head **heads;
+	size_t n, i, j;
+
+	if (git_remote_ls(&heads, &n, remote) < 0)
+		return fetch_fail(PR_ENET, what, url, NULL);
+	for (i = 0; i < nr; i++) {
+		const char *src = specs[i] + (specs[i][0] == '+');
+		size_t len = strcspn(src, ":");
+		struct pr_buf safe = PR_BUF_INIT;
+		int err;
+
+		for (j = 0; j < n; j++)
+			if (strlen(heads[j]->name) == len &&
+			    !strncmp(heads[j]->name, src, len))
+				break;
+		if (j < n)
+			continue;
+		pr_gitfetch_safe_url(&safe, url);
+		err = pr_error(PR_ENOENT,
+			       "fetch %s from '%s': the remote has no '%.*s'",
+			       what, safe.ptr, (int)len, src);
+		pr_buf_release(&safe);
+		return err;
+	}
+	return 0;
+}
+
+int pr_gitfetch(git_repository *repo, const char *url, const char *const *specs,
+		size_t nr, const struct pr_gitfetch_auth *auth,
+		const char *what)
+{
+	static const struct pr_gitfetch_auth none = { NULL, NULL, NULL };
+	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
+	git_remote_create_options create = GIT_REMOTE_CREATE_OPTIONS_INIT;
+	git_remote *remote = NULL;
+	struct cred_ctx cred = { auth ? auth : &none, 0 };
+	git_strarray refspecs = { (char **)specs, nr };
+	int err = 0, rc;
+
+	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	opts.prune = GIT_FETCH_NO_PRUNE;
+	opts.update_fetchhead = 0;
+	opts.callbacks.credentials = credentials;
+	opts.callbacks.payload = &cred;
+	create.repository = repo;
+	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
+	if (git_remote_create_with_opts(&remote, url, &create) < 0) {
+		err = fetch_fail(PR_EINVAL, what, url, cred.auth);
+		goto done;
+	}
+	/* connect, see that each ref is there, then what git_remote_fetch does */
+	rc = git_remote_connect(remote, GIT_DIRECTION_FETCH, &opts.callbacks,
+				NULL, NULL);
+	if (rc < 0) {
+		err = fetch_fail(rc == GIT_EAUTH ? PR_EAUTH : PR_ENET, what,
+				 url, cred.auth);
+		goto done;
+	}
+	if ((err = check_advertised(remote, specs, nr, what, url)))
+		goto done;
+	if ((rc = git_remote_download(remote, &refspecs, &opts)) < 0 ||
+	    (rc = git_remote_update_tips(remote, &opts.callbacks, 0,
+					 GIT_REMOTE_DOWNLOAD_TAGS_NONE, NULL)) <
+		    0)
+		err = fetch_fail(rc == GIT_EAUTH ? PR_EAUTH : PR_ENET, what,
+				 url, cred.auth);
+done:
+	if (remote)
+		git_remote_disconnect(remote);
+	git_remote_free(remote);
+	return err;
+}
