@@ -29,7 +29,8 @@ struct pr_maildir_ctx {
 
 /*
  * git source and sink; cover_letter is "auto", "always" or "never"; user,
- * password (a secret) and ssh_key are offered to a remote that asks.
+ * password (a secret) and ssh_key are offered to a remote that asks, and
+ * known_hosts (NULL: ~/.ssh/known_hosts) holds the ssh host keys taken.
  */
 struct pr_git_ctx {
 	char *url;
@@ -41,6 +42,7 @@ struct pr_git_ctx {
 	char *user;
 	char *password;
 	char *ssh_key;
+	char *known_hosts;
 };
 
 /*

@@ -89,6 +89,9 @@ static const struct pr_option git_options[] = {
 	{ "ssh-key", PR_OPT_PATH, NULL,
 	  "source: the ssh private key (default: the ssh agent's keys)",
 	  offsetof(struct pr_git_ctx, ssh_key), false, NULL },
+	{ "known-hosts", PR_OPT_PATH, NULL,
+	  "source: the ssh host keys taken (default: ~/.ssh/known_hosts)",
+	  offsetof(struct pr_git_ctx, known_hosts), false, NULL },
 	PR_OPTIONS_END,
 };
 
@@ -340,8 +343,8 @@ static int sync_cache(struct pr_buf *dir, struct pr_instance *inst)
 	const char *names[3] = { ctx->branch, ctx->base, ctx->watch };
 	const char *specs[3];
 	struct pr_buf spec[3] = { PR_BUF_INIT, PR_BUF_INIT, PR_BUF_INIT };
-	struct pr_gitfetch_auth auth = { ctx->user, ctx->password,
-					 ctx->ssh_key };
+	struct pr_gitfetch_auth auth = { ctx->user, ctx->password, ctx->ssh_key,
+					 ctx->known_hosts };
 	git_repository *repo = NULL;
 	size_t i, j, nr = 0;
 	int err = 0;

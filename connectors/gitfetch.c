@@ -1,6 +1,8 @@
 #include "pr.h"
 
 #include <git2.h>
+#include <libssh2.h>
+#include <stdlib.h>
 
 #include "gitfetch.h"
 
@@ -61,6 +63,7 @@ int pr_gitfetch_open_cache(git_repository **out, const char *dir)
 
 struct cred_ctx {
 	const struct pr_gitfetch_auth *auth;
+	const char *url;
 	unsigned tried; /* GIT_CREDENTIAL_* kinds offered already */
 };
 
@@ -98,7 +101,135 @@ static int credentials(git_credential **out, const char *url,
 							  a->ssh_key, NULL);
 		return git_credential_ssh_key_from_agent(out, user);
 	}
-	return GIT_PASSTHROUGH;
+	/* libgit2's own words would be "no callback set" */
+	git_error_set_str(GIT_ERROR_NET,
+			  c->tried
+				  ? "the server refused the credentials offered"
+				  : "the server asks for credentials and none "
+				    "are configured");
+	return GIT_EAUTH;
+}
+
+/* The port of an ssh URL: ssh://[user@]host[:port]/..., else 22. */
+static int ssh_port(const char *url)
+{
+	const char *p = strstr(url, "://"), *end;
+	long port;
+
+	if (!p)
+		return 22; /* scp-like host:path */
+	p += 3;
+	end = p + strcspn(p, "/");
+	while (memchr(p, '@', (size_t)(end - p)))
+		p = (const char *)memchr(p, '@', (size_t)(end - p)) + 1;
+	if (*p == '[')
+		p += strcspn(p, "]");
+	p = memchr(p, ':', (size_t)(end - p));
+	if (!p || p + 1 == end)
+		return 22;
+	port = strtol(p + 1, NULL, 10);
+	return port > 0 && port < 65536 ? (int)port : 22;
+}
+
+/* libgit2's raw host key type as libssh2's known_hosts type. */
+static int knownhost_type(git_cert_ssh_raw_type_t t)
+{
+	switch (t) {
+	case GIT_CERT_SSH_RAW_TYPE_RSA:
+		return LIBSSH2_KNOWNHOST_KEY_SSHRSA;
+	case GIT_CERT_SSH_RAW_TYPE_DSS:
+		return LIBSSH2_KNOWNHOST_KEY_SSHDSS;
+	case GIT_CERT_SSH_RAW_TYPE_KEY_ECDSA_256:
+		return LIBSSH2_KNOWNHOST_KEY_ECDSA_256;
+	case GIT_CERT_SSH_RAW_TYPE_KEY_ECDSA_384:
+		return LIBSSH2_KNOWNHOST_KEY_ECDSA_384;
+	case GIT_CERT_SSH_RAW_TYPE_KEY_ECDSA_521:
+		return LIBSSH2_KNOWNHOST_KEY_ECDSA_521;
+	case GIT_CERT_SSH_RAW_TYPE_KEY_ED25519:
+		return LIBSSH2_KNOWNHOST_KEY_ED25519;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * An ssh host key is taken only when the known_hosts file holds it for
+ * the host (and port), as ssh's StrictHostKeyChecking=yes.  TLS is left
+ * to libgit2's own check (GIT_PASSTHROUGH).
+ */
+static int check_host(git_cert *cert, int valid, const char *host,
+		      void *payload)
+{
+	const struct cred_ctx *c = payload;
+	const git_cert_hostkey *key = (const git_cert_hostkey *)cert;
+	struct pr_buf file = PR_BUF_INIT, why = PR_BUF_INIT;
+	LIBSSH2_SESSION *session = NULL;
+	LIBSSH2_KNOWNHOSTS *hosts = NULL;
+	const char *home = getenv("HOME");
+	int type, port, rc = -1;
+
+	PR_UNUSED(valid);
+	if (cert->cert_type != GIT_CERT_HOSTKEY_LIBSSH2)
+		return GIT_PASSTHROUGH;
+	port = ssh_port(c->url);
+	if (c->auth->known_hosts)
+		pr_buf_adds(&file, c->auth->known_hosts);
+	else if (home && *home)
+		pr_buf_addf(&file, "%s/.ssh/known_hosts", home);
+	type = knownhost_type(key->raw_type);
+	if (!(key->type & GIT_CERT_SSH_RAW) || !type) {
+		pr_buf_addf(&why,
+			    "host key of '%s': a type patchrelay cannot "
+			    "check",
+			    host);
+		goto done;
+	}
+	if (!file.len) {
+		pr_buf_addf(&why,
+			    "host key of '%s': no known_hosts file (HOME "
+			    "is not set)",
+			    host);
+		goto done;
+	}
+	if (!(session = libssh2_session_init()) ||
+	    !(hosts = libssh2_knownhost_init(session))) {
+		pr_buf_adds(&why, "cannot read known hosts: out of memory");
+		goto done;
+	}
+	if (libssh2_knownhost_readfile(hosts, file.ptr,
+				       LIBSSH2_KNOWNHOST_FILE_OPENSSH) < 0) {
+		pr_buf_addf(&why, "host key of '%s': cannot read '%s'", host,
+			    file.ptr);
+		goto done;
+	}
+	switch (libssh2_knownhost_checkp(
+		hosts, host, port, key->hostkey, key->hostkey_len,
+		LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
+			type,
+		NULL)) {
+	case LIBSSH2_KNOWNHOST_CHECK_MATCH:
+		rc = 0;
+		break;
+	case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
+		pr_buf_addf(&why,
+			    "host key of '%s' port %d does not match the one "
+			    "in '%s'",
+			    host, port, file.ptr);
+		break;
+	default:
+		pr_buf_addf(&why, "host key of '%s' port %d is not in '%s'",
+			    host, port, file.ptr);
+	}
+done:
+	if (rc)
+		git_error_set_str(GIT_ERROR_SSH, why.ptr);
+	if (hosts)
+		libssh2_knownhost_free(hosts);
+	if (session)
+		libssh2_session_free(session);
+	pr_buf_release(&file);
+	pr_buf_release(&why);
+	return rc;
 }
 
 /* The failure as "fetch WHAT from 'URL': why", the password kept out. */
@@ -159,11 +290,11 @@ int pr_gitfetch(git_repository *repo, const char *url, const char *const *specs,
 		size_t nr, const struct pr_gitfetch_auth *auth,
 		const char *what)
 {
-	static const struct pr_gitfetch_auth none = { NULL, NULL, NULL };
+	static const struct pr_gitfetch_auth none = { NULL, NULL, NULL, NULL };
 	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
 	git_remote_create_options create = GIT_REMOTE_CREATE_OPTIONS_INIT;
 	git_remote *remote = NULL;
-	struct cred_ctx cred = { auth ? auth : &none, 0 };
+	struct cred_ctx cred = { auth ? auth : &none, url, 0 };
 	git_strarray refspecs = { (char **)specs, nr };
 	int err = 0, rc;
 
@@ -171,6 +302,7 @@ int pr_gitfetch(git_repository *repo, const char *url, const char *const *specs,
 	opts.prune = GIT_FETCH_NO_PRUNE;
 	opts.update_fetchhead = 0;
 	opts.callbacks.credentials = credentials;
+	opts.callbacks.certificate_check = check_host;
 	opts.callbacks.payload = &cred;
 	create.repository = repo;
 	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;

@@ -20,7 +20,8 @@
  * - Tags are not followed, FETCH_HEAD is not written, nothing is pruned.
  * - Messages name the URL with its password (user:PASSWORD@) as
  *   <redacted>, and never hold auth->password.
- * - TLS certificates are checked by libgit2 (no certificate callback).
+ * - TLS certificates are checked by libgit2; an ssh host key must be in
+ *   the known_hosts file (libgit2 1.5 would take any).
  * - The caller holds git_libgit2_init().
  */
 
@@ -29,6 +30,7 @@ struct pr_gitfetch_auth {
 	const char *user; /* HTTP user; ssh user when the URL has none */
 	const char *password; /* HTTP password or token (a secret) */
 	const char *ssh_key; /* private key file; NULL: ssh-agent */
+	const char *known_hosts; /* NULL: ~/.ssh/known_hosts */
 };
 
 /* Append name as one directory name: bytes outside [A-Za-z0-9._-] %XX. */

@@ -1,0 +1,168 @@
+#!/bin/sh
+# The git source over ssh and https, against real servers on loopback:
+# OpenSSH's sshd with a throwaway host key and user key.  With the host key
+# in `known-hosts` (plain or hashed) and the user key as `ssh-key` the
+# series arrives (the same mails as the local case, the Date: aside); a
+# host missing from known_hosts, a different host key, an unreadable file
+# and a refused user key are each a clear error of the source, and nothing
+# is sent.  An https server with a
+# self-signed certificate is refused by the TLS check before any request.
+set -eu
+PY=/usr/bin/python3
+SSHD=/usr/sbin/sshd
+tmp=$(mktemp -d)
+sshd_pid= https_pid=
+trap '[ -z "$sshd_pid" ] || kill "$sshd_pid" 2>/dev/null || :
+	[ -z "$https_pid" ] || kill "$https_pid" 2>/dev/null || :
+	rm -rf "$tmp"' EXIT
+cd "$tmp"
+
+fail() { echo "run_git_auth.sh: $*" >&2; exit 1; }
+
+[ -x "$SSHD" ] || fail "no $SSHD (Debian package openssh-server)"
+# sshd needs its privilege separation directory, and root to make it
+if [ "$(id -u)" -ne 0 ] && [ ! -d /run/sshd ]; then
+	echo "run_git_auth.sh: skipped: sshd needs /run/sshd (run as root)"
+	exit 77
+fi
+mkdir -p /run/sshd
+free_port() { $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
+export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
+export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
+git init -q -b main work
+echo one > work/file
+git -C work add file
+git -C work commit -q -m base
+git -C work checkout -q -b topic
+for i in 1 2; do
+	echo "line $i" >> work/file
+	git -C work commit -q -a -m "file: add line $i"
+done
+git clone -q --bare work repo.git
+
+ssh-keygen -q -t ed25519 -N '' -C host -f hostkey
+ssh-keygen -q -t ed25519 -N '' -C other -f otherkey
+ssh-keygen -q -t ed25519 -N '' -C user -f userkey
+cp userkey.pub authorized_keys
+port=$(free_port)
+cat > sshd_config <<CONF
+Port $port
+ListenAddress 127.0.0.1
+HostKey $tmp/hostkey
+AuthorizedKeysFile $tmp/authorized_keys
+PidFile $tmp/sshd.pid
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+CONF
+"$SSHD" -D -e -f "$tmp/sshd_config" 2>sshd.log &
+sshd_pid=$!
+echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 hostkey.pub)" > known_hosts
+echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 otherkey.pub)" > wrong_hosts
+: > empty_hosts
+# ready when OpenSSH's own client gets through (bounded, not timed)
+n=0
+until GIT_SSH_COMMAND="ssh -i $tmp/userkey -o UserKnownHostsFile=$tmp/known_hosts -o StrictHostKeyChecking=yes -o BatchMode=yes" \
+	git ls-remote "ssh://$(id -un)@127.0.0.1:$port$tmp/repo.git" >/dev/null 2>&1; do
+	n=$((n + 1))
+	[ "$n" -lt 200 ] || fail "sshd did not start: $(cat sshd.log)"
+	kill -0 "$sshd_pid" 2>/dev/null || fail "sshd exited: $(cat sshd.log)"
+	sleep 0.05
+done
+
+url="ssh://$(id -un)@127.0.0.1:$port$tmp/repo.git"
+conf() { # NAME URL KNOWN-HOSTS SSH-KEY
+	mkdir "$1"
+	cat > "$1.conf" <<CONF
+[core]
+	state = $tmp/$1/state.db
+[source "repo"]
+	type = git
+	url = $2
+	branch = topic
+	base = main
+	cover-letter = never
+	known-hosts = $3
+	ssh-key = $4
+[sink "inbox"]
+	type = maildir
+	path = $tmp/$1/maildir
+[route "r"]
+	from = repo
+	to = inbox
+CONF
+}
+conf local "$tmp/repo.git" "$tmp/known_hosts" "$tmp/userkey"
+conf ssh "$url" "$tmp/known_hosts" "$tmp/userkey"
+"$PATCHRELAY" run -c local.conf --once 2>local/log || fail "local: $(cat local/log)"
+"$PATCHRELAY" run -c ssh.conf --once 2>ssh/log || fail "ssh: $(cat ssh/log)"
+grep -q '2 mail(s) sent' ssh/log || fail "ssh: $(cat ssh/log)"
+# the Date: is the time of the delivery
+for f in local/maildir/new/*; do
+	grep -v '^Date: ' "$f" >want
+	grep -v '^Date: ' "ssh/maildir/new/${f##*/}" >got
+	diff -u want got || fail "ssh: ${f##*/} differs"
+done
+
+# known_hosts with hashed names (ssh-keygen -H) is read as ssh reads it
+cp known_hosts hashed_hosts
+ssh-keygen -q -H -f hashed_hosts >/dev/null 2>&1
+grep -q '^|1|' hashed_hosts || fail "ssh-keygen -H hashed nothing"
+conf hashed "$url" "$tmp/hashed_hosts" "$tmp/userkey"
+"$PATCHRELAY" run -c hashed.conf --once 2>hashed/log || fail "hashed: $(cat hashed/log)"
+grep -q '2 mail(s) sent' hashed/log || fail "hashed: $(cat hashed/log)"
+
+refused() { # NAME KNOWN-HOSTS SSH-KEY MESSAGE
+	conf "$1" "$url" "$2" "$3"
+	rc=0
+	"$PATCHRELAY" run -c "$1.conf" --once 2>"$1/log" || rc=$?
+	[ "$rc" -eq 3 ] || fail "$1: exit status $rc: $(cat "$1/log")"
+	grep -qF "source 'repo': fetch branches from '$url': $4" "$1/log" ||
+		fail "$1: not '$4': $(cat "$1/log")"
+	[ ! -d "$1/maildir/new" ] || [ -z "$(ls "$1/maildir/new")" ] ||
+		fail "$1: mail written"
+}
+refused unknown "$tmp/empty_hosts" "$tmp/userkey" \
+	"host key of '127.0.0.1' port $port is not in '$tmp/empty_hosts'"
+refused wrong "$tmp/wrong_hosts" "$tmp/userkey" \
+	"host key of '127.0.0.1' port $port does not match the one in '$tmp/wrong_hosts'"
+refused nofile "$tmp/no-such-file" "$tmp/userkey" \
+	"host key of '127.0.0.1': cannot read '$tmp/no-such-file'"
+refused badkey "$tmp/known_hosts" "$tmp/otherkey" \
+	"the server refused the credentials offered"
+
+# https with a certificate nobody signed: the TLS check refuses it (the
+# server would answer 501 to a client that did not check)
+openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 \
+	-addext subjectAltName=IP:127.0.0.1 -days 2 \
+	-keyout tls.key -out tls.crt 2>/dev/null
+hport=$(free_port)
+$PY - "$hport" <<'PYEOF' 2>https.log &
+import http.server, ssl, sys
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain("tls.crt", "tls.key")
+srv = http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])),
+                             http.server.BaseHTTPRequestHandler)
+srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+open("https.ready", "w").close()
+srv.serve_forever()
+PYEOF
+https_pid=$!
+n=0
+until [ -f https.ready ]; do
+	n=$((n + 1))
+	[ "$n" -lt 200 ] || fail "https server did not start: $(cat https.log)"
+	sleep 0.05
+done
+conf tls "https://127.0.0.1:$hport/repo.git" "$tmp/known_hosts" "$tmp/userkey"
+rc=0
+"$PATCHRELAY" run -c tls.conf --once 2>tls/log || rc=$?
+[ "$rc" -eq 3 ] || fail "tls: exit status $rc: $(cat tls/log)"
+grep -q "source 'repo': fetch branches from 'https://127.0.0.1:$hport/repo.git': .*certificate" \
+	tls/log || fail "tls: not a certificate error: $(cat tls/log)"
+grep -q 'http status' tls/log && fail "tls: the request was sent: $(cat tls/log)"
+echo "run_git_auth.sh: ok"
