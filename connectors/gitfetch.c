@@ -110,24 +110,28 @@ static int credentials(git_credential **out, const char *url,
 	return GIT_EAUTH;
 }
 
-/* The port of an ssh URL: ssh://[user@]host[:port]/..., else 22. */
-static int ssh_port(const char *url)
+int pr_gitfetch_ssh_port(const char *url)
 {
-	const char *p = strstr(url, "://"), *end;
+	const char *p = strstr(url, "://"), *end, *q;
 	long port;
 
 	if (!p)
 		return 22; /* scp-like host:path */
 	p += 3;
 	end = p + strcspn(p, "/");
-	while (memchr(p, '@', (size_t)(end - p)))
-		p = (const char *)memchr(p, '@', (size_t)(end - p)) + 1;
-	if (*p == '[')
-		p += strcspn(p, "]");
-	p = memchr(p, ':', (size_t)(end - p));
-	if (!p || p + 1 == end)
+	/* the host follows the last '@'; an IPv6 one is in brackets */
+	for (q = p; q < end; q++)
+		if (*q == '@')
+			p = q + 1;
+	if (p < end && *p == '[') {
+		if (!(q = memchr(p, ']', (size_t)(end - p))))
+			return 22;
+		p = q;
+	}
+	q = memchr(p, ':', (size_t)(end - p));
+	if (!q || q + 1 >= end || q[1] < '0' || q[1] > '9')
 		return 22;
-	port = strtol(p + 1, NULL, 10);
+	port = strtol(q + 1, NULL, 10);
 	return port > 0 && port < 65536 ? (int)port : 22;
 }
 
@@ -154,8 +158,9 @@ static int knownhost_type(git_cert_ssh_raw_type_t t)
 
 /*
  * An ssh host key is taken only when the known_hosts file holds it for
- * the host (and port), as ssh's StrictHostKeyChecking=yes.  TLS is left
- * to libgit2's own check (GIT_PASSTHROUGH).
+ * the host (and port), as ssh's StrictHostKeyChecking=yes.  libgit2's own
+ * verdict (`valid`, from ~/.ssh/known_hosts) is not used: the file is the
+ * configured one.  TLS is left to libgit2's own check (GIT_PASSTHROUGH).
  */
 static int check_host(git_cert *cert, int valid, const char *host,
 		      void *payload)
@@ -171,7 +176,7 @@ static int check_host(git_cert *cert, int valid, const char *host,
 	PR_UNUSED(valid);
 	if (cert->cert_type != GIT_CERT_HOSTKEY_LIBSSH2)
 		return GIT_PASSTHROUGH;
-	port = ssh_port(c->url);
+	port = pr_gitfetch_ssh_port(c->url);
 	if (c->auth->known_hosts)
 		pr_buf_adds(&file, c->auth->known_hosts);
 	else if (home && *home)

@@ -21,7 +21,8 @@
  * - Messages name the URL with its password (user:PASSWORD@) as
  *   <redacted>, and never hold auth->password.
  * - TLS certificates are checked by libgit2; an ssh host key must be in
- *   the known_hosts file (libgit2 1.5 would take any).
+ *   auth->known_hosts (libgit2 1.5 on its own reads ~/.ssh/known_hosts
+ *   only, and says no more than "invalid or unknown remote ssh hostkey").
  * - The caller holds git_libgit2_init().
  */
 
@@ -38,6 +39,13 @@ int pr_gitfetch_escape(struct pr_buf *out, const char *name);
 
 /* Append url with the password of its user:password@ as <redacted>. */
 int pr_gitfetch_safe_url(struct pr_buf *out, const char *url);
+
+/*
+ * The port an ssh URL names, ssh://[user@]host[:port]/path, as the
+ * known_hosts lookup takes it: 22 when it names none (and for scp-like
+ * host:path, or a port that is not 1..65535).
+ */
+int pr_gitfetch_ssh_port(const char *url);
 
 /* Open the bare repository at dir, made (with its parents) if absent. */
 int pr_gitfetch_open_cache(git_repository **out, const char *dir);
