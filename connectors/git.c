@@ -80,17 +80,17 @@ static const struct pr_option git_options[] = {
 	  offsetof(struct pr_git_ctx, cover_letter), false,
 	  cover_letter_choices },
 	{ "user", PR_OPT_STRING, NULL,
-	  "source: the user offered to a remote that asks (HTTP; ssh "
+	  "the user offered to a remote that asks (HTTP; ssh "
 	  "when the URL names none)",
 	  offsetof(struct pr_git_ctx, user), false, NULL },
 	{ "password", PR_OPT_SECRET, NULL,
-	  "source: the HTTP password or token offered with user",
+	  "the HTTP password or token offered with user",
 	  offsetof(struct pr_git_ctx, password), false, NULL },
 	{ "ssh-key", PR_OPT_PATH, NULL,
-	  "source: the ssh private key (default: the ssh agent's keys)",
+	  "the ssh private key (default: the ssh agent's keys)",
 	  offsetof(struct pr_git_ctx, ssh_key), false, NULL },
 	{ "known-hosts", PR_OPT_PATH, NULL,
-	  "source: the ssh host keys taken (default: ~/.ssh/known_hosts)",
+	  "the ssh host keys taken (default: ~/.ssh/known_hosts)",
 	  offsetof(struct pr_git_ctx, known_hosts), false, NULL },
 	PR_OPTIONS_END,
 };
@@ -716,10 +716,30 @@ struct target {
 	git_repository *repo;
 	git_remote *remote; /* NULL: local */
 	char scratch[64];
+	/* a remote's callbacks: gitfetch's first, then push_status's */
+	struct push_cb {
+		struct pr_gitfetch_cb cb;
+		struct pr_buf why;
+	} cb;
+	struct pr_gitfetch_auth auth;
 };
 
-static int open_target(struct target *t, const char *sink, const char *url)
+/* A remote's failure, its URL with any password as <redacted>. */
+static int remote_fail(int code, const char *sink, const char *url)
 {
+	struct pr_buf safe = PR_BUF_INIT;
+	int err;
+
+	pr_gitfetch_safe_url(&safe, url);
+	err = sink_fail(code, sink, safe.ptr);
+	pr_buf_release(&safe);
+	return err;
+}
+
+static int open_target(struct target *t, const char *sink,
+		       const struct pr_git_ctx *ctx)
+{
+	const char *url = ctx->url;
 	static const char *const fetch_specs[] = { "+refs/heads/*:refs/heads/*",
 						   "+refs/tags/*:refs/tags/*" };
 	git_strarray specs = { (char **)fetch_specs, 2 };
@@ -728,6 +748,7 @@ static int open_target(struct target *t, const char *sink, const char *url)
 	const char *tmp = getenv("TMPDIR");
 
 	memset(t, 0, sizeof(*t));
+	pr_buf_init(&t->cb.why, 0);
 	if (!is_remote(url)) {
 		if (git_repository_open_ext(&t->repo, url,
 					    GIT_REPOSITORY_OPEN_NO_SEARCH,
@@ -754,15 +775,21 @@ static int open_target(struct target *t, const char *sink, const char *url)
 	create.repository = t->repo;
 	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
 	if (git_remote_create_with_opts(&t->remote, url, &create) < 0)
-		return sink_fail(PR_EINVAL, sink, url);
+		return remote_fail(PR_EINVAL, sink, url);
+	t->auth.user = ctx->user;
+	t->auth.password = ctx->password;
+	t->auth.ssh_key = ctx->ssh_key;
+	t->auth.known_hosts = ctx->known_hosts;
+	pr_gitfetch_callbacks(&fo.callbacks, &t->cb.cb, &t->auth, url);
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	if (git_remote_fetch(t->remote, &specs, &fo, NULL) < 0)
-		return sink_fail(PR_ENET, sink, url);
+		return remote_fail(PR_ENET, sink, url);
 	return 0;
 }
 
 static void close_target(struct target *t)
 {
+	pr_buf_release(&t->cb.why); /* safe when zeroed: alloc 0 */
 	git_remote_free(t->remote);
 	git_repository_free(t->repo);
 	if (t->scratch[0])
@@ -773,7 +800,7 @@ static void close_target(struct target *t)
 /* libgit2 tells each pushed ref's fate here: a refusal is kept. */
 static int push_status(const char *refname, const char *status, void *data)
 {
-	struct pr_buf *why = data;
+	struct pr_buf *why = &((struct push_cb *)data)->why;
 
 	if (status && !why->len)
 		pr_buf_addf(why, "'%s': %s", refname, status);
@@ -787,7 +814,7 @@ static int set_branch(struct target *t, const char *sink, const char *refname,
 {
 	git_push_options po = GIT_PUSH_OPTIONS_INIT;
 	git_reference *ref = NULL;
-	struct pr_buf spec = PR_BUF_INIT, why = PR_BUF_INIT;
+	struct pr_buf spec = PR_BUF_INIT;
 	char *specp;
 	git_strarray specs = { &specp, 1 };
 	int err = 0;
@@ -802,20 +829,19 @@ static int set_branch(struct target *t, const char *sink, const char *refname,
 	if ((err = pr_buf_addf(&spec, "+%s:%s", refname, refname)))
 		goto done;
 	specp = spec.ptr;
+	pr_gitfetch_callbacks(&po.callbacks, &t->cb.cb, &t->auth, t->cb.cb.url);
 	po.callbacks.push_update_reference = push_status;
-	po.callbacks.payload = &why;
 	if (git_remote_push(t->remote, &specs, &po) < 0) {
 		err = sink_fail(PR_ENET, sink, "push");
 		goto done;
 	}
-	if (why.len) {
-		reject(out, "push refused: %s", why.ptr);
+	if (t->cb.why.len) {
+		reject(out, "push refused: %s", t->cb.why.ptr);
 		err = 1;
 	}
 done:
 	git_reference_free(ref);
 	pr_buf_release(&spec);
-	pr_buf_release(&why);
 	return err;
 }
 
@@ -842,7 +868,7 @@ static int git_deliver_version(struct pr_instance *inst,
 			       d->series->origin_connector,
 			       d->series->origin_key, v->number)) ||
 	    (err = pr_buf_addf(&refname, "refs/heads/%s", branch.ptr)) ||
-	    (err = open_target(&t, inst->name, ctx->url)))
+	    (err = open_target(&t, inst->name, ctx)))
 		goto done;
 	if ((err = make_committer(&committer, ctx, inst->name,
 				  t.remote ? t.scratch : ctx->url, d->time)) ||

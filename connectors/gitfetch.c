@@ -61,12 +61,6 @@ int pr_gitfetch_open_cache(git_repository **out, const char *dir)
 			e && e->message ? e->message : "cannot create");
 }
 
-struct cred_ctx {
-	const struct pr_gitfetch_auth *auth;
-	const char *url;
-	unsigned tried; /* GIT_CREDENTIAL_* kinds offered already */
-};
-
 /*
  * Asked only when the server wants credentials.  Each kind once: libgit2
  * asks again when an answer was refused, and a second try of the same
@@ -76,7 +70,7 @@ static int credentials(git_credential **out, const char *url,
 		       const char *user_from_url, unsigned int allowed,
 		       void *payload)
 {
-	struct cred_ctx *c = payload;
+	struct pr_gitfetch_cb *c = payload;
 	const struct pr_gitfetch_auth *a = c->auth;
 	const char *user = user_from_url && *user_from_url ? user_from_url
 							   : a->user;
@@ -165,7 +159,7 @@ static int knownhost_type(git_cert_ssh_raw_type_t t)
 static int check_host(git_cert *cert, int valid, const char *host,
 		      void *payload)
 {
-	const struct cred_ctx *c = payload;
+	const struct pr_gitfetch_cb *c = payload;
 	const git_cert_hostkey *key = (const git_cert_hostkey *)cert;
 	struct pr_buf file = PR_BUF_INIT, why = PR_BUF_INIT;
 	LIBSSH2_SESSION *session = NULL;
@@ -237,6 +231,19 @@ done:
 	return rc;
 }
 
+void pr_gitfetch_callbacks(git_remote_callbacks *out, struct pr_gitfetch_cb *cb,
+			   const struct pr_gitfetch_auth *auth, const char *url)
+{
+	static const struct pr_gitfetch_auth none = { NULL, NULL, NULL, NULL };
+
+	cb->auth = auth ? auth : &none;
+	cb->url = url;
+	cb->tried = 0;
+	out->credentials = credentials;
+	out->certificate_check = check_host;
+	out->payload = cb;
+}
+
 /* The failure as "fetch WHAT from 'URL': why", the password kept out. */
 static int fetch_fail(int code, const char *what, const char *url,
 		      const struct pr_gitfetch_auth *auth)
@@ -295,20 +302,17 @@ int pr_gitfetch(git_repository *repo, const char *url, const char *const *specs,
 		size_t nr, const struct pr_gitfetch_auth *auth,
 		const char *what)
 {
-	static const struct pr_gitfetch_auth none = { NULL, NULL, NULL, NULL };
 	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
 	git_remote_create_options create = GIT_REMOTE_CREATE_OPTIONS_INIT;
 	git_remote *remote = NULL;
-	struct cred_ctx cred = { auth ? auth : &none, url, 0 };
+	struct pr_gitfetch_cb cred;
 	git_strarray refspecs = { (char **)specs, nr };
 	int err = 0, rc;
 
 	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	opts.prune = GIT_FETCH_NO_PRUNE;
 	opts.update_fetchhead = 0;
-	opts.callbacks.credentials = credentials;
-	opts.callbacks.certificate_check = check_host;
-	opts.callbacks.payload = &cred;
+	pr_gitfetch_callbacks(&opts.callbacks, &cred, auth, url);
 	create.repository = repo;
 	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
 	if (git_remote_create_with_opts(&remote, url, &create) < 0) {

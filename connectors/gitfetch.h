@@ -34,6 +34,23 @@ struct pr_gitfetch_auth {
 	const char *known_hosts; /* NULL: ~/.ssh/known_hosts */
 };
 
+/*
+ * The credentials and host key callbacks pr_gitfetch() uses, for another
+ * transfer (the git sink's fetch and push): out's credentials,
+ * certificate_check and payload are set, the payload being cb, which
+ * must outlive the transfer.  A caller whose other callbacks need their
+ * own payload embeds cb as the first member of it.
+ */
+struct pr_gitfetch_cb {
+	const struct pr_gitfetch_auth *auth;
+	const char *url;
+	unsigned tried; /* GIT_CREDENTIAL_* kinds offered already */
+};
+
+void pr_gitfetch_callbacks(git_remote_callbacks *out, struct pr_gitfetch_cb *cb,
+			   const struct pr_gitfetch_auth *auth,
+			   const char *url);
+
 /* Append name as one directory name: bytes outside [A-Za-z0-9._-] %XX. */
 int pr_gitfetch_escape(struct pr_buf *out, const char *name);
 

@@ -5,8 +5,9 @@
 # series arrives (the same mails as the local case, the Date: aside); a
 # host missing from known_hosts, a different host key, an unreadable file
 # and a refused user key are each a clear error of the source, and nothing
-# is sent.  An https server with a
-# self-signed certificate is refused by the TLS check before any request.
+# is sent.  The git sink pushes over ssh with the same options (and not
+# to a host it does not know).  An https server with a self-signed
+# certificate is refused by the TLS check before any request.
 set -eu
 PY=/usr/bin/python3
 SSHD=/usr/sbin/sshd
@@ -35,7 +36,7 @@ free_port() { $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0
 
 export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
 export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
+export GIT_AUTHOR_DATE='@1796299200 +0000' GIT_COMMITTER_DATE='@1796299200 +0000'
 git init -q -b main work
 echo one > work/file
 git -C work add file
@@ -139,6 +140,46 @@ refused nofile "$tmp/no-such-file" "$tmp/userkey" \
 	"host key of '127.0.0.1': cannot read '$tmp/no-such-file'"
 refused badkey "$tmp/known_hosts" "$tmp/otherkey" \
 	"the server refused the credentials offered"
+
+# the git sink pushes over ssh with the same options; a host it does not
+# know gets no push
+git init -q --bare pushed.git
+sink() { # NAME KNOWN-HOSTS
+	mkdir "$1"
+	cat > "$1.conf" <<CONF
+[core]
+	state = $tmp/$1/state.db
+[source "repo"]
+	type = git
+	url = $tmp/repo.git
+	branch = topic
+	base = main
+[sink "up"]
+	type = git
+	url = ssh://$(id -un)@127.0.0.1:$port$tmp/pushed.git
+	base = main
+	known-hosts = $2
+	ssh-key = $tmp/userkey
+[route "r"]
+	from = repo
+	to = up
+CONF
+}
+git -C repo.git push -q "$tmp/pushed.git" main
+sink push-unknown "$tmp/empty_hosts"
+rc=0
+"$PATCHRELAY" run -c push-unknown.conf --once 2>push-unknown/log || rc=$?
+grep -qF "host key of '127.0.0.1' port $port is not in '$tmp/empty_hosts'" \
+	push-unknown/log || fail "push to an unknown host: $(cat push-unknown/log)"
+[ -z "$(git -C pushed.git for-each-ref refs/heads/patchrelay)" ] ||
+	fail "pushed to an unknown host"
+sink push "$tmp/known_hosts"
+"$PATCHRELAY" run -c push.conf --once 2>push/log || fail "push: $(cat push/log)"
+git -C repo.git log -p main..topic | git patch-id --stable | cut -d' ' -f1 >want.ids
+git -C pushed.git log -p main..patchrelay/topic/v1 | git patch-id --stable |
+	cut -d' ' -f1 >got.ids
+[ -s want.ids ] && cmp -s want.ids got.ids ||
+	fail "pushed over ssh: patch-ids differ: $(cat push/log)"
 
 # https with a certificate nobody signed: the TLS check refuses it (the
 # server would answer 501 to a client that did not check)
