@@ -1186,6 +1186,17 @@ int64_t pr_engine_retry_at(const char *message)
 	return errno || t <= 0 ? 0 : (int64_t)t;
 }
 
+int pr_engine_state_dir(struct pr_buf *out, const char *state)
+{
+	const char *slash = strrchr(state, '/');
+
+	/* "state.db" is in "."; "/state.db" in "/" */
+	if (!slash)
+		return pr_buf_adds(out, ".");
+	return pr_buf_add(out, state,
+			  slash == state ? 1 : (size_t)(slash - state));
+}
+
 int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 		   struct pr_store *st, const struct pr_engine_opts *opts)
 {
@@ -1195,20 +1206,11 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 			      out,     NULL, opts ? opts : &defaults,
 			      &written };
 	struct pr_buf state_dir = PR_BUF_INIT;
-	const char *slash = strrchr(pr_store_path(st), '/');
 	size_t i;
-	int ret = 0;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
-	/* "state.db" is in "."; "/state.db" in "/" */
-	if (!slash)
-		ret = pr_buf_adds(&state_dir, ".");
-	else
-		ret = pr_buf_add(&state_dir, pr_store_path(st),
-				 slash == pr_store_path(st)
-					 ? 1
-					 : (size_t)(slash - pr_store_path(st)));
-	if (ret)
+	if ((ret = pr_engine_state_dir(&state_dir, pr_store_path(st))))
 		return ret;
 	for (i = 0; i < g->nr_routes; i++) {
 		const struct pr_graph_route *r = &g->routes[i];

@@ -119,6 +119,18 @@ for c in daemon file; do
 	[ -d $c/git-cache/repo.git/objects ] ||
 		fail "$c: no cache repository under the state directory"
 done
+# patchrelay poll stores nothing but reads through the same cache: the
+# events it prints are the local case's
+"$PATCHRELAY" poll -c local.conf repo --json >local/poll.json ||
+	fail "poll local"
+for c in daemon file; do
+	"$PATCHRELAY" poll -c $c.conf repo --json >$c/poll.json 2>$c/poll.log ||
+		fail "poll $c: $(cat $c/poll.log)"
+	cmp -s local/poll.json $c/poll.json ||
+		fail "poll $c: $(diff local/poll.json $c/poll.json)"
+done
+grep -q '"subject": "file: shout four"' local/poll.json ||
+	fail "poll: no patches: $(cat local/poll.json)"
 v1cover=$(grep -l '^Subject: \[PATCH 0/3\]' daemon/maildir/new/*) ||
 	fail "v1: no cover letter"
 v1id=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$v1cover")
