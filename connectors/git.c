@@ -499,8 +499,19 @@ static int git_open(struct pr_instance *inst)
 	struct pr_ident who = { NULL, NULL };
 	int err = 0;
 
+	/* a secret is a secret option, never part of a logged URL */
+	if ((err = pr_gitfetch_safe_url(&name, ctx->url)))
+		goto done;
+	if (strcmp(name.ptr, ctx->url)) {
+		err = pr_error(PR_ECONFIG,
+			       "%s '%s': option 'url': a password in the URL "
+			       "is refused (use 'user' and 'password')",
+			       inst->kind, inst->name);
+		goto done;
+	}
+	pr_buf_reset(&name);
 	if (strcmp(inst->kind, "sink"))
-		return 0;
+		goto done;
 	/* a template that cannot make a name is refused before any pass */
 	if ((err = branch_name(&name, inst->name,
 			       ctx->branch ? ctx->branch : GIT_SINK_BRANCH,

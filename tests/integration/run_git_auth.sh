@@ -6,8 +6,11 @@
 # host missing from known_hosts, a different host key, an unreadable file
 # and a refused user key are each a clear error of the source, and nothing
 # is sent.  The git sink pushes over ssh with the same options (and not
-# to a host it does not know).  An https server with a self-signed
-# certificate is refused by the TLS check before any request.
+# to a host it does not know).  Over HTTP with basic auth (git's
+# git-http-backend behind tests/servers/git_http.py) user and password get
+# through, and a wrong or missing password is said so.  An https server
+# with a self-signed certificate is refused by the TLS check before any
+# request.
 set -eu
 PY=/usr/bin/python3
 SSHD=/usr/sbin/sshd
@@ -17,9 +20,10 @@ src=${PR_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$src/tests/lsan.supp"
 tmp=$(mktemp -d)
-sshd_pid= https_pid=
+sshd_pid= https_pid= http_pid=
 trap '[ -z "$sshd_pid" ] || kill "$sshd_pid" 2>/dev/null || :
 	[ -z "$https_pid" ] || kill "$https_pid" 2>/dev/null || :
+	[ -z "$http_pid" ] || kill "$http_pid" 2>/dev/null || :
 	rm -rf "$tmp"' EXIT
 cd "$tmp"
 
@@ -180,6 +184,56 @@ git -C pushed.git log -p main..patchrelay/topic/v1 | git patch-id --stable |
 	cut -d' ' -f1 >got.ids
 [ -s want.ids ] && cmp -s want.ids got.ids ||
 	fail "pushed over ssh: patch-ids differ: $(cat push/log)"
+
+# HTTP basic auth in front of git's own git-http-backend: user and the
+# password secret get through; a wrong password and none at all are each
+# said so, and the password is never in a message
+$PY "$src/tests/servers/git_http.py" --root "$tmp" --port-file http.port \
+	--user bob --password 's3cret-pw' 2>http.log &
+http_pid=$!
+n=0
+until [ -s http.port ]; do
+	n=$((n + 1))
+	[ "$n" -lt 200 ] || fail "git_http.py did not start: $(cat http.log)"
+	kill -0 "$http_pid" 2>/dev/null || fail "git_http.py exited: $(cat http.log)"
+	sleep 0.05
+done
+hurl="http://127.0.0.1:$(cat http.port)/repo.git"
+printf 's3cret-pw\n' >pw.good
+printf 'wrong-pw\n' >pw.bad
+http_conf() { # NAME PASSWORD-FILE (none: no credentials)
+	mkdir "$1"
+	{
+		printf '[core]\n\tstate = %s\n' "$tmp/$1/state.db"
+		printf '[source "repo"]\n\ttype = git\n\turl = %s\n' "$hurl"
+		printf '\tbranch = topic\n\tbase = main\n\tcover-letter = never\n'
+		[ "$2" = none ] || printf '\tuser = bob\n\tpassword = file:%s\n' "$2"
+		printf '[sink "inbox"]\n\ttype = maildir\n\tpath = %s\n' \
+			"$tmp/$1/maildir"
+		printf '[route "r"]\n\tfrom = repo\n\tto = inbox\n'
+	} >"$1.conf"
+}
+http_conf http "$tmp/pw.good"
+"$PATCHRELAY" run -c http.conf --once 2>http/log || fail "http: $(cat http/log)"
+grep -q '2 mail(s) sent' http/log || fail "http: $(cat http/log)"
+for f in local/maildir/new/*; do
+	grep -v '^Date: ' "$f" >want
+	grep -v '^Date: ' "http/maildir/new/${f##*/}" >got
+	diff -u want got || fail "http: ${f##*/} differs"
+done
+for c in http-bad:"$tmp/pw.bad":"the server refused the credentials offered" \
+	http-none:none:"the server asks for credentials and none are configured"; do
+	name=${c%%:*} rest=${c#*:}
+	http_conf "$name" "${rest%%:*}"
+	rc=0
+	"$PATCHRELAY" run -c "$name.conf" --once 2>"$name/log" || rc=$?
+	[ "$rc" -eq 3 ] || fail "$name: exit status $rc: $(cat "$name/log")"
+	grep -qF "fetch branches from '$hurl': ${rest#*:}" "$name/log" ||
+		fail "$name: $(cat "$name/log")"
+done
+grep -q 's3cret' http/log http-bad/log http-none/log &&
+	fail "a password was logged"
+kill "$http_pid"
 
 # https with a certificate nobody signed: the TLS check refuses it (the
 # server would answer 501 to a client that did not check)
