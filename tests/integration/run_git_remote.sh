@@ -4,10 +4,11 @@
 # against the local case (url = the path) on the same repository.  A branch
 # is v1; a force push is v2 with the range-diff git format-patch writes;
 # commits landing on the watched branch are the landed event; every mail
-# is the local case's, byte for byte.  The daemon stopped is a clear error
-# of that source (naming it and the URL, never the URL's password) while
-# the other source keeps going; after a restart the next pass sends what
-# was pushed meanwhile, once.  A password in the URL is refused.
+# is the local case's, byte for byte; a rewritten watched branch is taken
+# anew as locally.  The daemon stopped is a clear error of that source
+# (naming it and the URL) while the other source keeps going; after a
+# restart the next pass sends what was pushed meanwhile, once.  A missing
+# branch is named; a password in the URL is refused.
 set -eu
 PY=/usr/bin/python3
 DAEMON=/usr/lib/git-core/git-daemon
@@ -202,6 +203,22 @@ grep -q '^Subject: \[PATCH v3 1/1\] other: add six$' daemon/maildir/new/* ||
 grep -q '0 mail(s) sent' daemon/log6 || fail "pass 6 sent again: $(cat daemon/log6)"
 [ "$(grep -h '^Message-ID:' daemon/maildir/new/* | sort -u | wc -l)" -eq 11 ] ||
 	fail "a Message-ID twice"
+
+# main force-pushed to a rewritten history: taken anew with a warning, as
+# the local case does (the cache still has the old tip to tell), and no
+# landed event
+git -C work checkout -q main
+git -C work reset -q --hard main~2
+echo rewritten > work/new
+git -C work add new
+git -C work commit -q -m rewritten
+push main
+for c in local daemon file; do
+	"$PATCHRELAY" run -c $c.conf --once 2>$c/log7 || fail "$c pass 7: $(cat $c/log7)"
+	grep -q "watch 'main': .* is not below .*: taken from here" $c/log7 ||
+		fail "$c: rewritten main not seen: $(cat $c/log7)"
+	grep -q ', 0 landed' $c/log7 || fail "$c pass 7: $(cat $c/log7)"
+done
 
 # a missing branch is named; a password in the URL is never shown
 sed -e 's/branch = topic/branch = nosuch/' -e 's/watch = main/watch = nosuch/' \
