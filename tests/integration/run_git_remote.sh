@@ -220,6 +220,29 @@ for c in local daemon file; do
 	grep -q ', 0 landed' $c/log7 || fail "$c pass 7: $(cat $c/log7)"
 done
 
+# a source with only watch fetches only that branch
+mkdir watch
+cat > watch.conf <<CONF
+[core]
+	state = $tmp/watch/state.db
+[source "main"]
+	type = git
+	url = file://$tmp/srv/repo.git
+	watch = main
+[sink "inbox"]
+	type = maildir
+	path = $tmp/watch/maildir
+[route "w"]
+	from = main
+	to = inbox
+CONF
+"$PATCHRELAY" run -c watch.conf --once 2>watch/log || fail "watch only: $(cat watch/log)"
+grep -q '0 failing source(s)' watch/log || fail "watch only: $(cat watch/log)"
+[ "$(sqlite3 watch/state.db "SELECT cursor FROM cursors")" = \
+	"watch=$(git -C srv/repo.git rev-parse main)" ] || fail "watch only cursor"
+[ "$(git --git-dir=watch/git-cache/main.git for-each-ref --format='%(refname)')" = \
+	refs/heads/main ] || fail "watch only: fetched more than main"
+
 # a missing branch is named; a password in the URL is never shown
 sed -e 's/branch = topic/branch = nosuch/' -e 's/watch = main/watch = nosuch/' \
 	daemon.conf >missing.conf
