@@ -1,6 +1,7 @@
 #include "pr.h"
 #include "commands.h"
 #include "cfg.h"
+#include "engine.h"
 #include "graph.h"
 
 #include <jansson.h>
@@ -246,6 +247,8 @@ int cmd_poll(int argc, char **argv)
 	struct pr_graph *g = NULL;
 	const struct pr_graph_node *n;
 	const char *file = NULL, *name = NULL, *cursor = NULL;
+	struct pr_buf state_dir = PR_BUF_INIT;
+	const char *state;
 	int i, err, ret = PR_EXIT_OK;
 
 	for (i = 1; i < argc; i++) {
@@ -292,8 +295,14 @@ int cmd_poll(int argc, char **argv)
 	c.events = json_array();
 	c.series = json_object();
 	c.comments = json_array();
-	err = n->connector->poll((struct pr_instance *)&n->inst, cursor,
-				 on_event, &c);
+	/* nothing is stored, but a remote git source caches beside the state */
+	state = g->state ? g->state : PR_CLI_DEFAULT_STATE;
+	if ((err = pr_engine_state_dir(&state_dir, state)) == 0) {
+		((struct pr_instance *)&n->inst)->state_dir = state_dir.ptr;
+		err = n->connector->poll((struct pr_instance *)&n->inst, cursor,
+					 on_event, &c);
+		((struct pr_instance *)&n->inst)->state_dir = NULL;
+	}
 	if (n->connector->close)
 		n->connector->close((struct pr_instance *)&n->inst);
 	if (err < 0) {
@@ -323,6 +332,7 @@ done:
 	json_decref(c.series);
 	json_decref(c.comments);
 	free(c.cursor);
+	pr_buf_release(&state_dir);
 	pr_strlist_release(&problems);
 	pr_graph_free(g);
 	return ret;

@@ -11,7 +11,6 @@
 #include "graph.h"
 #include "store.h"
 
-#define DEFAULT_STATE "patchrelay-demo/state.db"
 #define DEFAULT_INTERVAL 30
 #define MAX_BACKOFF 16
 /* a backed-off source is still polled at least once an hour */
@@ -339,7 +338,8 @@ int cmd_run(int argc, char **argv)
 		once = true;
 	if (load(&g, file) < 0)
 		return PR_EXIT_USAGE;
-	if (pr_store_open(&st, g->state ? g->state : DEFAULT_STATE) < 0) {
+	if (pr_store_open(&st, g->state ? g->state : PR_CLI_DEFAULT_STATE) <
+	    0) {
 		pr_cli_error(NULL);
 		ret = PR_EXIT_RUNTIME;
 		goto done;

@@ -9,7 +9,6 @@
 #include "store.h"
 
 /* Where the state lives when neither -c nor --state says (the demo's). */
-#define DEFAULT_STATE "patchrelay-demo/state.db"
 
 static void usage(void)
 {
@@ -149,7 +148,7 @@ int cmd_status(int argc, char **argv)
 		state = g->state;
 	}
 	if (!state)
-		state = DEFAULT_STATE;
+		state = PR_CLI_DEFAULT_STATE;
 	/* looking must not create a state file where there was none */
 	if (stat(state, &sb) < 0) {
 		fprintf(stderr, "patchrelay: error: no state file '%s'\n",

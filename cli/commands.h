@@ -30,6 +30,9 @@ int cmd_route(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 
+/* The state file when the config has no core.state. */
+#define PR_CLI_DEFAULT_STATE "patchrelay-demo/state.db"
+
 /* The built-in connector and plugin types (cli/registry.c). */
 const struct pr_registry *pr_builtin_registry(void);
 

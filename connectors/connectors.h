@@ -27,7 +27,11 @@ struct pr_maildir_ctx {
 	struct pr_strlist trusted;
 };
 
-/* git source and sink; cover_letter is "auto", "always" or "never". */
+/*
+ * git source and sink; cover_letter is "auto", "always" or "never"; user,
+ * password (a secret) and ssh_key are offered to a remote that asks, and
+ * known_hosts (NULL: ~/.ssh/known_hosts) holds the ssh host keys taken.
+ */
 struct pr_git_ctx {
 	char *url;
 	char *branch;
@@ -35,6 +39,10 @@ struct pr_git_ctx {
 	char *watch;
 	char *cover_letter;
 	char *committer; /* sink: "Name <addr>", NULL: as git picks it */
+	char *user;
+	char *password;
+	char *ssh_key;
+	char *known_hosts;
 };
 
 /*

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "forge.h"
+#include "gitfetch.h"
 
 /*
  * Fetching a pull request's commits into the cache repository (see
@@ -12,19 +13,11 @@
  * names can clash with them, and each PR keeps its own pair.
  */
 
-/* Bytes kept as they are in a cache directory name; the rest is %XX. */
-static bool plain_byte(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
-}
-
 int pr_forge_cache_path(struct pr_buf *out, const struct pr_forge *f,
 			const char *repo)
 {
 	const char *dir = f->opts->cache_dir, *xdg = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
-	const unsigned char *p;
 	int err;
 
 	if (dir && *dir)
@@ -40,81 +33,31 @@ int pr_forge_cache_path(struct pr_buf *out, const struct pr_forge *f,
 				f->inst->name);
 	if (!err)
 		err = pr_buf_addf(out, "/%s/", f->ops->name);
-	/* "grp/sub/proj" is one directory: a name cannot climb out */
-	for (p = (const unsigned char *)repo; *p && !err; p++)
-		err = plain_byte(*p) ? pr_buf_addch(out, *p)
-				     : pr_buf_addf(out, "%%%02X", *p);
+	if (!err)
+		err = pr_gitfetch_escape(out, repo);
 	if (!err)
 		err = pr_buf_adds(out, ".git");
 	return err;
 }
 
-static int git_fail(const char *what, const char *url)
-{
-	const git_error *e = git_error_last();
-
-	return pr_error(PR_ENET, "fetch %s from '%s': %s", what, url,
-			e && e->message ? e->message : "failed");
-}
-
-struct cred_ctx {
-	const struct pr_forge *f;
-	int tries;
-};
-
-/*
- * Asked only when the server wants credentials (a private repository over
- * HTTPS): the API token, under the forge's user name for git.  Once:
- * libgit2 asks again when the answer was refused.
- */
-static int credentials(git_credential **out, const char *url,
-		       const char *user_from_url, unsigned int allowed,
-		       void *payload)
-{
-	struct cred_ctx *c = payload;
-
-	PR_UNUSED(url);
-	PR_UNUSED(user_from_url);
-	if (c->tries++ || !(allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) ||
-	    !c->f->opts->token || !c->f->ops->git_user)
-		return GIT_PASSTHROUGH;
-	return git_credential_userpass_plaintext_new(out, c->f->ops->git_user,
-						     c->f->opts->token);
-}
-
+/* The API token, under the forge's user name for git, if the server asks. */
 static int fetch_refs(git_repository *repo, const struct pr_forge *f,
 		      const char *url, const char *src, const char *dst,
 		      const char *what)
 {
-	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
-	git_remote_create_options create = GIT_REMOTE_CREATE_OPTIONS_INIT;
-	git_remote *remote = NULL;
+	struct pr_gitfetch_auth auth = { NULL, NULL, NULL, NULL };
 	struct pr_buf spec = PR_BUF_INIT;
-	struct cred_ctx cred = { f, 0 };
-	char *specs[1];
-	git_strarray refspecs = { specs, 1 };
+	const char *specs[1];
 	int err;
 
-	if ((err = pr_buf_addf(&spec, "+%s:%s", src, dst)))
-		goto done;
-	specs[0] = spec.ptr;
-	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-	opts.prune = GIT_FETCH_NO_PRUNE;
-	opts.update_fetchhead = 0;
-	opts.callbacks.credentials = credentials;
-	opts.callbacks.payload = &cred;
-	/*
-	 * An anonymous remote, without url.*.insteadOf: the URL is the one
-	 * the forge's API gave.  (libgit2 1.5's insteadOf lookup also leaks
-	 * a pcre2 match block per config entry, fixed only in 1.6.)
-	 */
-	create.repository = repo;
-	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
-	if (git_remote_create_with_opts(&remote, url, &create) < 0 ||
-	    git_remote_fetch(remote, &refspecs, &opts, NULL) < 0)
-		err = git_fail(what, url);
-done:
-	git_remote_free(remote);
+	if (f->opts->token && f->ops->git_user) {
+		auth.user = f->ops->git_user;
+		auth.password = f->opts->token;
+	}
+	if ((err = pr_buf_addf(&spec, "+%s:%s", src, dst)) == 0) {
+		specs[0] = spec.ptr;
+		err = pr_gitfetch(repo, url, specs, 1, &auth, what);
+	}
 	pr_buf_release(&spec);
 	return err;
 }
@@ -193,16 +136,8 @@ int pr_forge_fetch(struct pr_forge_fetched *out, struct pr_forge *f,
 	    (err = pr_buf_addf(&base_src, "refs/heads/%s", pr->base_ref)))
 		goto done;
 	/* the path is made as needed; an existing repository is opened */
-	if (git_repository_open_bare(&repo, out->dir.ptr) < 0 &&
-	    git_repository_init(&repo, out->dir.ptr, 1) < 0) {
-		const git_error *e = git_error_last();
-
-		err = pr_error(PR_EIO, "cache repository '%s': %s",
-			       out->dir.ptr,
-			       e && e->message ? e->message : "cannot create");
-		goto done;
-	}
-	if ((err = fetch_refs(repo, f, pr->fetch_url, pr->fetch_ref,
+	if ((err = pr_gitfetch_open_cache(&repo, out->dir.ptr)) ||
+	    (err = fetch_refs(repo, f, pr->fetch_url, pr->fetch_ref,
 			      head_ref.ptr, pr->fetch_ref)) ||
 	    (err = fetch_refs(repo, f, pr->base_url, base_src.ptr, base_ref.ptr,
 			      base_src.ptr)) ||

@@ -7,6 +7,7 @@
 #include "connectors.h"
 #include "delivery.h"
 #include "diff.h"
+#include "gitfetch.h"
 #include "gitrepo.h"
 #include "model.h"
 #include "outgoing.h"
@@ -31,6 +32,12 @@
  * news.  A rewritten branch (the old tip no longer below the new) is taken
  * anew, with a warning, and gives no event.
  *
+ * A remote url (source): branch, base and watch (branch names of the
+ * remote, or full ref names) are fetched, forced, into a bare cache
+ * repository under the state directory before each poll (sync_cache),
+ * and the poll reads the cache as it reads a local repository.  A fetch
+ * that fails is the poll's error: the cursor stays, the engine backs off.
+ *
  * The cursor is "branch=FP watch=SHA" (either part absent when not
  * configured or not seen yet); a bare fingerprint is what a binary without
  * watch wrote and reads as branch=FP.
@@ -52,7 +59,9 @@ static const char *const cover_letter_choices[] = { "auto", "always", "never",
 						    NULL };
 
 static const struct pr_option git_options[] = {
-	{ "url", PR_OPT_STRING, NULL, "the repository: a path or a git URL",
+	{ "url", PR_OPT_STRING, NULL,
+	  "the repository: a path or a git URL (a source fetches a URL into "
+	  "a cache beside the state file)",
 	  offsetof(struct pr_git_ctx, url), true, NULL },
 	{ "branch", PR_OPT_STRING, NULL,
 	  "source: the branch that holds the series; sink: the branch to push",
@@ -70,6 +79,19 @@ static const struct pr_option git_options[] = {
 	  "auto: a cover letter for two or more patches; always; never",
 	  offsetof(struct pr_git_ctx, cover_letter), false,
 	  cover_letter_choices },
+	{ "user", PR_OPT_STRING, NULL,
+	  "the user offered to a remote that asks (HTTP; ssh "
+	  "when the URL names none)",
+	  offsetof(struct pr_git_ctx, user), false, NULL },
+	{ "password", PR_OPT_SECRET, NULL,
+	  "the HTTP password or token offered with user",
+	  offsetof(struct pr_git_ctx, password), false, NULL },
+	{ "ssh-key", PR_OPT_PATH, NULL,
+	  "the ssh private key (default: the ssh agent's keys)",
+	  offsetof(struct pr_git_ctx, ssh_key), false, NULL },
+	{ "known-hosts", PR_OPT_PATH, NULL,
+	  "the ssh host keys taken (default: ~/.ssh/known_hosts)",
+	  offsetof(struct pr_git_ctx, known_hosts), false, NULL },
 	PR_OPTIONS_END,
 };
 
@@ -107,7 +129,8 @@ done:
 }
 
 /* Give v its cover letter as the cover-letter option says. */
-static int add_cover(struct pr_version *v, const struct pr_git_ctx *ctx)
+static int add_cover(struct pr_version *v, const struct pr_git_ctx *ctx,
+		     const char *dir)
 {
 	struct pr_buf desc = PR_BUF_INIT, subj = PR_BUF_INIT;
 	struct pr_buf stat = PR_BUF_INIT, parent = PR_BUF_INIT;
@@ -117,7 +140,7 @@ static int add_cover(struct pr_version *v, const struct pr_git_ctx *ctx)
 
 	if (!strcmp(mode, "never") || (!strcmp(mode, "auto") && v->nr < 2))
 		return 0;
-	if ((err = read_description(&desc, ctx->url, ctx->branch)))
+	if ((err = read_description(&desc, dir, ctx->branch)))
 		goto done;
 	/* the first paragraph, lines trimmed and joined with spaces */
 	for (p = desc.ptr; *p && !err;) {
@@ -141,7 +164,7 @@ static int add_cover(struct pr_version *v, const struct pr_git_ctx *ctx)
 	/* the stat from the first patch's parent, as format-patch shows it */
 	if (v->patches[0]->commit_id[0] &&
 	    !(err = pr_buf_addf(&parent, "%s^", v->patches[0]->commit_id)) &&
-	    pr_gitrepo_stat(&stat, ctx->url, parent.ptr,
+	    pr_gitrepo_stat(&stat, dir, parent.ptr,
 			    v->patches[v->nr - 1]->commit_id) == 0)
 		v->cover->stat = pr_buf_detach(&stat, NULL);
 	else
@@ -152,6 +175,17 @@ done:
 	pr_buf_release(&stat);
 	pr_buf_release(&parent);
 	return err;
+}
+
+/*
+ * Is url a remote ("scheme://...", or scp-like "host:path" with the colon
+ * before any slash) rather than a local directory.
+ */
+static bool is_remote(const char *url)
+{
+	size_t colon = strcspn(url, ":"), slash = strcspn(url, "/");
+
+	return strstr(url, "://") || (url[colon] && colon < slash && colon > 1);
 }
 
 /* The two parts of a cursor, each "" when absent. */
@@ -205,8 +239,8 @@ static char *cursor_text(const struct git_cursor *c)
 }
 
 /* The branch series: emit it when its fingerprint is not cur->fp. */
-static int poll_branch(struct pr_instance *inst, struct git_cursor *cur,
-		       pr_event_fn emit, void *payload)
+static int poll_branch(struct pr_instance *inst, const char *dir,
+		       struct git_cursor *cur, pr_event_fn emit, void *payload)
 {
 	const struct pr_git_ctx *ctx = inst->ctx;
 	struct pr_event ev = { 0 };
@@ -216,10 +250,10 @@ static int poll_branch(struct pr_instance *inst, struct git_cursor *cur,
 	int err;
 
 	if ((err = pr_buf_addf(&range, "%s..%s", ctx->base, ctx->branch)) ||
-	    (err = pr_gitrepo_load(&v, ctx->url, range.ptr)))
+	    (err = pr_gitrepo_load(&v, dir, range.ptr)))
 		goto done;
 	if (v->nr == 0 || (err = pr_store_fingerprint(fp, v)) ||
-	    (err = add_cover(v, ctx)))
+	    (err = add_cover(v, ctx, dir)))
 		goto done;
 	if (!strcmp(cur->fp, fp))
 		goto done;
@@ -238,8 +272,8 @@ done:
 }
 
 /* The watched branch: a "landed" event for the commits after cur->watch. */
-static int poll_watch(struct pr_instance *inst, struct git_cursor *cur,
-		      pr_event_fn emit, void *payload)
+static int poll_watch(struct pr_instance *inst, const char *dir,
+		      struct git_cursor *cur, pr_event_fn emit, void *payload)
 {
 	const struct pr_git_ctx *ctx = inst->ctx;
 	struct pr_event ev = { 0 };
@@ -249,12 +283,11 @@ static int poll_watch(struct pr_instance *inst, struct git_cursor *cur,
 	size_t i;
 	int err;
 
-	if ((err = pr_gitrepo_resolve(tip, ctx->url, ctx->watch)))
+	if ((err = pr_gitrepo_resolve(tip, dir, ctx->watch)))
 		goto done;
 	if (!strcmp(tip, cur->watch))
 		goto done;
-	if (cur->watch[0] &&
-	    pr_gitrepo_descends(ctx->url, tip, cur->watch) != 1) {
+	if (cur->watch[0] && pr_gitrepo_descends(dir, tip, cur->watch) != 1) {
 		pr_log_warn(inst->prefix,
 			    "watch '%s': %s is not below %s (rewritten): "
 			    "taken from here",
@@ -264,7 +297,7 @@ static int poll_watch(struct pr_instance *inst, struct git_cursor *cur,
 	}
 	if (cur->watch[0]) {
 		if ((err = pr_buf_addf(&range, "%s..%s", cur->watch, tip)) ||
-		    (err = pr_gitrepo_load(&v, ctx->url, range.ptr)))
+		    (err = pr_gitrepo_load(&v, dir, range.ptr)))
 			goto done;
 		for (i = 0; i < v->nr; i++) {
 			struct pr_patch *p = v->patches[i];
@@ -297,10 +330,67 @@ done:
 	return err;
 }
 
+/*
+ * A remote url: fetch branch, base and watch into the source's cache
+ * repository, <state dir>/git-cache/<source name>.git (bare, kept across
+ * passes), and name it in *dir.  Force-pushed refs are followed (the
+ * specs are forced); the objects of old tips stay, so a rewritten watched
+ * branch is still seen as rewritten.
+ */
+static int sync_cache(struct pr_buf *dir, struct pr_instance *inst)
+{
+	const struct pr_git_ctx *ctx = inst->ctx;
+	const char *names[3] = { ctx->branch, ctx->base, ctx->watch };
+	const char *specs[3];
+	struct pr_buf spec[3] = { PR_BUF_INIT, PR_BUF_INIT, PR_BUF_INIT };
+	struct pr_gitfetch_auth auth = { ctx->user, ctx->password, ctx->ssh_key,
+					 ctx->known_hosts };
+	git_repository *repo = NULL;
+	size_t i, j, nr = 0;
+	int err = 0;
+
+	if (!inst->state_dir)
+		return pr_error(PR_EINTERNAL,
+				"no state directory for the cache of '%s'",
+				inst->name);
+	if ((err = pr_buf_addf(dir, "%s/git-cache/", inst->state_dir)) ||
+	    (err = pr_gitfetch_escape(dir, inst->name)) ||
+	    (err = pr_buf_adds(dir, ".git")))
+		return err;
+	for (i = 0; i < 3 && !err; i++) {
+		const char *pfx;
+
+		if (!names[i])
+			continue;
+		pfx = strncmp(names[i], "refs/", 5) ? "refs/heads/" : "";
+		if ((err = pr_buf_addf(&spec[nr], "+%s%s:%s%s", pfx, names[i],
+				       pfx, names[i])))
+			break;
+		for (j = 0; j < nr && strcmp(spec[j].ptr, spec[nr].ptr); j++)
+			;
+		if (j < nr) {
+			pr_buf_release(&spec[nr]);
+			continue;
+		}
+		specs[nr] = spec[nr].ptr;
+		nr++;
+	}
+	git_libgit2_init();
+	if (!err && !(err = pr_gitfetch_open_cache(&repo, dir->ptr)))
+		err = pr_gitfetch(repo, ctx->url, specs, nr, &auth, "branches");
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	for (i = 0; i < 3; i++)
+		pr_buf_release(&spec[i]);
+	return err;
+}
+
 static int git_poll(struct pr_instance *inst, const char *cursor,
 		    pr_event_fn emit, void *payload)
 {
 	const struct pr_git_ctx *ctx = inst->ctx;
+	struct pr_buf cache = PR_BUF_INIT;
+	const char *dir = ctx->url;
 	struct git_cursor cur;
 	int err = 0;
 
@@ -312,14 +402,20 @@ static int git_poll(struct pr_instance *inst, const char *cursor,
 			       inst->name);
 		goto done;
 	}
+	if (is_remote(ctx->url)) {
+		if ((err = sync_cache(&cache, inst)))
+			goto done;
+		dir = cache.ptr;
+	}
 	cursor_parse(&cur, cursor);
-	if (ctx->branch && (err = poll_branch(inst, &cur, emit, payload)))
+	if (ctx->branch && (err = poll_branch(inst, dir, &cur, emit, payload)))
 		goto done;
 	if (ctx->watch)
-		err = poll_watch(inst, &cur, emit, payload);
+		err = poll_watch(inst, dir, &cur, emit, payload);
 done:
 	if (err < 0)
 		err = pr_error_wrap(err, "source '%s'", inst->name);
+	pr_buf_release(&cache);
 	return err;
 }
 
@@ -403,8 +499,19 @@ static int git_open(struct pr_instance *inst)
 	struct pr_ident who = { NULL, NULL };
 	int err = 0;
 
+	/* a secret is a secret option, never part of a logged URL */
+	if ((err = pr_gitfetch_safe_url(&name, ctx->url)))
+		goto done;
+	if (strcmp(name.ptr, ctx->url)) {
+		err = pr_error(PR_ECONFIG,
+			       "%s '%s': option 'url': a password in the URL "
+			       "is refused (use 'user' and 'password')",
+			       inst->kind, inst->name);
+		goto done;
+	}
+	pr_buf_reset(&name);
 	if (strcmp(inst->kind, "sink"))
-		return 0;
+		goto done;
 	/* a template that cannot make a name is refused before any pass */
 	if ((err = branch_name(&name, inst->name,
 			       ctx->branch ? ctx->branch : GIT_SINK_BRANCH,
@@ -602,17 +709,6 @@ done:
 	return err;
 }
 
-/*
- * Is url a remote ("scheme://...", or scp-like "host:path" with the colon
- * before any slash) rather than a local directory.
- */
-static bool is_remote(const char *url)
-{
-	size_t colon = strcspn(url, ":"), slash = strcspn(url, "/");
-
-	return strstr(url, "://") || (url[colon] && colon < slash && colon > 1);
-}
-
 static int rm_entry(const char *path, const struct stat *sb, int flag,
 		    struct FTW *ftw)
 {
@@ -631,10 +727,30 @@ struct target {
 	git_repository *repo;
 	git_remote *remote; /* NULL: local */
 	char scratch[64];
+	/* a remote's callbacks: gitfetch's first, then push_status's */
+	struct push_cb {
+		struct pr_gitfetch_cb cb;
+		struct pr_buf why;
+	} cb;
+	struct pr_gitfetch_auth auth;
 };
 
-static int open_target(struct target *t, const char *sink, const char *url)
+/* A remote's failure, its URL with any password as <redacted>. */
+static int remote_fail(int code, const char *sink, const char *url)
 {
+	struct pr_buf safe = PR_BUF_INIT;
+	int err;
+
+	pr_gitfetch_safe_url(&safe, url);
+	err = sink_fail(code, sink, safe.ptr);
+	pr_buf_release(&safe);
+	return err;
+}
+
+static int open_target(struct target *t, const char *sink,
+		       const struct pr_git_ctx *ctx)
+{
+	const char *url = ctx->url;
 	static const char *const fetch_specs[] = { "+refs/heads/*:refs/heads/*",
 						   "+refs/tags/*:refs/tags/*" };
 	git_strarray specs = { (char **)fetch_specs, 2 };
@@ -643,6 +759,7 @@ static int open_target(struct target *t, const char *sink, const char *url)
 	const char *tmp = getenv("TMPDIR");
 
 	memset(t, 0, sizeof(*t));
+	pr_buf_init(&t->cb.why, 0);
 	if (!is_remote(url)) {
 		if (git_repository_open_ext(&t->repo, url,
 					    GIT_REPOSITORY_OPEN_NO_SEARCH,
@@ -669,15 +786,21 @@ static int open_target(struct target *t, const char *sink, const char *url)
 	create.repository = t->repo;
 	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
 	if (git_remote_create_with_opts(&t->remote, url, &create) < 0)
-		return sink_fail(PR_EINVAL, sink, url);
+		return remote_fail(PR_EINVAL, sink, url);
+	t->auth.user = ctx->user;
+	t->auth.password = ctx->password;
+	t->auth.ssh_key = ctx->ssh_key;
+	t->auth.known_hosts = ctx->known_hosts;
+	pr_gitfetch_callbacks(&fo.callbacks, &t->cb.cb, &t->auth, url);
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	if (git_remote_fetch(t->remote, &specs, &fo, NULL) < 0)
-		return sink_fail(PR_ENET, sink, url);
+		return remote_fail(PR_ENET, sink, url);
 	return 0;
 }
 
 static void close_target(struct target *t)
 {
+	pr_buf_release(&t->cb.why); /* safe when zeroed: alloc 0 */
 	git_remote_free(t->remote);
 	git_repository_free(t->repo);
 	if (t->scratch[0])
@@ -688,7 +811,7 @@ static void close_target(struct target *t)
 /* libgit2 tells each pushed ref's fate here: a refusal is kept. */
 static int push_status(const char *refname, const char *status, void *data)
 {
-	struct pr_buf *why = data;
+	struct pr_buf *why = &((struct push_cb *)data)->why;
 
 	if (status && !why->len)
 		pr_buf_addf(why, "'%s': %s", refname, status);
@@ -702,7 +825,7 @@ static int set_branch(struct target *t, const char *sink, const char *refname,
 {
 	git_push_options po = GIT_PUSH_OPTIONS_INIT;
 	git_reference *ref = NULL;
-	struct pr_buf spec = PR_BUF_INIT, why = PR_BUF_INIT;
+	struct pr_buf spec = PR_BUF_INIT;
 	char *specp;
 	git_strarray specs = { &specp, 1 };
 	int err = 0;
@@ -717,20 +840,19 @@ static int set_branch(struct target *t, const char *sink, const char *refname,
 	if ((err = pr_buf_addf(&spec, "+%s:%s", refname, refname)))
 		goto done;
 	specp = spec.ptr;
+	pr_gitfetch_callbacks(&po.callbacks, &t->cb.cb, &t->auth, t->cb.cb.url);
 	po.callbacks.push_update_reference = push_status;
-	po.callbacks.payload = &why;
 	if (git_remote_push(t->remote, &specs, &po) < 0) {
 		err = sink_fail(PR_ENET, sink, "push");
 		goto done;
 	}
-	if (why.len) {
-		reject(out, "push refused: %s", why.ptr);
+	if (t->cb.why.len) {
+		reject(out, "push refused: %s", t->cb.why.ptr);
 		err = 1;
 	}
 done:
 	git_reference_free(ref);
 	pr_buf_release(&spec);
-	pr_buf_release(&why);
 	return err;
 }
 
@@ -757,7 +879,7 @@ static int git_deliver_version(struct pr_instance *inst,
 			       d->series->origin_connector,
 			       d->series->origin_key, v->number)) ||
 	    (err = pr_buf_addf(&refname, "refs/heads/%s", branch.ptr)) ||
-	    (err = open_target(&t, inst->name, ctx->url)))
+	    (err = open_target(&t, inst->name, ctx)))
 		goto done;
 	if ((err = make_committer(&committer, ctx, inst->name,
 				  t.remote ? t.scratch : ctx->url, d->time)) ||

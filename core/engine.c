@@ -1186,6 +1186,17 @@ int64_t pr_engine_retry_at(const char *message)
 	return errno || t <= 0 ? 0 : (int64_t)t;
 }
 
+int pr_engine_state_dir(struct pr_buf *out, const char *state)
+{
+	const char *slash = strrchr(state, '/');
+
+	/* "state.db" is in "."; "/state.db" in "/" */
+	if (!slash)
+		return pr_buf_adds(out, ".");
+	return pr_buf_add(out, state,
+			  slash == state ? 1 : (size_t)(slash - state));
+}
+
 int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 		   struct pr_store *st, const struct pr_engine_opts *opts)
 {
@@ -1194,10 +1205,13 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 	struct pass_ctx c = { g,       NULL, st,
 			      out,     NULL, opts ? opts : &defaults,
 			      &written };
+	struct pr_buf state_dir = PR_BUF_INIT;
 	size_t i;
-	int ret = 0;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
+	if ((ret = pr_engine_state_dir(&state_dir, pr_store_path(st))))
+		return ret;
 	for (i = 0; i < g->nr_routes; i++) {
 		const struct pr_graph_route *r = &g->routes[i];
 		const struct pr_graph_node *src =
@@ -1227,10 +1241,16 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 		}
 		pr_log_debug(src->inst.prefix, "poll for route '%s'", r->name);
 		err = pr_store_cursor_get(st, key.ptr, &cursor, NULL);
-		if (err == 0 || err == PR_ENOENT)
-			err = src->connector->poll(
-				(struct pr_instance *)&src->inst,
-				err == 0 ? cursor.ptr : NULL, on_event, &c);
+		if (err == 0 || err == PR_ENOENT) {
+			struct pr_instance *inst =
+				(struct pr_instance *)&src->inst;
+
+			inst->state_dir = state_dir.ptr;
+			err = src->connector->poll(inst,
+						   err == 0 ? cursor.ptr : NULL,
+						   on_event, &c);
+			inst->state_dir = NULL;
+		}
 		pr_buf_release(&cursor);
 		pr_buf_release(&key);
 		if (err < 0) {
@@ -1248,5 +1268,6 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 					: 0,
 				c.opts->payload);
 	}
+	pr_buf_release(&state_dir);
 	return ret;
 }

@@ -166,6 +166,13 @@ int pr_engine_open(struct pr_graph *g);
 void pr_engine_close(struct pr_graph *g);
 
 /*
+ * Append the directory of the state file `state` ("." for a bare file
+ * name): what pr_engine_pass() hands each source it polls as
+ * pr_instance.state_dir.
+ */
+int pr_engine_state_dir(struct pr_buf *out, const char *state);
+
+/*
  * One pass; returns 0 when every route ran (even with pending mails) or
  * the error of the last route that failed (its message recorded).
  */

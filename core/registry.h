@@ -90,6 +90,12 @@ struct pr_instance {
 	const char *file; /* config file that defined it */
 	void *ctx; /* ctx_size bytes, options filled in */
 	void *state; /* whatever open() allocates; close() frees */
+	/*
+	 * The directory of the state file while the engine polls this
+	 * instance, where a source keeps what it caches between passes
+	 * (the git source's fetched repository); NULL otherwise.
+	 */
+	const char *state_dir;
 	char prefix[160]; /* log prefix: "smtp:netdev" */
 };
 

@@ -226,6 +226,11 @@ done:
 	return err;
 }
 
+const char *pr_store_path(const struct pr_store *st)
+{
+	return st->path;
+}
+
 int pr_store_open(struct pr_store **out, const char *path)
 {
 	return pr_store_open_version(out, path, PR_STORE_SCHEMA_LATEST);

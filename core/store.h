@@ -62,6 +62,8 @@ int pr_store_open_version(struct pr_store **out, const char *path,
 			  int max_version);
 /* Safe with NULL. */
 void pr_store_free(struct pr_store *st);
+/* The path the store was opened with. */
+const char *pr_store_path(const struct pr_store *st);
 /* The schema version of the open database. */
 int pr_store_schema_version(struct pr_store *st);
 

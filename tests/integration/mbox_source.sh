@@ -138,10 +138,19 @@ git patch-id --stable <in/02-lines-v2.mbox | cut -d' ' -f1 >want2.ids
 cat $new/patchrelay.*-v2.[123] | git patch-id --stable | cut -d' ' -f1 >got2.ids
 cmp -s want2.ids got2.ids || fail "v2 patch-ids differ"
 
-# the bad file is told once; the next pass is clean and sends nothing
+# the bad file is told once; the next pass is clean and sends nothing,
+# and reads no file again: the cursor (the files in name order) is found
+# whole, so it is not rewritten
+cursor() { sqlite3 state.db "SELECT cursor FROM cursors"; }
+cursor >cursor4
+[ "$(awk 'NF { print $4 }' cursor4 | tr '\n' ' ')" = \
+	"00-bad.mbox 01-lines.mbox 02-lines-v2.mbox " ] ||
+	fail "pass 4 cursor: $(cat cursor4)"
 "$PATCHRELAY" run -c relay.conf --once 2>log5 || fail "pass 5: $(cat log5)"
 grep -q '0 mail(s) sent' log5 || fail "pass 5: $(cat log5)"
 [ "$(ls $new | wc -l)" -eq 8 ] || fail "pass 5 wrote mail: $(ls $new)"
+cursor >cursor5
+cmp -s cursor4 cursor5 || fail "pass 5 read a file again: $(cat cursor5)"
 
 # files removed, and a copy of v2 under a name that sorts first: the same
 # fingerprint, so nothing is sent; a new series in the middle is sent alone

@@ -523,6 +523,7 @@ static void test_open_close(void **state)
 struct landed_ctx {
 	int pushed, pushed_number;
 	struct pr_strlist told;
+	char state_dir[64]; /* what the source's poll was given */
 };
 
 static const char landed_diff[] = "diff --git a/f b/f\n"
@@ -554,11 +555,13 @@ static struct pr_series *one_patch_series(const char *origin, const char *key,
 static int landed_poll(struct pr_instance *inst, const char *cursor,
 		       pr_event_fn emit, void *payload)
 {
+	struct landed_ctx *c = inst->ctx;
 	struct pr_event ev = { 0 };
 	int err;
 
-	(void)inst;
 	(void)cursor;
+	assert_non_null(inst->state_dir);
+	snprintf(c->state_dir, sizeof(c->state_dir), "%s", inst->state_dir);
 	ev.kind = PR_EVENT_VERSION;
 	ev.series = one_patch_series("src", "topic", NULL);
 	ev.cursor = pr_strdup("c1");
@@ -618,7 +621,7 @@ static const struct pr_connector_type landed_type = {
 static void test_push_and_landed(void **state)
 {
 	struct fixture *f = *state;
-	struct landed_ctx c = { 0, 0, { 0 } };
+	struct landed_ctx c = { 0, 0, { 0 }, "" };
 	struct pr_graph_node nodes[3];
 	struct pr_graph_route route;
 	struct pr_graph g = { 0 };
@@ -650,6 +653,9 @@ static void test_push_and_landed(void **state)
 
 	assert_int_equal(pr_store_open(&st, f->db), 0);
 	assert_int_equal(pr_engine_pass(&ps, &g, st, NULL), 0);
+	/* the poll had the state file's directory, and only the poll */
+	assert_string_equal(c.state_dir, f->dir);
+	assert_null(nodes[0].inst.state_dir);
 	assert_int_equal(c.pushed, 1);
 	assert_int_equal(c.pushed_number, 1);
 	assert_int_equal(ps.new_versions, 1);

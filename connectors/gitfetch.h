@@ -1,0 +1,79 @@
+#ifndef PR_CONNECTORS_GITFETCH_H
+#define PR_CONNECTORS_GITFETCH_H
+
+#include <git2.h>
+
+#include "buf.h"
+
+/*
+ * Fetching from a git remote into a bare cache repository, shared by the
+ * forges' pull-request fetch (forge_fetch.c) and the git source with a
+ * remote url (git.c).
+ *
+ * Invariants:
+ * - The remote is anonymous and made without url.*.insteadOf: the URL is
+ *   used as configured (and libgit2 1.5's insteadOf lookup leaks a pcre2
+ *   match block per config entry, fixed only in 1.6).
+ * - Every spec is forced ("+SRC:DST") and names one ref; a SRC the remote
+ *   does not advertise is PR_ENOENT and nothing is fetched, so a cache
+ *   ref is never left standing for a ref the remote no longer has.
+ * - Tags are not followed, FETCH_HEAD is not written, nothing is pruned.
+ * - Messages name the URL with its password (user:PASSWORD@) as
+ *   <redacted>, and never hold auth->password.
+ * - TLS certificates are checked by libgit2; an ssh host key must be in
+ *   auth->known_hosts (libgit2 1.5 on its own reads ~/.ssh/known_hosts
+ *   only, and says no more than "invalid or unknown remote ssh hostkey").
+ * - The caller holds git_libgit2_init().
+ */
+
+/* What is offered when the server asks for credentials, each once. */
+struct pr_gitfetch_auth {
+	const char *user; /* HTTP user; ssh user when the URL has none */
+	const char *password; /* HTTP password or token (a secret) */
+	const char *ssh_key; /* private key file; NULL: ssh-agent */
+	const char *known_hosts; /* NULL: ~/.ssh/known_hosts */
+};
+
+/*
+ * The credentials and host key callbacks pr_gitfetch() uses, for another
+ * transfer (the git sink's fetch and push): out's credentials,
+ * certificate_check and payload are set, the payload being cb, which
+ * must outlive the transfer.  A caller whose other callbacks need their
+ * own payload embeds cb as the first member of it.
+ */
+struct pr_gitfetch_cb {
+	const struct pr_gitfetch_auth *auth;
+	const char *url;
+	unsigned tried; /* GIT_CREDENTIAL_* kinds offered already */
+};
+
+void pr_gitfetch_callbacks(git_remote_callbacks *out, struct pr_gitfetch_cb *cb,
+			   const struct pr_gitfetch_auth *auth,
+			   const char *url);
+
+/* Append name as one directory name: bytes outside [A-Za-z0-9._-] %XX. */
+int pr_gitfetch_escape(struct pr_buf *out, const char *name);
+
+/* Append url with the password of its user:password@ as <redacted>. */
+int pr_gitfetch_safe_url(struct pr_buf *out, const char *url);
+
+/*
+ * The port an ssh URL names, ssh://[user@]host[:port]/path, as the
+ * known_hosts lookup takes it: 22 when it names none (and for scp-like
+ * host:path, or a port that is not 1..65535).
+ */
+int pr_gitfetch_ssh_port(const char *url);
+
+/* Open the bare repository at dir, made (with its parents) if absent. */
+int pr_gitfetch_open_cache(git_repository **out, const char *dir);
+
+/*
+ * Fetch specs[0..nr) from url into repo.  `what` names the fetch in
+ * messages: "fetch WHAT from 'URL': ..." (PR_ENET, or PR_EAUTH when the
+ * server refused the credentials, PR_ENOENT for a missing ref).
+ */
+int pr_gitfetch(git_repository *repo, const char *url, const char *const *specs,
+		size_t nr, const struct pr_gitfetch_auth *auth,
+		const char *what);
+
+#endif
