@@ -9,6 +9,7 @@
 #include "mailsrc.h"
 #include "mailtls.h"
 #include "mbox.h"
+#include "trace.h"
 
 /*
  * The imap source: reads a mailbox over IMAP (libcurl) and hands the
@@ -44,6 +45,7 @@ struct imap_src {
 	bool cap_seen; /* a CAPABILITY came on this request's connection */
 	bool no_starttls; /* and the first one did not offer STARTTLS */
 	bool warned; /* the plain text login was logged */
+	struct pr_trace trace; /* PATCHRELAY_TRACE=imap */
 };
 
 static size_t on_data(char *data, size_t size, size_t nmemb, void *payload)
@@ -73,9 +75,10 @@ static bool has_token(const char *s, size_t n, const char *tok)
 
 /*
  * libcurl's trace: only the server's lines are looked at, and only for
- * the capabilities; nothing of it is kept or logged (the lines going out
- * hold the password).  The CAPABILITY asked again after STARTTLS
- * replaces the one before.
+ * the capabilities; nothing of it is kept.  It is written only redacted,
+ * when PATCHRELAY_TRACE names imap (core/trace.h): the lines going out
+ * hold the password.  The CAPABILITY asked again after STARTTLS replaces
+ * the one before.
  */
 static int on_trace(CURL *h, curl_infotype type, char *data, size_t size,
 		    void *payload)
@@ -83,6 +86,7 @@ static int on_trace(CURL *h, curl_infotype type, char *data, size_t size,
 	struct imap_src *s = payload;
 
 	PR_UNUSED(h);
+	pr_trace_curl(&s->trace, type, data, size);
 	if (type != CURLINFO_HEADER_IN || size < 2 || data[0] != '*')
 		return 0;
 	if (!has_token(data, size, "CAPABILITY") &&
@@ -283,6 +287,7 @@ static int request(struct imap_src *s, const char *url, const char *command,
 
 static int setup(struct imap_src *s)
 {
+	pr_trace_init(&s->trace, "imap", s->inst->prefix);
 	s->h = curl_easy_init();
 	if (!s->h)
 		return pr_error(PR_EINTERNAL, "cannot start libcurl");

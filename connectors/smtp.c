@@ -9,6 +9,7 @@
 #include "delivery.h"
 #include "mailtls.h"
 #include "outgoing.h"
+#include "trace.h"
 
 /*
  * The smtp sink: sends each mail, as the core rendered it, through libcurl
@@ -53,11 +54,13 @@ struct smtp_state {
 struct ehlo {
 	bool done; /* its last line came */
 	bool starttls; /* it offered STARTTLS */
+	struct pr_trace trace; /* PATCHRELAY_TRACE=smtp */
 };
 
 /*
- * libcurl's trace: only the server's first EHLO answer is looked at;
- * nothing of it is kept or logged (the lines going out hold the password).
+ * libcurl's trace: only the server's first EHLO answer is looked at and
+ * nothing of it is kept; it is written only redacted, when
+ * PATCHRELAY_TRACE names smtp (core/trace.h).
  */
 static int on_trace(CURL *h, curl_infotype type, char *data, size_t size,
 		    void *payload)
@@ -65,6 +68,7 @@ static int on_trace(CURL *h, curl_infotype type, char *data, size_t size,
 	struct ehlo *e = payload;
 
 	PR_UNUSED(h);
+	pr_trace_curl(&e->trace, type, data, size);
 	if (type != CURLINFO_HEADER_IN || e->done || size < 4 ||
 	    memcmp(data, "250", 3))
 		return 0;
@@ -498,13 +502,14 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 	struct pr_ident sender = { NULL, NULL };
 	struct reader r = { data->ptr, data->len, 0 };
 	struct smtp_state *st = inst->state;
-	struct ehlo ehlo = { false, false };
+	struct ehlo ehlo = { false, false, { NULL, NULL, false, false } };
 	long use_ssl = pr_mailtls_use_ssl(ctx->url, ctx->starttls);
 	long code = 0;
 	CURLcode rc;
 	CURL *c;
 	int err = 0;
 
+	pr_trace_init(&ehlo.trace, "smtp", inst->prefix);
 	c = curl_easy_init();
 	if (!c) {
 		err = pr_error(PR_EINTERNAL, "cannot start libcurl");

@@ -4,6 +4,7 @@
 #include <curl/curl.h>
 
 #include "http.h"
+#include "trace.h"
 
 /*
  * One easy handle per request: the forges are polled serially and rarely,
@@ -118,6 +119,7 @@ int pr_http_request(struct pr_http_response *resp,
 		    const char *url, const char *json_body, const char *etag)
 {
 	struct recv_ctx r = { resp, 0 };
+	struct pr_trace trace;
 	struct curl_slist *hdrs = NULL;
 	struct pr_buf line = PR_BUF_INIT;
 	char errbuf[CURL_ERROR_SIZE] = "";
@@ -186,6 +188,8 @@ int pr_http_request(struct pr_http_response *resp,
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, &r);
+	pr_trace_init(&trace, "http", c->log_prefix);
+	pr_trace_attach(h, &trace);
 
 	rc = curl_easy_perform(h);
 	if (r.err) {

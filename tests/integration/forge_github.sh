@@ -17,7 +17,8 @@
 #     each with GitHub's headers (Bearer, Accept, API version, UA);
 # (g) a 403 rate-limit answer -> no request before the reset, the pending
 #     /submit is sent after it;
-# (h) a bad token (401) -> an error naming the source, exit non-zero.
+# (h) a bad token (401) -> an error naming the source, exit non-zero; with
+#     PATCHRELAY_TRACE=http the requests are traced and the token is not.
 set -u
 PY=/usr/bin/python3
 fail() {
@@ -336,4 +337,14 @@ GH_TOKEN=tok-wrong "$PATCHRELAY" run -c bad.conf --once >bad.log 2>&1 &&
 grep -q "source 'gh'" bad.log || fail "the error does not name the source: $(cat bad.log)"
 grep -q '401' bad.log || fail "the error does not say 401: $(cat bad.log)"
 grep -q 'tok-wrong' bad.log && fail "the token is in the error: $(cat bad.log)"
+# the same with PATCHRELAY_TRACE=http: the requests are traced, the token not
+GH_TOKEN=tok-wrong PATCHRELAY_TRACE=http "$PATCHRELAY" run -c bad.conf --once >trace.log 2>&1 &&
+	fail "a bad token exited 0 (traced): $(cat trace.log)"
+grep -q '^patchrelay: trace \[github:gh\] > GET /user HTTP/1.1$' trace.log ||
+	fail "no request line in the http trace: $(cat trace.log)"
+grep -qi '^patchrelay: trace \[github:gh\] > Authorization: <redacted>$' trace.log ||
+	fail "no redacted Authorization in the http trace: $(cat trace.log)"
+grep -q '^patchrelay: trace \[github:gh\] < HTTP/1.[01] 401' trace.log ||
+	fail "no 401 in the http trace: $(cat trace.log)"
+grep -q 'tok-wrong' trace.log && fail "the token is in the http trace: $(grep tok-wrong trace.log)"
 echo "ok"
