@@ -13,17 +13,22 @@ C=${PR_CACHE:-$PR_BUILD}
 mkdir -p "$C"
 
 L="$C/linux-source"
-if [ ! -f "$L/.pr-extracted" ]; then
-	tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | head -n 1)
-	if [ -z "$tarball" ]; then
-		echo "skip: no /usr/src/linux-source-*.tar.xz"
-		exit 77
+# under a lock: check_sections.sh and route_vs_get_maintainer.sh may run at
+# once on a fresh cache, and each would remove the other's half-made tree
+(
+	flock 9
+	if [ ! -f "$L/.pr-extracted" ]; then
+		tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | head -n 1)
+		if [ -z "$tarball" ]; then
+			echo "skip: no /usr/src/linux-source-*.tar.xz"
+			exit 77
+		fi
+		rm -rf "$L"
+		mkdir -p "$L"
+		tar -xJf "$tarball" -C "$L" --strip-components=1
+		touch "$L/.pr-extracted"
 	fi
-	rm -rf "$L"
-	mkdir -p "$L"
-	tar -xJf "$tarball" -C "$L" --strip-components=1
-	touch "$L/.pr-extracted"
-fi
+) 9>"$C/linux-source.lock" || exit $?
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
