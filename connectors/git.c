@@ -32,9 +32,10 @@
  * news.  A rewritten branch (the old tip no longer below the new) is taken
  * anew, with a warning, and gives no event.
  *
- * A remote url (source): branch, base and watch (branch names of the
- * remote, or full ref names) are fetched, forced, into a bare cache
- * repository under the state directory before each poll (sync_cache),
+ * A remote url (source): what branch, base and watch name on the remote
+ * (a short name resolved as git rev-parse resolves it, or a full ref
+ * name) is fetched, forced, into a bare cache repository under the state
+ * directory before each poll (sync_cache),
  * and the poll reads the cache as it reads a local repository.  A fetch
  * that fails is the poll's error: the cursor stays, the engine backs off.
  *
@@ -331,22 +332,24 @@ done:
 }
 
 /*
- * A remote url: fetch branch, base and watch into the source's cache
- * repository, <state dir>/git-cache/<source name>.git (bare, kept across
- * passes), and name it in *dir.  Force-pushed refs are followed (the
- * specs are forced); the objects of old tips stay, so a rewritten watched
- * branch is still seen as rewritten.
+ * A remote url: fetch what branch, base and watch stand for on the remote
+ * into the source's cache repository, <state dir>/git-cache/<source
+ * name>.git (bare, kept across passes), and name it in *dir.  A short
+ * name is resolved against the remote's refs as git rev-parse resolves
+ * it and fetched under the ref name found (pr_gitfetch_names), so that
+ * the poll's rev-parse in the cache gives what it gives in a local
+ * repository.  Force-pushed refs are followed (the specs are forced); the
+ * objects of old tips stay, so a rewritten watched branch is still seen
+ * as rewritten.
  */
 static int sync_cache(struct pr_buf *dir, struct pr_instance *inst)
 {
 	const struct pr_git_ctx *ctx = inst->ctx;
-	const char *names[3] = { ctx->branch, ctx->base, ctx->watch };
-	const char *specs[3];
-	struct pr_buf spec[3] = { PR_BUF_INIT, PR_BUF_INIT, PR_BUF_INIT };
+	const char *names[3];
 	struct pr_gitfetch_auth auth = { ctx->user, ctx->password, ctx->ssh_key,
 					 ctx->known_hosts };
 	git_repository *repo = NULL;
-	size_t i, j, nr = 0;
+	size_t nr = 0;
 	int err = 0;
 
 	if (!inst->state_dir)
@@ -357,31 +360,18 @@ static int sync_cache(struct pr_buf *dir, struct pr_instance *inst)
 	    (err = pr_gitfetch_escape(dir, inst->name)) ||
 	    (err = pr_buf_adds(dir, ".git")))
 		return err;
-	for (i = 0; i < 3 && !err; i++) {
-		const char *pfx;
-
-		if (!names[i])
-			continue;
-		pfx = strncmp(names[i], "refs/", 5) ? "refs/heads/" : "";
-		if ((err = pr_buf_addf(&spec[nr], "+%s%s:%s%s", pfx, names[i],
-				       pfx, names[i])))
-			break;
-		for (j = 0; j < nr && strcmp(spec[j].ptr, spec[nr].ptr); j++)
-			;
-		if (j < nr) {
-			pr_buf_release(&spec[nr]);
-			continue;
-		}
-		specs[nr] = spec[nr].ptr;
-		nr++;
-	}
+	if (ctx->branch)
+		names[nr++] = ctx->branch;
+	if (ctx->base)
+		names[nr++] = ctx->base;
+	if (ctx->watch)
+		names[nr++] = ctx->watch;
 	git_libgit2_init();
-	if (!err && !(err = pr_gitfetch_open_cache(&repo, dir->ptr)))
-		err = pr_gitfetch(repo, ctx->url, specs, nr, &auth, "branches");
+	if (!(err = pr_gitfetch_open_cache(&repo, dir->ptr)))
+		err = pr_gitfetch_names(repo, ctx->url, names, nr, &auth,
+					"refs");
 	git_repository_free(repo);
 	git_libgit2_shutdown();
-	for (i = 0; i < 3; i++)
-		pr_buf_release(&spec[i]);
 	return err;
 }
 

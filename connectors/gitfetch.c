@@ -298,46 +298,235 @@ static int check_advertised(git_remote *remote, const char *const *specs,
 	return 0;
 }
 
+/* Make the anonymous remote for url in repo and connect it for a fetch. */
+static int fetch_connect(git_remote **out, git_repository *repo,
+			 const char *url, git_fetch_options *opts,
+			 struct pr_gitfetch_cb *cred,
+			 const struct pr_gitfetch_auth *auth, const char *what)
+{
+	git_remote_create_options create = GIT_REMOTE_CREATE_OPTIONS_INIT;
+	int rc;
+
+	*out = NULL;
+	opts->download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	opts->prune = GIT_FETCH_NO_PRUNE;
+	opts->update_fetchhead = 0;
+	pr_gitfetch_callbacks(&opts->callbacks, cred, auth, url);
+	create.repository = repo;
+	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
+	if (git_remote_create_with_opts(out, url, &create) < 0)
+		return fetch_fail(PR_EINVAL, what, url, cred->auth);
+	rc = git_remote_connect(*out, GIT_DIRECTION_FETCH, &opts->callbacks,
+				NULL, NULL);
+	if (rc < 0)
+		return fetch_fail(rc == GIT_EAUTH ? PR_EAUTH : PR_ENET, what,
+				  url, cred->auth);
+	return 0;
+}
+
+/* What git_remote_fetch does once connected: download, update the refs. */
+static int fetch_download(git_remote *remote, const char *const *specs,
+			  size_t nr, git_fetch_options *opts, const char *what,
+			  const char *url, const struct pr_gitfetch_auth *auth)
+{
+	git_strarray refspecs = { (char **)specs, nr };
+	int rc;
+
+	if ((rc = git_remote_download(remote, &refspecs, opts)) < 0 ||
+	    (rc = git_remote_update_tips(remote, &opts->callbacks, 0,
+					 GIT_REMOTE_DOWNLOAD_TAGS_NONE, NULL)) <
+		    0)
+		return fetch_fail(rc == GIT_EAUTH ? PR_EAUTH : PR_ENET, what,
+				  url, auth);
+	return 0;
+}
+
+static void fetch_close(git_remote *remote)
+{
+	if (remote)
+		git_remote_disconnect(remote);
+	git_remote_free(remote);
+}
+
 int pr_gitfetch(git_repository *repo, const char *url, const char *const *specs,
 		size_t nr, const struct pr_gitfetch_auth *auth,
 		const char *what)
 {
 	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
-	git_remote_create_options create = GIT_REMOTE_CREATE_OPTIONS_INIT;
 	git_remote *remote = NULL;
 	struct pr_gitfetch_cb cred;
-	git_strarray refspecs = { (char **)specs, nr };
-	int err = 0, rc;
+	int err;
 
-	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-	opts.prune = GIT_FETCH_NO_PRUNE;
-	opts.update_fetchhead = 0;
-	pr_gitfetch_callbacks(&opts.callbacks, &cred, auth, url);
-	create.repository = repo;
-	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
-	if (git_remote_create_with_opts(&remote, url, &create) < 0) {
-		err = fetch_fail(PR_EINVAL, what, url, cred.auth);
-		goto done;
-	}
 	/* connect, see that each ref is there, then what git_remote_fetch does */
-	rc = git_remote_connect(remote, GIT_DIRECTION_FETCH, &opts.callbacks,
-				NULL, NULL);
-	if (rc < 0) {
-		err = fetch_fail(rc == GIT_EAUTH ? PR_EAUTH : PR_ENET, what,
-				 url, cred.auth);
+	if (!(err = fetch_connect(&remote, repo, url, &opts, &cred, auth,
+				  what)) &&
+	    !(err = check_advertised(remote, specs, nr, what, url)))
+		err = fetch_download(remote, specs, nr, &opts, what, url,
+				     cred.auth);
+	fetch_close(remote);
+	return err;
+}
+
+/*
+ * The rules gitrevisions(7) gives for a short name, in its order; "%s" is
+ * the name.  The first one, the name itself, applies to names that start
+ * with "refs/" only (a cache has no HEAD or FETCH_HEAD of the remote's).
+ */
+static const char *const name_rules[] = {
+	"refs/%s",	   "refs/tags/%s",	   "refs/heads/%s",
+	"refs/remotes/%s", "refs/remotes/%s/HEAD",
+};
+
+#define NAME_RULES (sizeof(name_rules) / sizeof(name_rules[0]))
+
+/* The rule's ref for the name's first len bytes, in out (reset first). */
+static int rule_ref(struct pr_buf *out, size_t rule, const char *name,
+		    size_t len)
+{
+	const char *rest = strstr(name_rules[rule], "%s");
+
+	pr_buf_reset(out);
+	return pr_buf_addf(out, "%.*s%.*s%s", (int)(rest - name_rules[rule]),
+			   name_rules[rule], (int)len, name, rest + 2);
+}
+
+static bool advertised(const git_remote_head **heads, size_t n, const char *ref)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(heads[i]->name, ref))
+			return true;
+	return false;
+}
+
+/*
+ * Resolve name (its ref part: what comes before any '~' or '^') against
+ * heads into ref; *rank is the number of rules that rank before the one
+ * that matched (0 for a full ref name: it is found as it is).  PR_ENOENT
+ * naming the name when nothing matches.
+ */
+static int resolve_name(struct pr_buf *ref, size_t *rank,
+			const git_remote_head **heads, size_t n,
+			const char *name, const char *what, const char *url)
+{
+	size_t len = strcspn(name, "~^"), i;
+	bool full = !strncmp(name, "refs/", 5);
+	struct pr_buf safe = PR_BUF_INIT;
+	int err = 0;
+
+	*rank = 0;
+	pr_buf_reset(ref);
+	if (full && !(err = pr_buf_add(ref, name, len)) &&
+	    advertised(heads, n, ref->ptr))
+		return 0;
+	for (i = 0; !full && i < NAME_RULES && !err; i++) {
+		err = rule_ref(ref, i, name, len);
+		if (!err && advertised(heads, n, ref->ptr)) {
+			*rank = i;
+			return 0;
+		}
+	}
+	if (err)
+		return err;
+	pr_gitfetch_safe_url(&safe, url);
+	err = pr_error(PR_ENOENT,
+		       full ? "fetch %s from '%s': the remote has no '%.*s'"
+			    : "fetch %s from '%s': the remote has no '%.*s' "
+			      "(no tag, branch or other ref of that name)",
+		       what, safe.ptr, (int)len, name);
+	pr_buf_release(&safe);
+	return err;
+}
+
+/*
+ * Delete from repo the refs that name would find before the rank-th rule
+ * (the remote has none of them, or it would have been found there), so
+ * that rev-parse in repo finds what was fetched and not what an earlier
+ * fetch left.
+ */
+static int drop_shadows(git_repository *repo, const char *name, size_t rank)
+{
+	struct pr_buf ref = PR_BUF_INIT;
+	git_reference *r = NULL;
+	size_t i, len = strcspn(name, "~^");
+	int err = 0;
+
+	for (i = 0; i < rank && !err; i++) {
+		if ((err = rule_ref(&ref, i, name, len)))
+			break;
+		if (git_reference_lookup(&r, repo, ref.ptr) < 0) {
+			git_error_clear();
+			continue;
+		}
+		if (git_reference_delete(r) < 0)
+			err = pr_error(PR_EIO, "cache: cannot delete '%s': %s",
+				       ref.ptr,
+				       git_error_last() &&
+						       git_error_last()->message
+					       ? git_error_last()->message
+					       : "libgit2 error");
+		git_reference_free(r);
+		r = NULL;
+	}
+	pr_buf_release(&ref);
+	return err;
+}
+
+int pr_gitfetch_names(git_repository *repo, const char *url,
+		      const char *const *names, size_t nr,
+		      const struct pr_gitfetch_auth *auth, const char *what)
+{
+	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
+	git_remote *remote = NULL;
+	struct pr_gitfetch_cb cred;
+	const git_remote_head **heads;
+	struct pr_buf ref = PR_BUF_INIT;
+	struct pr_buf *spec = NULL;
+	const char **specs = NULL;
+	size_t *rank = NULL;
+	size_t n, i, j, nspecs = 0;
+	int err;
+
+	if ((err = fetch_connect(&remote, repo, url, &opts, &cred, auth, what)))
+		goto done;
+	if (git_remote_ls(&heads, &n, remote) < 0) {
+		err = fetch_fail(PR_ENET, what, url, cred.auth);
 		goto done;
 	}
-	if ((err = check_advertised(remote, specs, nr, what, url)))
+	spec = pr_calloc(nr ? nr : 1, sizeof(*spec));
+	specs = pr_calloc(nr ? nr : 1, sizeof(*specs));
+	rank = pr_calloc(nr ? nr : 1, sizeof(*rank));
+	for (i = 0; i < nr; i++)
+		pr_buf_init(&spec[i], 0);
+	for (i = 0; i < nr; i++) {
+		if ((err = resolve_name(&ref, &rank[i], heads, n, names[i],
+					what, url)) ||
+		    (err = pr_buf_addf(&spec[nspecs], "+%s:%s", ref.ptr,
+				       ref.ptr)))
+			goto done;
+		for (j = 0; j < nspecs && strcmp(specs[j], spec[nspecs].ptr);
+		     j++)
+			;
+		if (j < nspecs) {
+			pr_buf_reset(&spec[nspecs]);
+			continue;
+		}
+		specs[nspecs] = spec[nspecs].ptr;
+		nspecs++;
+	}
+	if ((err = fetch_download(remote, specs, nspecs, &opts, what, url,
+				  cred.auth)))
 		goto done;
-	if ((rc = git_remote_download(remote, &refspecs, &opts)) < 0 ||
-	    (rc = git_remote_update_tips(remote, &opts.callbacks, 0,
-					 GIT_REMOTE_DOWNLOAD_TAGS_NONE, NULL)) <
-		    0)
-		err = fetch_fail(rc == GIT_EAUTH ? PR_EAUTH : PR_ENET, what,
-				 url, cred.auth);
+	for (i = 0; i < nr && !err; i++)
+		err = drop_shadows(repo, names[i], rank[i]);
 done:
-	if (remote)
-		git_remote_disconnect(remote);
-	git_remote_free(remote);
+	fetch_close(remote);
+	for (i = 0; spec && i < nr; i++)
+		pr_buf_release(&spec[i]);
+	free(spec);
+	free(specs);
+	free(rank);
+	pr_buf_release(&ref);
 	return err;
 }

@@ -76,4 +76,23 @@ int pr_gitfetch(git_repository *repo, const char *url, const char *const *specs,
 		size_t nr, const struct pr_gitfetch_auth *auth,
 		const char *what);
 
+/*
+ * Fetch what names[0..nr) stand for on the remote at url into repo, each
+ * resolved against the refs the remote advertises by the rules
+ * gitrevisions(7) gives for a short name, in their order: a name that
+ * starts with "refs/" is that ref, any other NAME the first of refs/NAME,
+ * refs/tags/NAME, refs/heads/NAME, refs/remotes/NAME and
+ * refs/remotes/NAME/HEAD.  A suffix from the first '~' or '^' on (main~3,
+ * v6.8^{}) is left for the local rev-parse: only the name before it is
+ * resolved.  Each ref found is fetched, forced, under its own name, and
+ * refs of repo that the name would find before it (left by an earlier
+ * fetch: the remote has none of them) are deleted, so that rev-parse of
+ * the name in repo finds what the remote's name stands for.  A name
+ * nothing matches is PR_ENOENT, "fetch WHAT from 'URL': the remote has
+ * no 'NAME' ...", and nothing is fetched.  Other errors as pr_gitfetch().
+ */
+int pr_gitfetch_names(git_repository *repo, const char *url,
+		      const char *const *names, size_t nr,
+		      const struct pr_gitfetch_auth *auth, const char *what);
+
 #endif

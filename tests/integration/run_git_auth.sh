@@ -131,7 +131,7 @@ refused() { # NAME KNOWN-HOSTS SSH-KEY MESSAGE
 	rc=0
 	"$PATCHRELAY" run -c "$1.conf" --once 2>"$1/log" || rc=$?
 	[ "$rc" -eq 3 ] || fail "$1: exit status $rc: $(cat "$1/log")"
-	grep -qF "source 'repo': fetch branches from '$url': $4" "$1/log" ||
+	grep -qF "source 'repo': fetch refs from '$url': $4" "$1/log" ||
 		fail "$1: not '$4': $(cat "$1/log")"
 	[ ! -d "$1/maildir/new" ] || [ -z "$(ls "$1/maildir/new")" ] ||
 		fail "$1: mail written"
@@ -228,7 +228,7 @@ for c in http-bad:"$tmp/pw.bad":"the server refused the credentials offered" \
 	rc=0
 	"$PATCHRELAY" run -c "$name.conf" --once 2>"$name/log" || rc=$?
 	[ "$rc" -eq 3 ] || fail "$name: exit status $rc: $(cat "$name/log")"
-	grep -qF "fetch branches from '$hurl': ${rest#*:}" "$name/log" ||
+	grep -qF "fetch refs from '$hurl': ${rest#*:}" "$name/log" ||
 		fail "$name: $(cat "$name/log")"
 done
 grep -q 's3cret' http/log http-bad/log http-none/log &&
@@ -262,7 +262,7 @@ conf tls "https://127.0.0.1:$hport/repo.git" "$tmp/known_hosts" "$tmp/userkey"
 rc=0
 "$PATCHRELAY" run -c tls.conf --once 2>tls/log || rc=$?
 [ "$rc" -eq 3 ] || fail "tls: exit status $rc: $(cat tls/log)"
-grep -q "source 'repo': fetch branches from 'https://127.0.0.1:$hport/repo.git': .*certificate" \
+grep -q "source 'repo': fetch refs from 'https://127.0.0.1:$hport/repo.git': .*certificate" \
 	tls/log || fail "tls: not a certificate error: $(cat tls/log)"
 grep -q 'http status' tls/log && fail "tls: the request was sent: $(cat tls/log)"
 echo "run_git_auth.sh: ok"

@@ -8,7 +8,11 @@
 # anew as locally.  The daemon stopped is a clear error of that source
 # (naming it and the URL) while the other source keeps going; after a
 # restart the next pass sends what was pushed meanwhile, once.  A missing
-# branch is named; a password in the URL is refused.
+# branch is named; a password in the URL is refused.  base as a
+# lightweight tag, an annotated tag, a revision (topic~2) and a name that
+# is both a tag and a branch resolve as git rev-parse resolves them in the
+# local case (the tag first; the branch once the tag is gone), with the
+# local case's mails; an unknown tag is named.
 set -eu
 PY=/usr/bin/python3
 DAEMON=/usr/lib/git-core/git-daemon
@@ -183,7 +187,7 @@ push topic
 rc=0
 "$PATCHRELAY" run -c daemon.conf --once 2>daemon/log4 || rc=$?
 [ "$rc" -eq 3 ] || fail "daemon stopped: exit status $rc: $(cat daemon/log4)"
-grep -q "\[git:repo\] source 'repo': fetch branches from 'git://127.0.0.1:$port/repo.git': " \
+grep -q "\[git:repo\] source 'repo': fetch refs from 'git://127.0.0.1:$port/repo.git': " \
 	daemon/log4 || fail "daemon stopped: no clear error: $(cat daemon/log4)"
 grep -q '1 failing source(s)' daemon/log4 || fail "not counted: $(cat daemon/log4)"
 [ "$(ls daemon/maildir/new | wc -l)" -eq 9 ] || fail "daemon stopped: mail written"
@@ -243,14 +247,129 @@ grep -q '0 failing source(s)' watch/log || fail "watch only: $(cat watch/log)"
 [ "$(git --git-dir=watch/git-cache/main.git for-each-ref --format='%(refname)')" = \
 	refs/heads/main ] || fail "watch only: fetched more than main"
 
+# a short name is resolved against the remote's refs as git rev-parse
+# resolves it locally (gitrevisions(7): refs/tags/ before refs/heads/):
+# base as a lightweight tag, as an annotated tag, as a revision below a
+# branch, and as a name that is both a tag and a branch, each the local
+# case's series and mails
+git init -q -b main tw
+printf 'one\ntwo\n' > tw/file
+git -C tw add file
+git -C tw commit -q -m base
+git -C tw tag lw
+git -C tw tag -a -m 'annotated base' ann
+git -C tw checkout -q -b topic
+sed -i 's/one/ONE/' tw/file
+git -C tw commit -q -a -m "file: shout one" -m "Signed-off-by: Ada Demo <ada@example.org>"
+sed -i 's/two/TWO/' tw/file
+git -C tw commit -q -a -m "file: shout two" -m "Signed-off-by: Ada Demo <ada@example.org>"
+# 'both': a tag on the base and a branch one commit below topic
+git -C tw tag both main
+git -C tw branch both topic~1
+git clone -q --bare tw srv/tags.git
+# what git itself makes of the names, in the served repository
+want_both=$(git -C srv/tags.git rev-parse -q --verify 'both^{commit}' 2>/dev/null)
+[ "$want_both" = "$(git -C srv/tags.git rev-parse main)" ] ||
+	fail "git does not take the tag for 'both'"
+[ "$(git -C srv/tags.git cat-file -t ann)" = tag ] || fail "ann is not annotated"
+tconf() {
+	{
+		echo "[core]"
+		echo "	state = $tmp/t-$1/state.db"
+		for b in lw ann rev both; do
+			base=$b
+			[ $b = rev ] && base='topic~2'
+			cat <<CONF
+[source "$b"]
+	type = git
+	url = $2
+	branch = topic
+	base = $base
+[route "$b"]
+	from = $b
+	to = inbox
+CONF
+		done
+		echo '[sink "inbox"]'
+		echo '	type = maildir'
+		echo "	path = $tmp/t-$1/maildir"
+	} > t-$1.conf
+	mkdir -p t-$1
+}
+tconf local "$tmp/srv/tags.git"
+tconf daemon "git://127.0.0.1:$port/tags.git"
+tconf file "file://$tmp/srv/tags.git"
+tpass() { # N: one pass of each; the local case sends N mails in all
+	for c in local daemon file; do
+		"$PATCHRELAY" run -c t-$c.conf --once 2>t-$c/log$1 ||
+			fail "tags $c: $(cat t-$c/log$1)"
+		grep -q '0 failing source(s)' t-$c/log$1 ||
+			fail "tags $c: $(cat t-$c/log$1)"
+	done
+}
+tsame() { # N: every config holds the N mails of the local case
+	for c in local daemon file; do
+		[ "$(ls t-$c/maildir/new | wc -l)" -eq "$1" ] ||
+			fail "tags $c: not $1 mails: $(ls t-$c/maildir/new)"
+	done
+	for c in daemon file; do
+		for f in t-local/maildir/new/*; do
+			g=t-$c/maildir/new/${f##*/}
+			[ -f "$g" ] || fail "tags $c: no ${f##*/}"
+			grep -v '^Date: ' "$f" >want
+			grep -v '^Date: ' "$g" >got
+			diff -u want got ||
+				fail "tags $c: ${f##*/} differs from the local case's"
+		done
+	done
+}
+tpass 1
+# lw, ann and rev: a cover letter and two patches each; both: the tag's
+# two patches too, where the branch would give one
+tsame 12
+for c in local daemon file; do
+	n=$(grep -l '^Subject: \[PATCH [12]/2\] file: shout' t-$c/maildir/new/* | wc -l)
+	[ "$n" -eq 8 ] || fail "tags $c: $n patch mails of 2, not 8"
+done
+# the cache holds each ref under its own name, the annotated tag as a tag
+[ "$(git --git-dir=t-file/git-cache/ann.git cat-file -t refs/tags/ann)" = tag ] ||
+	fail "the annotated tag is not fetched as a tag"
+[ "$(git --git-dir=t-daemon/git-cache/lw.git for-each-ref --format='%(refname)' | sort | tr '\n' ' ')" = \
+	'refs/heads/topic refs/tags/lw ' ] || fail "lw cache: wrong refs"
+[ "$(git --git-dir=t-daemon/git-cache/rev.git for-each-ref --format='%(refname)')" = \
+	refs/heads/topic ] || fail "rev cache: wrong refs"
+# the tag 'both' goes from the remote: the branch is what git takes now,
+# in the served repository and through each cache (the one fetched before
+# is dropped), so 'both' is a new version of one patch, the same mails
+git -C srv/tags.git tag -d both >/dev/null
+[ "$(git -C srv/tags.git rev-parse both)" = "$(git -C srv/tags.git rev-parse topic~1)" ] ||
+	fail "git does not take the branch for 'both'"
+tpass 2
+tsame 13
+for c in local daemon file; do
+	grep -q '^Subject: \[PATCH v2\] file: shout two$' t-$c/maildir/new/* ||
+		fail "tags $c: 'both' as the branch is not v2 of one patch"
+done
+[ "$(git --git-dir=t-file/git-cache/both.git for-each-ref --format='%(refname)' | sort | tr '\n' ' ')" = \
+	'refs/heads/both refs/heads/topic ' ] || fail "both cache: the tag is left"
+
 # a missing branch is named; a password in the URL is never shown
 sed -e 's/branch = topic/branch = nosuch/' -e 's/watch = main/watch = nosuch/' \
 	daemon.conf >missing.conf
 rc=0
 "$PATCHRELAY" run -c missing.conf --once 2>missing.log || rc=$?
 [ "$rc" -eq 3 ] || fail "missing branch: exit status $rc"
-grep -q "source 'repo': fetch branches from 'git://127.0.0.1:$port/repo.git': the remote has no 'refs/heads/nosuch'" \
+grep -q "source 'repo': fetch refs from 'git://127.0.0.1:$port/repo.git': the remote has no 'nosuch' (no tag, branch or other ref of that name)" \
 	missing.log || fail "missing branch: $(cat missing.log)"
+# an unknown tag as base over file:// the same; nothing is sent
+sed -e 's/base = main/base = v9.9~1/' file.conf >notag.conf
+n=$(ls file/maildir/new | wc -l)
+rc=0
+"$PATCHRELAY" run -c notag.conf --once 2>notag.log || rc=$?
+[ "$rc" -eq 3 ] || fail "unknown tag: exit status $rc: $(cat notag.log)"
+grep -q "source 'repo': fetch refs from 'file://$tmp/srv/repo.git': the remote has no 'v9.9' (no tag, branch or other ref of that name)" \
+	notag.log || fail "unknown tag: $(cat notag.log)"
+[ "$(ls file/maildir/new | wc -l)" -eq "$n" ] || fail "unknown tag: mail sent"
 stop_daemon
 # a password in the URL is refused before anything runs (it belongs in
 # the password option, a secret), and is not echoed
