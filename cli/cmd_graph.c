@@ -1,6 +1,7 @@
 #include "pr.h"
 #include "commands.h"
 #include "cfg.h"
+#include "engine.h"
 #include "graph.h"
 
 static void usage(void)
@@ -9,8 +10,9 @@ static void usage(void)
 }
 
 /*
- * patchrelay graph -c FILE [--dot]: load and validate the config, print
- * every problem (exit 2) or the graph as text or Graphviz DOT.
+ * patchrelay graph -c FILE [--dot]: load and validate the config, and
+ * open and close each instance as `run` opens them (no side effects),
+ * print every problem (exit 2) or the graph as text or Graphviz DOT.
  */
 int cmd_graph(int argc, char **argv)
 {
@@ -37,7 +39,9 @@ int cmd_graph(int argc, char **argv)
 		usage();
 		return PR_EXIT_USAGE;
 	}
-	if (pr_graph_load(&g, file, pr_builtin_registry(), &problems) < 0) {
+	/* then what `run` would refuse when it opens the instances */
+	if (pr_graph_load(&g, file, pr_builtin_registry(), &problems) < 0 ||
+	    pr_engine_check(g, &problems) < 0) {
 		for (i = 0; (size_t)i < problems.nr; i++)
 			fprintf(stderr, "patchrelay: error: %s\n",
 				problems.items[i]);

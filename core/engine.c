@@ -1109,37 +1109,67 @@ static void node_close(struct pr_graph_node *n)
 		n->plugin->close(&n->inst);
 }
 
+static int node_open(struct pr_graph_node *n)
+{
+	if (n->connector && n->connector->open)
+		return n->connector->open(&n->inst);
+	if (n->plugin && n->plugin->open)
+		return n->plugin->open(&n->inst);
+	return 0;
+}
+
+/* The failure of n's open() as PR_ECONFIG naming the file and instance. */
+static int open_fail(const struct pr_graph *g, const struct pr_graph_node *n)
+{
+	const struct pr_instance *in = &n->inst;
+	struct pr_buf who = PR_BUF_INIT;
+	int err;
+
+	/* name the instance once: smtp's open() already does */
+	if (pr_buf_addf(&who, "%s '%s'", in->kind, in->name) == 0 &&
+	    !strncmp(pr_error_message(), who.ptr, who.len))
+		err = pr_error_wrap(PR_ECONFIG, "%s", g->file);
+	else
+		err = pr_error_wrap(PR_ECONFIG, "%s: %s", g->file, who.ptr);
+	pr_buf_release(&who);
+	return err;
+}
+
 int pr_engine_open(struct pr_graph *g)
 {
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < g->nr_nodes; i++) {
-		struct pr_graph_node *n = &g->nodes[i];
-
-		if (n->connector && n->connector->open)
-			err = n->connector->open(&n->inst);
-		else if (n->plugin && n->plugin->open)
-			err = n->plugin->open(&n->inst);
-		if (err < 0)
+	for (i = 0; i < g->nr_nodes; i++)
+		if ((err = node_open(&g->nodes[i])) < 0)
 			break;
-	}
 	if (err < 0) {
-		const struct pr_instance *in = &g->nodes[i].inst;
-		struct pr_buf who = PR_BUF_INIT;
-
-		/* name the instance once: smtp's open() already does */
-		if (pr_buf_addf(&who, "%s '%s'", in->kind, in->name) == 0 &&
-		    !strncmp(pr_error_message(), who.ptr, who.len))
-			err = pr_error_wrap(PR_ECONFIG, "%s", g->file);
-		else
-			err = pr_error_wrap(PR_ECONFIG, "%s: %s", g->file,
-					    who.ptr);
-		pr_buf_release(&who);
+		err = open_fail(g, &g->nodes[i]);
+		/* the failed one too: what it allocated before failing */
+		node_close(&g->nodes[i]);
 		while (i--)
 			node_close(&g->nodes[i]);
 	}
 	return err;
+}
+
+int pr_engine_check(struct pr_graph *g, struct pr_strlist *problems)
+{
+	size_t i, before = problems->nr;
+
+	for (i = 0; i < g->nr_nodes; i++) {
+		if (node_open(&g->nodes[i]) < 0) {
+			open_fail(g, &g->nodes[i]);
+			pr_strlist_add(problems, pr_error_message());
+		}
+		node_close(&g->nodes[i]);
+	}
+	if (problems->nr == before)
+		return 0;
+	/* as pr_graph_load() sums up */
+	return pr_error(PR_ECONFIG, "%zu problem%s in config '%s'",
+			problems->nr - before,
+			problems->nr - before == 1 ? "" : "s", g->file);
 }
 
 void pr_engine_close(struct pr_graph *g)

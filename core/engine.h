@@ -156,7 +156,8 @@ int64_t pr_engine_retry_at(const char *message);
 /*
  * Call each instance's open() (connector or plugin) once, in graph order,
  * before the first pass over a freshly loaded graph.  On a failure the
- * instances opened so far are closed again and the error is PR_ECONFIG
+ * instances opened so far, and the one that failed, are closed again
+ * and the error is PR_ECONFIG
  * naming the instance ("sink 'mail': option 'url': ..."), so a graph is
  * either all open or all closed.  pr_engine_close() calls each close() in
  * reverse order; call it once per successful pr_engine_open(), before
@@ -164,6 +165,17 @@ int64_t pr_engine_retry_at(const char *message);
  */
 int pr_engine_open(struct pr_graph *g);
 void pr_engine_close(struct pr_graph *g);
+
+/*
+ * What pr_engine_open() would refuse, without running anything: each
+ * instance's open() and then its close(), in graph order (open() has no
+ * side effects, registry.h).  Each failure adds one message to problems,
+ * the one pr_engine_open() would give for it; the result is PR_ECONFIG,
+ * "N problems in config 'FILE'" as pr_graph_load() says it, when there
+ * was one, else 0.  The graph is
+ * left closed.  For commands that validate only (patchrelay graph).
+ */
+int pr_engine_check(struct pr_graph *g, struct pr_strlist *problems);
 
 /*
  * Append the directory of the state file `state` ("." for a bare file

@@ -112,7 +112,13 @@ struct pr_connector_type {
 	unsigned caps;
 	const struct pr_option *options;
 	size_t ctx_size;
-	/* Validate the options; no network.  Message names the key. */
+	/*
+	 * Validate the options.  No side effects: no network, no file
+	 * written or created, no process started (reading a file is
+	 * allowed), since `patchrelay graph` calls open() and close() only
+	 * to report what open() refuses (pr_engine_check).  Message names
+	 * the key.
+	 */
 	int (*open)(struct pr_instance *inst);
 	/* Emit what is new since `cursor` (NULL: from the start). */
 	int (*poll)(struct pr_instance *inst, const char *cursor,
@@ -122,6 +128,7 @@ struct pr_connector_type {
 		       struct pr_deliver_result *out);
 	int (*feedback)(struct pr_instance *inst, const struct pr_series *s,
 			const struct pr_report *report, const char *summary);
+	/* Free inst->state; also called after an open() that failed. */
 	void (*close)(struct pr_instance *inst);
 	/*
 	 * A sink that takes a whole version (a git push) instead of its
@@ -147,6 +154,7 @@ struct pr_plugin_type {
 	enum pr_plugin_kind kind;
 	const struct pr_option *options;
 	size_t ctx_size;
+	/* As a connector's open() and close(): no side effects. */
 	int (*open)(struct pr_instance *inst);
 	/*
 	 * Look at the newest version of `s`, add report entries (and, for

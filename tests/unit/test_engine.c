@@ -498,7 +498,10 @@ static void test_open_close(void **state)
 		assert_int_equal(c[i].closed, 1);
 	}
 
-	/* the second refuses: the first is closed again, the third untouched */
+	/*
+	 * the second refuses: it and the first are closed (close() frees
+	 * what a failed open() left), the third untouched
+	 */
 	memset(c, 0, sizeof(c));
 	c[1].refuse = true;
 	assert_int_equal(pr_engine_open(&g), PR_ECONFIG);
@@ -506,10 +509,57 @@ static void test_open_close(void **state)
 			    "t.conf: sink 'b': option 'x': refused");
 	assert_int_equal(c[0].opened, 1);
 	assert_int_equal(c[0].closed, 1);
-	assert_int_equal(c[1].closed, 0);
+	assert_int_equal(c[1].closed, 1);
 	assert_int_equal(c[2].opened, 0);
 	assert_int_equal(c[2].closed, 0);
 	pr_engine_close(NULL);
+}
+
+/*
+ * pr_engine_check: every node opened and closed once, each refusal one
+ * problem worded as pr_engine_open() words it, then a sum; none is 0.
+ */
+static void test_check(void **state)
+{
+	struct oc_ctx c[3] = { { 0 } };
+	struct pr_graph_node nodes[3];
+	struct pr_graph g = { 0 };
+	struct pr_strlist problems = { 0 };
+	size_t i;
+
+	(void)state;
+	memset(nodes, 0, sizeof(nodes));
+	for (i = 0; i < 3; i++) {
+		nodes[i].inst.name = i == 2 ? "c" : i ? "b" : "a";
+		nodes[i].inst.kind = "sink";
+		nodes[i].inst.ctx = &c[i];
+		nodes[i].connector = &oc;
+	}
+	g.file = "t.conf";
+	g.nodes = nodes;
+	g.nr_nodes = 3;
+
+	assert_int_equal(pr_engine_check(&g, &problems), 0);
+	assert_int_equal(problems.nr, 0);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(c[i].opened, 1);
+		assert_int_equal(c[i].closed, 1);
+	}
+
+	memset(c, 0, sizeof(c));
+	c[0].refuse = c[2].refuse = true;
+	assert_int_equal(pr_engine_check(&g, &problems), PR_ECONFIG);
+	assert_string_equal(pr_error_message(),
+			    "2 problems in config 't.conf'");
+	assert_int_equal(problems.nr, 2);
+	assert_string_equal(problems.items[0],
+			    "t.conf: sink 'a': option 'x': refused");
+	assert_string_equal(problems.items[1],
+			    "t.conf: sink 'c': option 'x': refused");
+	assert_int_equal(c[1].opened, 1);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(c[i].closed, 1);
+	pr_strlist_release(&problems);
 }
 
 /*
@@ -706,6 +756,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rejected_is_final, setup,
 						teardown),
 		cmocka_unit_test(test_open_close),
+		cmocka_unit_test(test_check),
 		cmocka_unit_test_setup_teardown(test_push_and_landed, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(
