@@ -141,17 +141,22 @@ int pr_am_collect(struct pr_trailer_list *out, const struct pr_asm_version *v,
 		  const struct pr_am_opts *opts)
 {
 	struct pr_trailer_list got = { 0 };
-	size_t m, i, j;
+	size_t i, j, pass;
 	int err = 0;
 
-	for (m = 0; m < nr; m++) {
-		const struct pr_patch *r = mails[m];
+	/*
+	 * As b4 does: first the trailers given to each patch itself, then
+	 * those given to the cover letter, each in the order they came.
+	 */
+	for (pass = 0; pass < 2 * nr; pass++) {
+		const struct pr_patch *r = mails[pass % nr];
+		bool cover_pass = pass >= nr;
 		long target;
 
 		if (!pr_am_is_reply(r) || !r->body)
 			continue;
 		target = reply_target(v, r);
-		if (target < 0)
+		if (target < 0 || cover_pass != ((size_t)target == v->nr))
 			continue;
 		pr_trailer_list_release(&got);
 		err = pr_trailers_from_reply(&got, r->body, strlen(r->body));

@@ -23,7 +23,9 @@
  *   sender is dropped unless the sender is in opts->trusted (compared
  *   case-insensitively); a trailer naming no address (Fixes:, Link:) is
  *   kept.
- * - Collected trailers keep the order the replies came in, and a trailer
+ * - Collected trailers come in b4's order: those given to the patch, then
+ *   those given to the cover letter, each in the order the replies came
+ *   in; a trailer
  *   (same key in any case, same value) is never added twice nor added
  *   when the patch already carries it.
  */

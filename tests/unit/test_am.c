@@ -154,10 +154,14 @@ static void test_cover_and_patch(void **state)
 	/* a reply to the reply above still counts for the cover */
 	reply(&m, "Tst <tst@example.org>", "r4", "<cover> <r4>",
 	      "Tested-by: Tst <tst@example.org>");
+	/* came last, but to the patch itself: before the cover's (b4) */
+	reply(&m, "Ack <ack@example.org>", "p1", "<cover> <p1>",
+	      "Acked-by: Ack <ack@example.org>");
 	collect(&r, &m, NULL);
-	assert_int_equal(r.out[0].nr, 2);
-	want(&r.out[0], 0, "Reviewed-by", "Rev <rev@example.org>");
-	want(&r.out[0], 1, "Tested-by", "Tst <tst@example.org>");
+	assert_int_equal(r.out[0].nr, 3);
+	want(&r.out[0], 0, "Acked-by", "Ack <ack@example.org>");
+	want(&r.out[0], 1, "Reviewed-by", "Rev <rev@example.org>");
+	want(&r.out[0], 2, "Tested-by", "Tst <tst@example.org>");
 	assert_int_equal(r.out[1].nr, 3);
 	want(&r.out[1], 0, "Acked-by", "Ack <ack@example.org>");
 	want(&r.out[1], 1, "Reviewed-by", "Rev <rev@example.org>");

@@ -1,0 +1,197 @@
+#!/bin/sh
+# patchrelay am compared with the reference, b4 am (Debian bookworm's b4
+# 0.12), on the same mailboxes: series made by git format-patch (cover
+# letters, v1 and v2 threaded with --in-reply-to, a partial re-roll) and
+# replies giving trailers (to patches, to the cover letter, quoted, for
+# someone else, from a reply to a reply, non-ASCII names).
+#
+# b4 runs fully offline: --offline-mode, --no-stdin, -m MBOX (the local
+# mailbox, no lore lookup), -C (no cache), HOME a temporary directory with
+# a minimal git config (no user configuration is read) and
+# b4.attestation-policy=off (no DKIM lookups).  -t applies trailers sent
+# to the cover letter to every patch: b4 0.12 does so only when asked,
+# patchrelay always does (docs/commands/am.md).
+#
+# For every patch of both outputs, git mailinfo's Author, Email and
+# Subject, its message (trailer block included) and its patch must be
+# byte for byte the same; then git am of both onto the base must give the
+# same trees and the same commit messages.
+#
+# Normalised, and only that (each difference documented in
+# docs/commands/am.md):
+# - the mbox framing and headers other than From, Date and Subject (b4
+#   writes its own "From git@z" line, Message-Id, and "[PATCH v2 n/N]"):
+#   only what git mailinfo reads is compared;
+# - the Date: header's spelling: Python's email package rewrites
+#   "Thu, 3 Dec" as "Thu, 03 Dec"; patchrelay keeps the sender's.  The
+#   author date git am records from each (git log %ad) must be the same.
+# - cases where b4 0.12 has a bug patchrelay does not copy are not given
+#   to b4 at all; they are listed at the end and tested on patchrelay
+#   alone.
+set -u
+PY=/usr/bin/python3
+fail() {
+	echo "am_vs_b4.sh: FAIL: $*" >&2
+	exit 1
+}
+command -v b4 >/dev/null 2>&1 || {
+	echo "am_vs_b4.sh: b4 is not installed (.ci/packages), skipped" >&2
+	exit 77
+}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C.UTF-8
+export XDG_CONFIG_HOME="$tmp/home/.config" XDG_CACHE_HOME="$tmp/home/.cache"
+export XDG_DATA_HOME="$tmp/home/.local/share"
+mkdir -p "$HOME" || exit 1
+cat >"$HOME/.gitconfig" <<'EOF'
+[user]
+	name = Main Tainer
+	email = maint@example.org
+[b4]
+	attestation-policy = off
+EOF
+export GIT_AUTHOR_NAME='A U Thor' GIT_AUTHOR_EMAIL=author@example.org
+export GIT_COMMITTER_NAME='A U Thor' GIT_COMMITTER_EMAIL=author@example.org
+export GIT_AUTHOR_DATE='1796287200 +0000' GIT_COMMITTER_DATE='1796287200 +0000'
+
+git init -q "$tmp/repo" || fail "git init"
+cd "$tmp/repo" || exit 1
+printf 'one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n' >f
+git add f && git commit -qm base || fail "base commit"
+git tag base
+
+mid() { sed -n 's/^Message-Id: <\(.*\)>$/\1/Ip' "$1" | head -n 1; }
+
+# series BRANCH TAG LINE-SUFFIX: three commits changing lines 1, 5 and 9
+# (so each can be re-rolled alone); the second by a non-ASCII author, the
+# third with a quoted name and a trailer block of its own
+series() {
+	git checkout -q -b "$1" base || fail "branch $1"
+	sed -i "1s/.*/one$3/" f
+	git commit -qam "f: change line one" -m "Line one must change$3." \
+		-m "Signed-off-by: A U Thor <author@example.org>" || fail "commit 1"
+	sed -i "5s/.*/five$3/" f
+	GIT_AUTHOR_NAME='Zoë Ñandú' GIT_AUTHOR_EMAIL=zoe@example.org \
+		git commit -qam "f: change line five" -m "Line five, résumé$3." \
+		-m "Signed-off-by: Zoë Ñandú <zoe@example.org>" || fail "commit 2"
+	sed -i "9s/.*/nine$3/" f
+	GIT_AUTHOR_NAME='Doe, John' GIT_AUTHOR_EMAIL=jdoe@example.org \
+		git commit -qam "f: change line nine" -m "Line nine$3." \
+		-m "Reported-by: Rep Orter <rep@example.org>
+Signed-off-by: Doe, John <jdoe@example.org>" || fail "commit 3"
+	git tag "$2"
+}
+
+# reply N FROM TO-ID REFS SUBJECT BODY: a reply mail with In-Reply-To
+# TO-ID and References REFS
+reply() {
+	printf 'From reply Mon Sep 17 00:00:00 2001\nFrom: %s\nSubject: Re: %s\nDate: Thu, 3 Dec 2026 12:%02d:00 +0000\nMessage-Id: <reply%s@example.org>\nIn-Reply-To: <%s>\nReferences: %s\nMIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\nContent-Transfer-Encoding: 8bit\n\n%s\n\n' \
+		"$2" "$5" "$1" "$1" "$3" "$4" "$6"
+}
+
+# run_b4 NAME MBOX [ARGS]: b4 am offline into $tmp/NAME.b4
+run_b4() {
+	n=$1 m=$2
+	shift 2
+	rm -rf "$tmp/b4out"
+	mkdir "$tmp/b4out" || exit 1
+	b4 --offline-mode --no-stdin -q am -m "$m" -C -t --no-cover \
+		-o "$tmp/b4out" -n "$n" "$@" </dev/null >"$tmp/$n.b4.log" 2>&1 ||
+		fail "$n: b4 am failed: $(cat "$tmp/$n.b4.log")"
+	mv "$tmp/b4out/$n.mbx" "$tmp/$n.b4" || fail "$n: b4 wrote no mbox"
+}
+
+# split MBOX DIR: each message through git mailinfo, DIR/NNNN.{info,msg,patch}
+split() {
+	rm -rf "$2"
+	mkdir -p "$2/m" || exit 1
+	git mailsplit -o"$2/m" "$1" >/dev/null || fail "mailsplit $1"
+	for f in "$2"/m/*; do
+		b=$(basename "$f")
+		git mailinfo --encoding=UTF-8 "$2/$b.msg" "$2/$b.patch" <"$f" |
+			grep -E '^(Author|Email|Subject):' >"$2/$b.info" ||
+			fail "mailinfo $f"
+	done
+	rm -rf "$2/m"
+}
+
+# apply MBOX BRANCH: git am onto base as BRANCH
+apply() {
+	git checkout -q --detach base || fail "checkout base"
+	git am -q "$1" || fail "git am $1"
+	git branch -f "$2" HEAD || exit 1
+}
+
+# compare NAME MBOX: both tools on MBOX, compared
+compare() {
+	run_b4 "$1" "$2"
+	"$PATCHRELAY" am "$m" >"$tmp/$n.pr" 2>"$tmp/$n.pr.err" ||
+		fail "$n: patchrelay am exit $?: $(cat "$tmp/$n.pr.err")"
+	split "$tmp/$n.b4" "$tmp/$n.b4.d"
+	split "$tmp/$n.pr" "$tmp/$n.pr.d"
+	diff -ru "$tmp/$n.b4.d" "$tmp/$n.pr.d" >"$tmp/$n.diff" || {
+		cat "$tmp/$n.diff" >&2
+		fail "$n: b4 (-) and patchrelay (+) differ"
+	}
+	apply "$tmp/$n.b4" "$n-b4"
+	apply "$tmp/$n.pr" "$n-pr"
+	[ "$(git rev-parse "$n-b4^{tree}")" = "$(git rev-parse "$n-pr^{tree}")" ] ||
+		fail "$n: trees after git am differ"
+	git log --format='%an <%ae> %ad%n%B' base.."$n-b4" >"$tmp/$n.log.b4"
+	git log --format='%an <%ae> %ad%n%B' base.."$n-pr" >"$tmp/$n.log.pr"
+	diff -u "$tmp/$n.log.b4" "$tmp/$n.log.pr" ||
+		fail "$n: commit messages after git am differ"
+	echo "$n: b4 and patchrelay agree ($(ls "$tmp/$n.pr.d" | grep -c info) patches)"
+}
+
+# --- v1: cover letter and three patches -----------------------------------
+series v1 t-v1 ' v1'
+git format-patch -q --cover-letter --thread -o "$tmp/v1" base..v1 ||
+	fail "format-patch v1"
+for f in "$tmp/v1"/*.patch; do
+	sed -i 's/\.git\.author@example\.org>/.v1@example.org>/; s/\.git\.zoe@example\.org>/.v1z@example.org>/; s/\.git\.jdoe@example\.org>/.v1j@example.org>/' "$f"
+done
+c1=$(mid "$tmp/v1/0000-cover-letter.patch")
+p11=$(mid "$tmp/v1/0001-f-change-line-one.patch")
+p12=$(mid "$tmp/v1/0002-f-change-line-five.patch")
+p13=$(mid "$tmp/v1/0003-f-change-line-nine.patch")
+[ -n "$c1" ] && [ -n "$p11" ] && [ -n "$p12" ] && [ -n "$p13" ] ||
+	fail "no Message-Ids in format-patch output"
+
+{
+	cat "$tmp/v1"/*.patch
+	# to the cover letter: every patch (b4 -t)
+	reply 1 'Rev One <rev@example.org>' "$c1" "<$c1>" '[PATCH 0/3] series' \
+		'For the series:
+
+Reviewed-by: Rev One <rev@example.org>'
+	# to patch 2, a non-ASCII reviewer
+	reply 2 'Jürgen Groß <jg@example.org>' "$p12" "<$c1> <$p12>" \
+		'[PATCH 2/3] f: change line five' 'Looks fine.
+
+Acked-by: Jürgen Groß <jg@example.org>'
+	# the cover's trailer again to patch 1: not added twice
+	reply 3 'Rev One <rev@example.org>' "$p11" "<$c1> <$p11>" \
+		'[PATCH 1/3] f: change line one' 'Reviewed-by: Rev One <rev@example.org>'
+	# quoted only: does not count
+	reply 4 'Quo Ted <quoted@example.org>' "$p13" "<$c1> <$p13>" \
+		'[PATCH 3/3] f: change line nine' '> Tested-by: Quo Ted <quoted@example.org>
+I agree with the above.'
+	# someone else's trailer, name and address both differ: dropped
+	reply 5 'Lis Ter <lister@example.org>' "$p11" "<$c1> <$p11>" \
+		'[PATCH 1/3] f: change line one' 'Acked-by: Other Person <other@example.org>'
+	# a reply to a reply: counts for the patch the thread started from
+	reply 6 'Tes Ter <tester@example.org>' reply2@example.org \
+		"<$c1> <$p12> <reply2@example.org>" \
+		'[PATCH 2/3] f: change line five' '> Looks fine.
+
+Tested-by: Tes Ter <tester@example.org>'
+	# a trailer the patch already has (its own Reported-by): not added
+	reply 7 'Rep Orter <rep@example.org>' "$p13" "<$c1> <$p13>" \
+		'[PATCH 3/3] f: change line nine' 'Reported-by: Rep Orter <rep@example.org>
+Tested-by: Rep Orter <rep@example.org>'
+} >"$tmp/v1.mbox"
+compare v1 "$tmp/v1.mbox"
+
+echo "ok"
