@@ -1,5 +1,7 @@
 #include "pr.h"
 
+#include <ctype.h>
+
 #include "am.h"
 #include "diff.h"
 #include "subject.h"
@@ -86,9 +88,83 @@ static bool value_addr(const char *v, const char **addr, size_t *len)
 	return false;
 }
 
+/* The local part of a[0..n) without a "+extension", and its domain. */
+static void addr_parts(const char *a, size_t n, size_t *local, const char **dom,
+		       size_t *dlen)
+{
+	const char *at = memchr(a, '@', n), *plus;
+
+	*local = at ? (size_t)(at - a) : n;
+	*dom = at ? at + 1 : a + n;
+	*dlen = at ? n - *local - 1 : 0;
+	plus = memchr(a, '+', *local);
+	if (plus)
+		*local = (size_t)(plus - a);
+}
+
+static size_t count_dots(const char *s, size_t n)
+{
+	size_t i, dots = 0;
+
+	for (i = 0; i < n; i++)
+		dots += s[i] == '.';
+	return dots;
+}
+
+/* Is d[0..n) the domain e[0..m) one label deeper ("mail.example.org"). */
+static bool subdomain(const char *d, size_t n, const char *e, size_t m)
+{
+	return n > m + 1 && d[n - m - 1] == '.' &&
+	       !strncasecmp(d + n - m, e, m) &&
+	       count_dots(d, n) == count_dots(e, m) + 1;
+}
+
+/*
+ * Is the address a[0..alen) the sender's address b, as b4 0.12 compares
+ * them: equal in any case, or equal without a "+extension" of the local
+ * part, or the same local part with one domain a subdomain one label
+ * deeper than the other (foo@linux.intel.com is foo@intel.com).
+ */
 static bool same_addr(const char *a, size_t alen, const char *b)
 {
-	return b && strlen(b) == alen && !strncasecmp(a, b, alen);
+	size_t al, bl, adl, bdl, blen = b ? strlen(b) : 0;
+	const char *ad, *bd;
+
+	if (!b)
+		return false;
+	if (blen == alen && !strncasecmp(a, b, alen))
+		return true;
+	if (!memchr(a, '@', alen) || !strchr(b, '@'))
+		return false;
+	addr_parts(a, alen, &al, &ad, &adl);
+	addr_parts(b, blen, &bl, &bd, &bdl);
+	if (al != bl || strncasecmp(a, b, al))
+		return false;
+	if (adl == bdl && !strncasecmp(ad, bd, adl))
+		return true;
+	return subdomain(ad, adl, bd, bdl) || subdomain(bd, bdl, ad, adl);
+}
+
+/*
+ * Is the name of the trailer value v ("Name <addr>", the name maybe
+ * quoted) the sender's name, compared case-insensitively (ASCII), as b4
+ * accepts a trailer from the same person writing from another address.
+ */
+static bool same_name(const char *v, const char *name)
+{
+	const char *lt = strrchr(v, '<');
+	size_t n;
+
+	if (!lt || !name || !*name)
+		return false;
+	n = (size_t)(lt - v);
+	while (n && isspace((unsigned char)v[n - 1]))
+		n--;
+	if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+		v++;
+		n -= 2;
+	}
+	return n && strlen(name) == n && !strncasecmp(v, name, n);
 }
 
 static bool trusted(const struct pr_am_opts *opts, const char *email)
@@ -136,27 +212,83 @@ static void add_unique(struct pr_trailer_list *l, const struct pr_patch *p,
 	pr_trailer_list_add(l, t->key, t->value);
 }
 
+/*
+ * The mail of another version the reply r answers: the nearest mail of
+ * its thread that is no reply, or NULL.
+ */
+static const struct pr_patch *other_root(struct pr_patch *const *mails,
+					 size_t nr, const struct pr_patch *r)
+{
+	size_t i, k = r->nr_references + 1;
+
+	while (k--) {
+		const char *id = k == r->nr_references ? r->in_reply_to
+						       : r->references[k];
+
+		for (i = 0; id && i < nr; i++) {
+			const struct pr_patch *m = mails[i];
+
+			if (!m->message_id || strcmp(id, m->message_id) ||
+			    pr_am_is_reply(m))
+				continue;
+			return m;
+		}
+	}
+	return NULL;
+}
+
+/* Is m the cover letter of the version a partial re-roll v completes. */
+static bool prev_cover(const struct pr_asm_version *v, const struct pr_patch *m)
+{
+	return m && v->partial_reroll && !v->cover && v->supersedes &&
+	       m->message_id && !strcmp(m->message_id, v->supersedes) &&
+	       !(m->diff && m->diff[0]);
+}
+
+/* Does the reply r count for patch i of v in pass (see below). */
+static bool counts_for(const struct pr_asm_version *v, long target,
+		       const struct pr_patch *other, size_t i, int pass)
+{
+	if (pass == 0)
+		return target >= 0 && (size_t)target == i;
+	if (pass == 2 && target >= 0)
+		return (size_t)target == v->nr;
+	/* the earlier cover's trailers: only the patches reused from it */
+	if (pass == 2)
+		return prev_cover(v, other) &&
+		       v->patches[i]->prefix.version != v->number;
+	return target < 0 && other && other->patch_id[0] &&
+	       v->patches[i]->patch_id[0] &&
+	       !strcmp(other->patch_id, v->patches[i]->patch_id);
+}
+
 int pr_am_collect(struct pr_trailer_list *out, const struct pr_asm_version *v,
 		  struct pr_patch *const *mails, size_t nr,
 		  const struct pr_am_opts *opts)
 {
 	struct pr_trailer_list got = { 0 };
-	size_t i, j, pass;
+	size_t i, j, step;
 	int err = 0;
 
 	/*
-	 * As b4 does: first the trailers given to each patch itself, then
-	 * those given to the cover letter, each in the order they came.
+	 * As b4 does, in three passes over the replies, each in the order
+	 * they came: (0) the trailers given to each patch itself, (1) those
+	 * given to the same change (git patch-id) in another version,
+	 * (2) those given to the cover letter.
 	 */
-	for (pass = 0; pass < 2 * nr; pass++) {
-		const struct pr_patch *r = mails[pass % nr];
-		bool cover_pass = pass >= nr;
+	for (step = 0; step < 3 * nr; step++) {
+		const struct pr_patch *r = mails[step % nr], *other = NULL;
+		int pass = (int)(step / nr);
 		long target;
 
 		if (!pr_am_is_reply(r) || !r->body)
 			continue;
 		target = reply_target(v, r);
-		if (target < 0 || cover_pass != ((size_t)target == v->nr))
+		if (target < 0)
+			other = other_root(mails, nr, r);
+		if (target < 0
+			    ? !other || pass != (prev_cover(v, other) ? 2 : 1)
+			    : pass != ((size_t)target == v->nr ? 2 : 0))
 			continue;
 		pr_trailer_list_release(&got);
 		err = pr_trailers_from_reply(&got, r->body, strlen(r->body));
@@ -167,14 +299,23 @@ int pr_am_collect(struct pr_trailer_list *out, const struct pr_asm_version *v,
 			const char *a;
 			size_t alen;
 
+			/*
+			 * As b4 applies them: a Cc: in a reply is mail
+			 * metadata, and a URL (Link: and the like) is for the
+			 * maintainer to add, not a reviewer
+			 */
+			if (!strcasecmp(t->key, "Cc") ||
+			    strstr(t->value, "http://") ||
+			    strstr(t->value, "https://"))
+				continue;
 			/* someone else's trailer needs a trusted sender */
 			if (value_addr(t->value, &a, &alen) &&
 			    !same_addr(a, alen, r->author.email) &&
+			    !same_name(t->value, r->author.name) &&
 			    !trusted(opts, r->author.email))
 				continue;
 			for (i = 0; i < v->nr; i++)
-				if ((size_t)target == v->nr ||
-				    (size_t)target == i)
+				if (counts_for(v, target, other, i, pass))
 					add_unique(&out[i], v->patches[i], t);
 		}
 	}

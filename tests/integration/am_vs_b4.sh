@@ -123,9 +123,19 @@ apply() {
 	git branch -f "$2" HEAD || exit 1
 }
 
-# compare NAME MBOX: both tools on MBOX, compared
+# compare NAME MBOX [SUMMARY TRAILER]: both tools on MBOX, compared; with
+# SUMMARY, the line TRAILER is first removed from b4's patch of that
+# summary (a documented, deliberate difference)
 compare() {
 	run_b4 "$1" "$2"
+	if [ $# -ge 4 ]; then
+		awk -v s="$3" -v t="$4" '/^From git@z /{ins = 0}
+			/^Subject: / && index($0, "] " s) {ins = 1}
+			!(ins && $0 == t) {print}' "$tmp/$n.b4" >"$tmp/$n.b4.n" &&
+			! cmp -s "$tmp/$n.b4" "$tmp/$n.b4.n" ||
+			fail "$n: b4 no longer gives '$4' to '$3'"
+		mv "$tmp/$n.b4.n" "$tmp/$n.b4"
+	fi
 	"$PATCHRELAY" am "$m" >"$tmp/$n.pr" 2>"$tmp/$n.pr.err" ||
 		fail "$n: patchrelay am exit $?: $(cat "$tmp/$n.pr.err")"
 	split "$tmp/$n.b4" "$tmp/$n.b4.d"
@@ -191,7 +201,66 @@ Tested-by: Tes Ter <tester@example.org>'
 	reply 7 'Rep Orter <rep@example.org>' "$p13" "<$c1> <$p13>" \
 		'[PATCH 3/3] f: change line nine' 'Reported-by: Rep Orter <rep@example.org>
 Tested-by: Rep Orter <rep@example.org>'
+	# the same person from another mailbox: b4 matches the address with
+	# its +extension removed, a domain one label deeper, or the name
+	reply 8 'Rev One <rev+lkml@example.org>' "$p13" "<$c1> <$p13>" \
+		'[PATCH 3/3] f: change line nine' 'Acked-by: Rev One <rev@example.org>'
+	reply 9 'Sub Dom <sd@mail.example.org>' "$p11" "<$c1> <$p11>" \
+		'[PATCH 1/3] f: change line one' 'Tested-by: Sub Dom <sd@example.org>'
+	reply 10 'Same Name <other@elsewhere.example>' "$p12" "<$c1> <$p12>" \
+		'[PATCH 2/3] f: change line five' 'Reviewed-by: Same Name <same@example.org>'
+	# utility trailers: a Fixes: is taken, a URL and a Cc: are not, even
+	# when they name the sender or no address at all
+	reply 11 'Rev One <rev@example.org>' "$p13" "<$c1> <$p13>" \
+		'[PATCH 3/3] f: change line nine' 'Fixes: 0123456789ab ("f: add line nine")
+Link: https://lore.kernel.org/r/bug@example.org
+Link: https://bugzilla.kernel.org/show_bug.cgi?id=1
+Closes: https://bugzilla.kernel.org/show_bug.cgi?id=1
+Cc: stable@vger.kernel.org
+Cc: Rev One <rev@example.org>'
 } >"$tmp/v1.mbox"
 compare v1 "$tmp/v1.mbox"
+
+# --- v2, a full re-roll threaded into v1 ----------------------------------
+# Patch 3 is the same change as in v1 (same patch-id): b4 carries v1's
+# trailers for it over to v2.
+git checkout -q v1 -- f 2>/dev/null
+series v2 t-v2 ' v2'
+git checkout -q v2 || exit 1
+sed -i '9s/.*/nine v1/' f
+git commit -q --amend -a --no-edit || fail "v2 patch 3"
+git tag -f t-v2 >/dev/null
+git format-patch -q -v2 --cover-letter --thread --in-reply-to="$c1" \
+	-o "$tmp/v2" base..v2 || fail "format-patch v2"
+c2=$(mid "$tmp/v2/v2-0000-cover-letter.patch")
+p21=$(mid "$tmp/v2/v2-0001-f-change-line-one.patch")
+{
+	cat "$tmp/v1.mbox" "$tmp/v2"/*.patch
+	reply 21 'Rev Two <rev2@example.org>' "$c2" "<$c1> <$c2>" \
+		'[PATCH v2 0/3] series' 'Reviewed-by: Rev Two <rev2@example.org>'
+	reply 22 'Ack Two <ack2@example.org>' "$p21" "<$c1> <$c2> <$p21>" \
+		'[PATCH v2 1/3] f: change line one' 'Acked-by: Ack Two <ack2@example.org>'
+} >"$tmp/v2.mbox"
+compare v2 "$tmp/v2.mbox"
+
+# --- a partial re-roll: v2 of patch 2 alone, in reply to v1's 2/3 ---------
+git checkout -q -b pr1 t-v1~1 || exit 1
+sed -i '5s/.*/five v1, fixed/' f
+git commit -q --amend -a --no-edit || fail "partial patch 2"
+git format-patch -q -1 -v2 --start-number 2 --thread --in-reply-to="$p12" \
+	-o "$tmp/pr" HEAD || fail "format-patch partial"
+sed -i 's/^Subject: \[PATCH v2[^]]*\]/Subject: [PATCH v2 2\/3]/' "$tmp"/pr/*.patch
+grep -q '^Subject: \[PATCH v2 2/3\]' "$tmp"/pr/*.patch || fail "partial subject"
+pp2=$(mid "$tmp"/pr/*.patch)
+{
+	cat "$tmp/v1.mbox" "$tmp"/pr/*.patch
+	reply 31 'Tes Ter <tester@example.org>' "$pp2" "<$c1> <$p12> <$pp2>" \
+		'[PATCH v2 2/3] f: change line five' 'Tested-by: Tes Ter <tester@example.org>'
+} >"$tmp/partial.mbox"
+# b4 takes v1's cover letter as the re-roll's and gives its trailers to
+# every patch, the re-rolled one too; patchrelay gives them only to the
+# patches reused from v1: a review of v1's series did not see v2's 2/3
+compare partial "$tmp/partial.mbox" 'f: change line five' \
+	'Reviewed-by: Rev One <rev@example.org>'
 
 echo "ok"
