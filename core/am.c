@@ -203,11 +203,23 @@ static long reply_target(const struct pr_asm_version *v,
 	return -1;
 }
 
+/* Does l hold t, key and value compared in any case (ASCII), as b4 does. */
+static bool has_trailer(const struct pr_trailer_list *l,
+			const struct pr_trailer *t)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcasecmp(l->items[i].key, t->key) &&
+		    !strcasecmp(l->items[i].value, t->value))
+			return true;
+	return false;
+}
+
 static void add_unique(struct pr_trailer_list *l, const struct pr_patch *p,
 		       const struct pr_trailer *t)
 {
-	if (pr_trailer_list_has(&p->trailers, t->key, t->value) ||
-	    pr_trailer_list_has(l, t->key, t->value))
+	if (has_trailer(&p->trailers, t) || has_trailer(l, t))
 		return;
 	pr_trailer_list_add(l, t->key, t->value);
 }

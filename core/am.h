@@ -32,9 +32,8 @@
  *   same display name).  A trailer naming no address (Fixes:) is kept.
  * - Collected trailers come in b4's order: those given to the patch, then
  *   those given to the cover letter, each in the order the replies came
- *   in; a trailer
- *   (same key in any case, same value) is never added twice nor added
- *   when the patch already carries it.
+ *   in; a trailer (key and value the same in any case, ASCII) is never
+ *   added twice nor added when the patch already carries it.
  */
 
 struct pr_am_opts {

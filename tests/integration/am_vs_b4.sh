@@ -197,6 +197,9 @@ I agree with the above.'
 		'[PATCH 2/3] f: change line five' '> Looks fine.
 
 Tested-by: Tes Ter <tester@example.org>'
+	# the cover's trailer again in other case: the same trailer
+	reply 12 'Rev One <rev@example.org>' "$p12" "<$c1> <$p12>" \
+		'[PATCH 2/3] f: change line five' 'reviewed-by: rev one <REV@example.org>'
 	# a trailer the patch already has (its own Reported-by): not added
 	reply 7 'Rep Orter <rep@example.org>' "$p13" "<$c1> <$p13>" \
 		'[PATCH 3/3] f: change line nine' 'Reported-by: Rep Orter <rep@example.org>

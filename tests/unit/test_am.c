@@ -213,11 +213,12 @@ static void test_no_duplicates(void **state)
 	      "signed-off-by: A U Thor <a@example.org>");
 	reply(&m, "Rev <rev@example.org>", "p2", "<cover> <p2>",
 	      "Reviewed-by: Rev <rev@example.org>");
+	/* the same in another case: key and value compared as b4 does */
 	reply(&m, "Rev <rev@example.org>", "cover", "<cover>",
-	      "reviewed-by: Rev <rev@example.org>");
+	      "reviewed-by: REV <rev@EXAMPLE.org>");
 	collect(&r, &m, NULL);
 	assert_int_equal(r.out[0].nr, 1);
-	want(&r.out[0], 0, "reviewed-by", "Rev <rev@example.org>");
+	want(&r.out[0], 0, "reviewed-by", "REV <rev@EXAMPLE.org>");
 	assert_int_equal(r.out[1].nr, 1);
 	want(&r.out[1], 0, "Reviewed-by", "Rev <rev@example.org>");
 	release(&r, &m);
