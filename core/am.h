@@ -17,7 +17,8 @@
  * - A reply answers the nearest mail of its thread that is a patch or the
  *   cover letter of the version: In-Reply-To first, then References from
  *   the last to the first, so a reply to a reply counts for the patch the
- *   thread started from.  Replies to other versions give nothing.
+ *   thread started from.  Replies to other versions give nothing, but
+ *   for the two exceptions below.
  * - A trailer sent to the cover letter applies to every patch (b4's rule);
  *   for a partial re-roll without one, the earlier version's cover
  *   letter's apply to the patches reused from that version only.
