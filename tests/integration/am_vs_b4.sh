@@ -270,6 +270,25 @@ pp2=$(mid "$tmp"/pr/*.patch)
 compare partial "$tmp/partial.mbox" 'f: change line five' \
 	'Reviewed-by: Rev One <rev@example.org>'
 
+# --- a lone patch: no cover, no n/N, no trailer block, non-ASCII subject --
+git checkout -q -b lone base || exit 1
+sed -i '3s/.*/three, café/' f
+git commit -qam "f: café on line three" -m "No sign-off here, and a note:
+it spans two lines." || fail "lone commit"
+git format-patch -q -1 --thread -o "$tmp/lone" HEAD || fail "format-patch lone"
+grep -q '^Subject: .*=?UTF-8?' "$tmp"/lone/*.patch || fail "lone: subject not encoded"
+pl=$(mid "$tmp"/lone/*.patch)
+[ -n "$pl" ] || fail "lone: no Message-Id"
+{
+	cat "$tmp"/lone/*.patch
+	# encoded: b4 0.12 fails on a raw UTF-8 Subject: (Python's mailbox
+	# gives it a Header object where it wants a str); patchrelay reads both
+	reply 51 'Tes Ter <tester@example.org>' "$pl" "<$pl>" \
+		'=?UTF-8?q?=5BPATCH=5D_f=3A_caf=C3=A9_on_line_three?=' 'Tested-by: Tes Ter <tester@example.org> # on arm64
+Acked-by: Tes Ter <tester@example.org>'
+} >"$tmp/lone.mbox"
+compare lone "$tmp/lone.mbox"
+
 # --- where b4 0.12 errs ---------------------------------------------------
 # Given to both; b4's extra trailers are removed (compare's pairs) and the
 # rest must agree.  patchrelay is right here, b4 is not:
