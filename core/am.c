@@ -224,27 +224,38 @@ static void add_unique(struct pr_trailer_list *l, const struct pr_patch *p,
 	pr_trailer_list_add(l, t->key, t->value);
 }
 
+static int cmp_mail_id(const void *a, const void *b)
+{
+	const struct pr_patch *const *x = a, *const *y = b;
+
+	return strcmp((*x)->message_id, (*y)->message_id);
+}
+
+static int cmp_key_id(const void *key, const void *b)
+{
+	const struct pr_patch *const *y = b;
+
+	return strcmp(key, (*y)->message_id);
+}
+
 /*
  * The mail of another version the reply r answers: the nearest mail of
- * its thread that is no reply, or NULL.
+ * its thread that is no reply, looked up in idx[0..n) (the mails that
+ * are no replies and have a Message-ID, sorted by it), or NULL.
  */
-static const struct pr_patch *other_root(struct pr_patch *const *mails,
-					 size_t nr, const struct pr_patch *r)
+static const struct pr_patch *other_root(struct pr_patch *const *idx, size_t n,
+					 const struct pr_patch *r)
 {
-	size_t i, k = r->nr_references + 1;
+	size_t k = r->nr_references + 1;
 
 	while (k--) {
 		const char *id = k == r->nr_references ? r->in_reply_to
 						       : r->references[k];
+		struct pr_patch *const *hit;
 
-		for (i = 0; id && i < nr; i++) {
-			const struct pr_patch *m = mails[i];
-
-			if (!m->message_id || strcmp(id, m->message_id) ||
-			    pr_am_is_reply(m))
-				continue;
-			return m;
-		}
+		if (id && n &&
+		    (hit = bsearch(id, idx, n, sizeof(*idx), cmp_key_id)))
+			return *hit;
 	}
 	return NULL;
 }
@@ -274,65 +285,102 @@ static bool counts_for(const struct pr_asm_version *v, long target,
 	       !strcmp(other->patch_id, v->patches[i]->patch_id);
 }
 
+/* The trailers of reply r, checked, into out[] for the patches of v. */
+static int collect_reply(struct pr_trailer_list *out,
+			 const struct pr_asm_version *v,
+			 const struct pr_patch *r, long target,
+			 const struct pr_patch *other, int pass,
+			 const struct pr_am_opts *opts,
+			 struct pr_trailer_list *got)
+{
+	size_t i, j;
+	int err;
+
+	pr_trailer_list_release(got);
+	err = pr_trailers_from_reply(got, r->body, strlen(r->body));
+	for (j = 0; !err && j < got->nr; j++) {
+		const struct pr_trailer *t = &got->items[j];
+		const char *a;
+		size_t alen;
+
+		/*
+		 * As b4 applies them: a Cc: in a reply is mail metadata, and a
+		 * URL (Link: and the like) is for the maintainer to add, not
+		 * a reviewer
+		 */
+		if (!strcasecmp(t->key, "Cc") || strstr(t->value, "http://") ||
+		    strstr(t->value, "https://"))
+			continue;
+		/* someone else's trailer needs a trusted sender */
+		if (value_addr(t->value, &a, &alen) &&
+		    !same_addr(a, alen, r->author.email) &&
+		    !same_name(t->value, r->author.name) &&
+		    !trusted(opts, r->author.email))
+			continue;
+		for (i = 0; i < v->nr; i++)
+			if (counts_for(v, target, other, i, pass))
+				add_unique(&out[i], v->patches[i], t);
+	}
+	return err;
+}
+
 int pr_am_collect(struct pr_trailer_list *out, const struct pr_asm_version *v,
 		  struct pr_patch *const *mails, size_t nr,
 		  const struct pr_am_opts *opts)
 {
 	struct pr_trailer_list got = { 0 };
-	size_t i, j, step;
-	int err = 0;
+	struct pr_patch **idx = pr_calloc(nr ? nr : 1, sizeof(*idx));
+	struct pick {
+		long target; /* reply_target() */
+		const struct pr_patch *other; /* other_root() when none */
+		int pass; /* below; -1: gives nothing to v */
+	} *pick = pr_calloc(nr ? nr : 1, sizeof(*pick));
+	size_t m, n = 0;
+	int pass, err = 0;
 
+	for (m = 0; m < nr; m++)
+		if (mails[m]->message_id && !pr_am_is_reply(mails[m]))
+			idx[n++] = mails[m];
+	qsort(idx, n, sizeof(*idx), cmp_mail_id);
+	for (m = 0; m < nr; m++) {
+		const struct pr_patch *r = mails[m];
+		struct pick *k = &pick[m];
+
+		k->pass = -1;
+		if (!pr_am_is_reply(r) || !r->body)
+			continue;
+		k->target = reply_target(v, r);
+		if (k->target >= 0) {
+			k->pass = (size_t)k->target == v->nr ? 2 : 0;
+			continue;
+		}
+		k->other = other_root(idx, n, r);
+		if (k->other)
+			k->pass = prev_cover(v, k->other) ? 2 : 1;
+	}
 	/*
 	 * As b4 does, in three passes over the replies, each in the order
 	 * they came: (0) the trailers given to each patch itself, (1) those
 	 * given to the same change (git patch-id) in another version,
 	 * (2) those given to the cover letter.
 	 */
-	for (step = 0; step < 3 * nr; step++) {
-		const struct pr_patch *r = mails[step % nr], *other = NULL;
-		int pass = (int)(step / nr);
-		long target;
+	for (pass = 0; pass < 3; pass++) {
+		for (m = 0; m < nr; m++) {
+			const struct pr_patch *r = mails[m];
+			const struct pick *k = &pick[m];
 
-		if (!pr_am_is_reply(r) || !r->body)
-			continue;
-		target = reply_target(v, r);
-		if (target < 0)
-			other = other_root(mails, nr, r);
-		if (target < 0
-			    ? !other || pass != (prev_cover(v, other) ? 2 : 1)
-			    : pass != ((size_t)target == v->nr ? 2 : 0))
-			continue;
-		pr_trailer_list_release(&got);
-		err = pr_trailers_from_reply(&got, r->body, strlen(r->body));
-		if (err)
-			goto done;
-		for (j = 0; j < got.nr; j++) {
-			const struct pr_trailer *t = &got.items[j];
-			const char *a;
-			size_t alen;
-
-			/*
-			 * As b4 applies them: a Cc: in a reply is mail
-			 * metadata, and a URL (Link: and the like) is for the
-			 * maintainer to add, not a reviewer
-			 */
-			if (!strcasecmp(t->key, "Cc") ||
-			    strstr(t->value, "http://") ||
-			    strstr(t->value, "https://"))
+			if (k->pass != pass)
 				continue;
-			/* someone else's trailer needs a trusted sender */
-			if (value_addr(t->value, &a, &alen) &&
-			    !same_addr(a, alen, r->author.email) &&
-			    !same_name(t->value, r->author.name) &&
-			    !trusted(opts, r->author.email))
-				continue;
-			for (i = 0; i < v->nr; i++)
-				if (counts_for(v, target, other, i, pass))
-					add_unique(&out[i], v->patches[i], t);
+			err = collect_reply(out, v, r, k->target, k->other,
+					    pass, opts, &got);
+			if (err)
+				goto done;
 		}
 	}
 done:
 	pr_trailer_list_release(&got);
+	free(pick);
+	free(idx);
 	return err;
 }
 
