@@ -1,9 +1,19 @@
 #!/bin/sh
 # patchrelay am compared with the reference, b4 am (Debian bookworm's b4
-# 0.12), on the same mailboxes: series made by git format-patch (cover
-# letters, v1 and v2 threaded with --in-reply-to, a partial re-roll) and
-# replies giving trailers (to patches, to the cover letter, quoted, for
-# someone else, from a reply to a reply, non-ASCII names).
+# 0.12), on the same mailboxes: series made by git format-patch and
+# replies giving trailers.  The cases, one mailbox each:
+# - v1: cover letter and 3 patches (non-ASCII and quoted authors, a patch
+#   with its own trailer block); replies to the cover and to patches,
+#   a non-ASCII reviewer, quoted trailers, someone else's trailer, a reply
+#   to a reply, duplicates (also in another case), the same person from
+#   another mailbox (+extension, subdomain, same name), Fixes:, Link: and
+#   Cc: lines;
+# - v2: a full re-roll threaded into v1 (--in-reply-to), one patch
+#   unchanged (b4 carries its v1 trailers over), replies to v2;
+# - v2s: the same v2 as a thread of its own;
+# - partial: v2 of patch 2 alone, in reply to v1's 2/3;
+# - lone: one patch, no cover, no n/N, no trailer block, encoded subject;
+# - quirks: where b4 0.12 errs (see below).
 #
 # b4 runs fully offline: --offline-mode, --no-stdin, -m MBOX (the local
 # mailbox, no lore lookup), -C (no cache), HOME a temporary directory with
@@ -31,7 +41,6 @@
 #   them), and everything else is compared as strictly: the partial
 #   re-roll case and the "where b4 0.12 errs" case at the end.
 set -u
-PY=/usr/bin/python3
 fail() {
 	echo "am_vs_b4.sh: FAIL: $*" >&2
 	exit 1
@@ -249,6 +258,18 @@ p21=$(mid "$tmp/v2/v2-0001-f-change-line-one.patch")
 		'[PATCH v2 1/3] f: change line one' 'Acked-by: Ack Two <ack2@example.org>'
 } >"$tmp/v2.mbox"
 compare v2 "$tmp/v2.mbox"
+
+# --- the same v2 sent as a thread of its own (no --in-reply-to) -----------
+git format-patch -q -v2 --cover-letter --thread -o "$tmp/v2s" base..v2 ||
+	fail "format-patch v2, unthreaded"
+grep -q "^In-Reply-To: <$c1>" "$tmp"/v2s/*.patch && fail "v2s is threaded"
+c2s=$(mid "$tmp/v2s/v2-0000-cover-letter.patch")
+{
+	cat "$tmp/v1.mbox" "$tmp/v2s"/*.patch
+	reply 25 'Rev Two <rev2@example.org>' "$c2s" "<$c2s>" \
+		'[PATCH v2 0/3] series' 'Reviewed-by: Rev Two <rev2@example.org>'
+} >"$tmp/v2s.mbox"
+compare v2s "$tmp/v2s.mbox"
 
 # --- a partial re-roll: v2 of patch 2 alone, in reply to v1's 2/3 ---------
 git checkout -q -b pr1 t-v1~1 || exit 1
