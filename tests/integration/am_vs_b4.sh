@@ -319,8 +319,9 @@ compare lone "$tmp/lone.mbox"
 #   "Acked-by: Other Person" that reply 5 could not give gets through when
 #   someone answers reply 5 with a trailer of their own.
 # A trailer indented in the reply ("  Reviewed-by:") counts for b4, not for
-# patchrelay (an indented line is pasted or quoted text); that is a
-# deliberate difference, removed the same way.
+# patchrelay (an indented line is pasted or quoted text), nor does a
+# Fixes: that names no commit; those are deliberate differences, removed
+# the same way.
 {
 	cat "$tmp/v1.mbox"
 	reply 41 '"Doe, Jane" <jane@example.org>' "$p11" "<$c1> <$p11>" \
@@ -331,11 +332,14 @@ compare lone "$tmp/lone.mbox"
 	reply 43 'Ind Ent <ind@example.org>' "$p13" "<$c1> <$p13>" \
 		'[PATCH 3/3] f: change line nine' 'Looks fine:
   Reviewed-by: Ind Ent <ind@example.org>'
+	reply 44 'Rev One <rev@example.org>' "$p12" "<$c1> <$p12>" \
+		'[PATCH 2/3] f: change line five' 'Fixes: the race on line five'
 } >"$tmp/quirks.mbox"
 compare quirks "$tmp/quirks.mbox" \
 	'f: change line one' 'Acked-by: Some One Else <else@example.org>' \
 	'f: change line one' 'Acked-by: Other Person <other@example.org>' \
-	'f: change line nine' 'Reviewed-by: Ind Ent <ind@example.org>'
+	'f: change line nine' 'Reviewed-by: Ind Ent <ind@example.org>' \
+	'f: change line five' 'Fixes: the race on line five'
 # and patchrelay did take what it should from these replies
 grep -qx 'Tested-by: Tes Ter <tester@example.org>' "$tmp/quirks.pr.d/0001.msg" ||
 	fail "quirks: reply 42's own trailer is missing"
