@@ -145,28 +145,6 @@ static bool same_addr(const char *a, size_t alen, const char *b)
 	return subdomain(ad, adl, bd, bdl) || subdomain(bd, bdl, ad, adl);
 }
 
-/*
- * Is the name of the trailer value v ("Name <addr>", the name maybe
- * quoted) the sender's name, compared case-insensitively (ASCII), as b4
- * accepts a trailer from the same person writing from another address.
- */
-static bool same_name(const char *v, const char *name)
-{
-	const char *lt = strrchr(v, '<');
-	size_t n;
-
-	if (!lt || !name || !*name)
-		return false;
-	n = (size_t)(lt - v);
-	while (n && isspace((unsigned char)v[n - 1]))
-		n--;
-	if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
-		v++;
-		n -= 2;
-	}
-	return n && strlen(name) == n && !strncasecmp(v, name, n);
-}
-
 static bool trusted(const struct pr_am_opts *opts, const char *email)
 {
 	size_t i;
@@ -314,7 +292,6 @@ static int collect_reply(struct pr_trailer_list *out,
 		/* someone else's trailer needs a trusted sender */
 		if (value_addr(t->value, &a, &alen) &&
 		    !same_addr(a, alen, r->author.email) &&
-		    !same_name(t->value, r->author.name) &&
 		    !trusted(opts, r->author.email))
 			continue;
 		for (i = 0; i < v->nr; i++)

@@ -218,7 +218,9 @@ Tested-by: Tes Ter <tester@example.org>'
 		'[PATCH 3/3] f: change line nine' 'Reported-by: Rep Orter <rep@example.org>
 Tested-by: Rep Orter <rep@example.org>'
 	# the same person from another mailbox: b4 matches the address with
-	# its +extension removed, a domain one label deeper, or the name
+	# its +extension removed, a domain one label deeper, or the name;
+	# patchrelay not the name (a deliberate difference, removed from b4's
+	# output below)
 	reply 8 'Rev One <rev+lkml@example.org>' "$p13" "<$c1> <$p13>" \
 		'[PATCH 3/3] f: change line nine' 'Acked-by: Rev One <rev@example.org>'
 	reply 9 'Sub Dom <sd@mail.example.org>' "$p11" "<$c1> <$p11>" \
@@ -235,7 +237,8 @@ Closes: https://bugzilla.kernel.org/show_bug.cgi?id=1
 Cc: stable@vger.kernel.org
 Cc: Rev One <rev@example.org>'
 } >"$tmp/v1.mbox"
-compare v1 "$tmp/v1.mbox"
+compare v1 "$tmp/v1.mbox" \
+	'f: change line five' 'Reviewed-by: Same Name <same@example.org>'
 
 # --- v2, a full re-roll threaded into v1 ----------------------------------
 # Patch 3 is the same change as in v1 (same patch-id): b4 carries v1's
@@ -336,6 +339,7 @@ compare lone "$tmp/lone.mbox"
 		'[PATCH 2/3] f: change line five' 'Fixes: the race on line five'
 } >"$tmp/quirks.mbox"
 compare quirks "$tmp/quirks.mbox" \
+	'f: change line five' 'Reviewed-by: Same Name <same@example.org>' \
 	'f: change line one' 'Acked-by: Some One Else <else@example.org>' \
 	'f: change line one' 'Acked-by: Other Person <other@example.org>' \
 	'f: change line nine' 'Reviewed-by: Ind Ent <ind@example.org>' \

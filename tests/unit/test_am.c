@@ -278,7 +278,7 @@ static void test_sender_fuzzy(void **state)
 	      "Acked-by: Deep <d@example.org>");
 	reply(&m, "Y <aa@example.org>", "p1", "<cover> <p1>",
 	      "Acked-by: Bee <ab@example.org>");
-	/* the same name (any case, maybe quoted) from another address */
+	/* the same name from another address: not (b4 0.12 takes it) */
 	reply(&m, "Jane Doe <jane@home.example>", "p2", "<cover> <p2>",
 	      "Reviewed-by: jane doe <jane@corp.example>");
 	reply(&m, "Doe, Jane <jd@home.example>", "p2", "<cover> <p2>",
@@ -290,9 +290,7 @@ static void test_sender_fuzzy(void **state)
 	assert_int_equal(r.out[0].nr, 2);
 	want(&r.out[0], 0, "Reviewed-by", "Rev <rev@example.org>");
 	want(&r.out[0], 1, "Tested-by", "Sd <sd@example.org>");
-	assert_int_equal(r.out[1].nr, 2);
-	want(&r.out[1], 0, "Reviewed-by", "jane doe <jane@corp.example>");
-	want(&r.out[1], 1, "Tested-by", "\"Doe, Jane\" <jd@corp.example>");
+	assert_int_equal(r.out[1].nr, 0);
 	release(&r, &m);
 }
 
