@@ -1,5 +1,7 @@
 #include "pr.h"
 
+#include <ctype.h>
+
 #include "am.h"
 #include "diff.h"
 #include "subject.h"
@@ -86,9 +88,61 @@ static bool value_addr(const char *v, const char **addr, size_t *len)
 	return false;
 }
 
+/* The local part of a[0..n) without a "+extension", and its domain. */
+static void addr_parts(const char *a, size_t n, size_t *local, const char **dom,
+		       size_t *dlen)
+{
+	const char *at = memchr(a, '@', n), *plus;
+
+	*local = at ? (size_t)(at - a) : n;
+	*dom = at ? at + 1 : a + n;
+	*dlen = at ? n - *local - 1 : 0;
+	plus = memchr(a, '+', *local);
+	if (plus)
+		*local = (size_t)(plus - a);
+}
+
+static size_t count_dots(const char *s, size_t n)
+{
+	size_t i, dots = 0;
+
+	for (i = 0; i < n; i++)
+		dots += s[i] == '.';
+	return dots;
+}
+
+/* Is d[0..n) the domain e[0..m) one label deeper ("mail.example.org"). */
+static bool subdomain(const char *d, size_t n, const char *e, size_t m)
+{
+	return n > m + 1 && d[n - m - 1] == '.' &&
+	       !strncasecmp(d + n - m, e, m) &&
+	       count_dots(d, n) == count_dots(e, m) + 1;
+}
+
+/*
+ * Is the address a[0..alen) the sender's address b, as b4 0.12 compares
+ * them: equal in any case, or equal without a "+extension" of the local
+ * part, or the same local part with one domain a subdomain one label
+ * deeper than the other (foo@linux.intel.com is foo@intel.com).
+ */
 static bool same_addr(const char *a, size_t alen, const char *b)
 {
-	return b && strlen(b) == alen && !strncasecmp(a, b, alen);
+	size_t al, bl, adl, bdl, blen = b ? strlen(b) : 0;
+	const char *ad, *bd;
+
+	if (!b)
+		return false;
+	if (blen == alen && !strncasecmp(a, b, alen))
+		return true;
+	if (!memchr(a, '@', alen) || !strchr(b, '@'))
+		return false;
+	addr_parts(a, alen, &al, &ad, &adl);
+	addr_parts(b, blen, &bl, &bd, &bdl);
+	if (al != bl || strncasecmp(a, b, al))
+		return false;
+	if (adl == bdl && !strncasecmp(ad, bd, adl))
+		return true;
+	return subdomain(ad, adl, bd, bdl) || subdomain(bd, bdl, ad, adl);
 }
 
 static bool trusted(const struct pr_am_opts *opts, const char *email)
@@ -127,13 +181,124 @@ static long reply_target(const struct pr_asm_version *v,
 	return -1;
 }
 
+/* Does l hold t, key and value compared in any case (ASCII), as b4 does. */
+static bool has_trailer(const struct pr_trailer_list *l,
+			const struct pr_trailer *t)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcasecmp(l->items[i].key, t->key) &&
+		    !strcasecmp(l->items[i].value, t->value))
+			return true;
+	return false;
+}
+
 static void add_unique(struct pr_trailer_list *l, const struct pr_patch *p,
 		       const struct pr_trailer *t)
 {
-	if (pr_trailer_list_has(&p->trailers, t->key, t->value) ||
-	    pr_trailer_list_has(l, t->key, t->value))
+	if (has_trailer(&p->trailers, t) || has_trailer(l, t))
 		return;
 	pr_trailer_list_add(l, t->key, t->value);
+}
+
+static int cmp_mail_id(const void *a, const void *b)
+{
+	const struct pr_patch *const *x = a, *const *y = b;
+
+	return strcmp((*x)->message_id, (*y)->message_id);
+}
+
+static int cmp_key_id(const void *key, const void *b)
+{
+	const struct pr_patch *const *y = b;
+
+	return strcmp(key, (*y)->message_id);
+}
+
+/*
+ * The mail of another version the reply r answers: the nearest mail of
+ * its thread that is no reply, looked up in idx[0..n) (the mails that
+ * are no replies and have a Message-ID, sorted by it), or NULL.
+ */
+static const struct pr_patch *other_root(struct pr_patch *const *idx, size_t n,
+					 const struct pr_patch *r)
+{
+	size_t k = r->nr_references + 1;
+
+	while (k--) {
+		const char *id = k == r->nr_references ? r->in_reply_to
+						       : r->references[k];
+		struct pr_patch *const *hit;
+
+		if (id && n &&
+		    (hit = bsearch(id, idx, n, sizeof(*idx), cmp_key_id)))
+			return *hit;
+	}
+	return NULL;
+}
+
+/* Is m the cover letter of the version a partial re-roll v completes. */
+static bool prev_cover(const struct pr_asm_version *v, const struct pr_patch *m)
+{
+	return m && v->partial_reroll && !v->cover && v->supersedes &&
+	       m->message_id && !strcmp(m->message_id, v->supersedes) &&
+	       !(m->diff && m->diff[0]);
+}
+
+/* Does the reply r count for patch i of v in pass (see below). */
+static bool counts_for(const struct pr_asm_version *v, long target,
+		       const struct pr_patch *other, size_t i, int pass)
+{
+	if (pass == 0)
+		return target >= 0 && (size_t)target == i;
+	if (pass == 2 && target >= 0)
+		return (size_t)target == v->nr;
+	/* the earlier cover's trailers: only the patches reused from it */
+	if (pass == 2)
+		return prev_cover(v, other) &&
+		       v->patches[i]->prefix.version != v->number;
+	return target < 0 && other && other->patch_id[0] &&
+	       v->patches[i]->patch_id[0] &&
+	       !strcmp(other->patch_id, v->patches[i]->patch_id);
+}
+
+/* The trailers of reply r, checked, into out[] for the patches of v. */
+static int collect_reply(struct pr_trailer_list *out,
+			 const struct pr_asm_version *v,
+			 const struct pr_patch *r, long target,
+			 const struct pr_patch *other, int pass,
+			 const struct pr_am_opts *opts,
+			 struct pr_trailer_list *got)
+{
+	size_t i, j;
+	int err;
+
+	pr_trailer_list_release(got);
+	err = pr_trailers_from_reply(got, r->body, strlen(r->body));
+	for (j = 0; !err && j < got->nr; j++) {
+		const struct pr_trailer *t = &got->items[j];
+		const char *a;
+		size_t alen;
+
+		/*
+		 * As b4 applies them: a Cc: in a reply is mail metadata, and a
+		 * URL (Link: and the like) is for the maintainer to add, not
+		 * a reviewer
+		 */
+		if (!strcasecmp(t->key, "Cc") || strstr(t->value, "http://") ||
+		    strstr(t->value, "https://"))
+			continue;
+		/* someone else's trailer needs a trusted sender */
+		if (value_addr(t->value, &a, &alen) &&
+		    !same_addr(a, alen, r->author.email) &&
+		    !trusted(opts, r->author.email))
+			continue;
+		for (i = 0; i < v->nr; i++)
+			if (counts_for(v, target, other, i, pass))
+				add_unique(&out[i], v->patches[i], t);
+	}
+	return err;
 }
 
 int pr_am_collect(struct pr_trailer_list *out, const struct pr_asm_version *v,
@@ -141,40 +306,58 @@ int pr_am_collect(struct pr_trailer_list *out, const struct pr_asm_version *v,
 		  const struct pr_am_opts *opts)
 {
 	struct pr_trailer_list got = { 0 };
-	size_t m, i, j;
-	int err = 0;
+	struct pr_patch **idx = pr_calloc(nr ? nr : 1, sizeof(*idx));
+	struct pick {
+		long target; /* reply_target() */
+		const struct pr_patch *other; /* other_root() when none */
+		int pass; /* below; -1: gives nothing to v */
+	} *pick = pr_calloc(nr ? nr : 1, sizeof(*pick));
+	size_t m, n = 0;
+	int pass, err = 0;
 
+	for (m = 0; m < nr; m++)
+		if (mails[m]->message_id && !pr_am_is_reply(mails[m]))
+			idx[n++] = mails[m];
+	qsort(idx, n, sizeof(*idx), cmp_mail_id);
 	for (m = 0; m < nr; m++) {
 		const struct pr_patch *r = mails[m];
-		long target;
+		struct pick *k = &pick[m];
 
+		k->pass = -1;
 		if (!pr_am_is_reply(r) || !r->body)
 			continue;
-		target = reply_target(v, r);
-		if (target < 0)
+		k->target = reply_target(v, r);
+		if (k->target >= 0) {
+			k->pass = (size_t)k->target == v->nr ? 2 : 0;
 			continue;
-		pr_trailer_list_release(&got);
-		err = pr_trailers_from_reply(&got, r->body, strlen(r->body));
-		if (err)
-			goto done;
-		for (j = 0; j < got.nr; j++) {
-			const struct pr_trailer *t = &got.items[j];
-			const char *a;
-			size_t alen;
+		}
+		k->other = other_root(idx, n, r);
+		if (k->other)
+			k->pass = prev_cover(v, k->other) ? 2 : 1;
+	}
+	/*
+	 * As b4 does, in three passes over the replies, each in the order
+	 * they came: (0) the trailers given to each patch itself, (1) those
+	 * given to the same change (git patch-id) in another version,
+	 * (2) those given to the cover letter.
+	 */
+	for (pass = 0; pass < 3; pass++) {
+		for (m = 0; m < nr; m++) {
+			const struct pr_patch *r = mails[m];
+			const struct pick *k = &pick[m];
 
-			/* someone else's trailer needs a trusted sender */
-			if (value_addr(t->value, &a, &alen) &&
-			    !same_addr(a, alen, r->author.email) &&
-			    !trusted(opts, r->author.email))
+			if (k->pass != pass)
 				continue;
-			for (i = 0; i < v->nr; i++)
-				if ((size_t)target == v->nr ||
-				    (size_t)target == i)
-					add_unique(&out[i], v->patches[i], t);
+			err = collect_reply(out, v, r, k->target, k->other,
+					    pass, opts, &got);
+			if (err)
+				goto done;
 		}
 	}
 done:
 	pr_trailer_list_release(&got);
+	free(pick);
+	free(idx);
 	return err;
 }
 

@@ -17,15 +17,24 @@
  * - A reply answers the nearest mail of its thread that is a patch or the
  *   cover letter of the version: In-Reply-To first, then References from
  *   the last to the first, so a reply to a reply counts for the patch the
- *   thread started from.  Replies to other versions give nothing.
- * - A trailer sent to the cover letter applies to every patch (b4's rule).
+ *   thread started from.  Replies to other versions give nothing, but
+ *   for the two exceptions below.
+ * - A trailer sent to the cover letter applies to every patch (b4's rule);
+ *   for a partial re-roll without one, the earlier version's cover
+ *   letter's apply to the patches reused from that version only.
+ * - A trailer sent to a patch of another version counts for the patch of
+ *   v with the same patch_id (b4's carry-over of unchanged patches).
+ * - Cc: trailers and trailers whose value holds an http(s) URL are not
+ *   taken (b4's rule).
  * - A trailer naming an address ("Name <addr>") other than the reply's
  *   sender is dropped unless the sender is in opts->trusted (compared
- *   case-insensitively); a trailer naming no address (Fixes:, Link:) is
- *   kept.
- * - Collected trailers keep the order the replies came in, and a trailer
- *   (same key in any case, same value) is never added twice nor added
- *   when the patch already carries it.
+ *   case-insensitively); the address is the sender's as b4 compares it
+ *   (any case, without a +extension, a domain one label deeper, or the
+ *   same display name).  A trailer naming no address (Fixes:) is kept.
+ * - Collected trailers come in b4's order: those given to the patch, then
+ *   those given to the cover letter, each in the order the replies came
+ *   in; a trailer (key and value the same in any case, ASCII) is never
+ *   added twice nor added when the patch already carries it.
  */
 
 struct pr_am_opts {

@@ -154,10 +154,14 @@ static void test_cover_and_patch(void **state)
 	/* a reply to the reply above still counts for the cover */
 	reply(&m, "Tst <tst@example.org>", "r4", "<cover> <r4>",
 	      "Tested-by: Tst <tst@example.org>");
+	/* came last, but to the patch itself: before the cover's (b4) */
+	reply(&m, "Ack <ack@example.org>", "p1", "<cover> <p1>",
+	      "Acked-by: Ack <ack@example.org>");
 	collect(&r, &m, NULL);
-	assert_int_equal(r.out[0].nr, 2);
-	want(&r.out[0], 0, "Reviewed-by", "Rev <rev@example.org>");
-	want(&r.out[0], 1, "Tested-by", "Tst <tst@example.org>");
+	assert_int_equal(r.out[0].nr, 3);
+	want(&r.out[0], 0, "Acked-by", "Ack <ack@example.org>");
+	want(&r.out[0], 1, "Reviewed-by", "Rev <rev@example.org>");
+	want(&r.out[0], 2, "Tested-by", "Tst <tst@example.org>");
 	assert_int_equal(r.out[1].nr, 3);
 	want(&r.out[1], 0, "Acked-by", "Ack <ack@example.org>");
 	want(&r.out[1], 1, "Reviewed-by", "Rev <rev@example.org>");
@@ -209,11 +213,12 @@ static void test_no_duplicates(void **state)
 	      "signed-off-by: A U Thor <a@example.org>");
 	reply(&m, "Rev <rev@example.org>", "p2", "<cover> <p2>",
 	      "Reviewed-by: Rev <rev@example.org>");
+	/* the same in another case: key and value compared as b4 does */
 	reply(&m, "Rev <rev@example.org>", "cover", "<cover>",
-	      "reviewed-by: Rev <rev@example.org>");
+	      "reviewed-by: REV <rev@EXAMPLE.org>");
 	collect(&r, &m, NULL);
 	assert_int_equal(r.out[0].nr, 1);
-	want(&r.out[0], 0, "reviewed-by", "Rev <rev@example.org>");
+	want(&r.out[0], 0, "reviewed-by", "REV <rev@EXAMPLE.org>");
 	assert_int_equal(r.out[1].nr, 1);
 	want(&r.out[1], 0, "Reviewed-by", "Rev <rev@example.org>");
 	release(&r, &m);
@@ -231,6 +236,154 @@ static void test_other_version(void **state)
 	collect(&r, &m, NULL);
 	assert_int_equal(r.out[0].nr, 0);
 	assert_int_equal(r.out[1].nr, 0);
+	release(&r, &m);
+}
+
+/* Cc: and URLs are not taken from replies, as b4 does not take them. */
+static void test_not_taken(void **state)
+{
+	struct mails m = { 0 };
+	struct run r;
+
+	PR_UNUSED(state);
+	series(&m);
+	reply(&m, "Rev <rev@example.org>", "p1", "<cover> <p1>",
+	      "Cc: Rev <rev@example.org>\n"
+	      "Link: https://bugzilla.example.org/1\n"
+	      "Link: http://example.org/2\n"
+	      "Fixes: 0123456789ab (\"old\")\n"
+	      "Reviewed-by: Rev <rev@example.org>");
+	collect(&r, &m, NULL);
+	assert_int_equal(r.out[0].nr, 2);
+	want(&r.out[0], 0, "Fixes", "0123456789ab (\"old\")");
+	want(&r.out[0], 1, "Reviewed-by", "Rev <rev@example.org>");
+	release(&r, &m);
+}
+
+/* As b4 0.12 compares a trailer's address with the reply's sender. */
+static void test_sender_fuzzy(void **state)
+{
+	struct mails m = { 0 };
+	struct run r;
+
+	PR_UNUSED(state);
+	series(&m);
+	/* a +extension, a domain one label deeper: the same address */
+	reply(&m, "Rev <rev+lkml@example.org>", "p1", "<cover> <p1>",
+	      "Reviewed-by: Rev <rev@example.org>");
+	reply(&m, "Sd <sd@mail.example.org>", "p1", "<cover> <p1>",
+	      "Tested-by: Sd <sd@example.org>");
+	/* two labels deeper, another local part: not */
+	reply(&m, "X <d@a.b.example.org>", "p1", "<cover> <p1>",
+	      "Acked-by: Deep <d@example.org>");
+	reply(&m, "Y <aa@example.org>", "p1", "<cover> <p1>",
+	      "Acked-by: Bee <ab@example.org>");
+	/* the same name from another address: not (b4 0.12 takes it) */
+	reply(&m, "Jane Doe <jane@home.example>", "p2", "<cover> <p2>",
+	      "Reviewed-by: jane doe <jane@corp.example>");
+	reply(&m, "Doe, Jane <jd@home.example>", "p2", "<cover> <p2>",
+	      "Tested-by: \"Doe, Jane\" <jd@corp.example>");
+	/* only the name counts, not a name that contains it */
+	reply(&m, "Jane <x@evil.example>", "p2", "<cover> <p2>",
+	      "Acked-by: Janet <jane@corp.example>");
+	collect(&r, &m, NULL);
+	assert_int_equal(r.out[0].nr, 2);
+	want(&r.out[0], 0, "Reviewed-by", "Rev <rev@example.org>");
+	want(&r.out[0], 1, "Tested-by", "Sd <sd@example.org>");
+	assert_int_equal(r.out[1].nr, 0);
+	release(&r, &m);
+}
+
+#define DIFF_B                 \
+	"---\n"                \
+	" g | 1 +\n"           \
+	"diff --git a/g b/g\n" \
+	"--- a/g\n"            \
+	"+++ b/g\n"            \
+	"@@ -1 +1,2 @@\n"      \
+	" a\n"                 \
+	"+%s\n"
+
+/* [PATCH vV n/2] with a diff adding line ADD to g, answering IRT. */
+static void vpatch(struct mails *m, const char *id, int v, int n,
+		   const char *irt, const char *add)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+		 "From: A U Thor <a@example.org>\n"
+		 "Subject: [PATCH v%d %d/2] change %d\n"
+		 "Message-Id: <%s>\n"
+		 "In-Reply-To: <%s>\n"
+		 "References: <cover> <%s>\n"
+		 "\nWhy %d.\n" DIFF_B,
+		 v, n, n, id, irt, irt, n, add);
+	mail(m, text);
+}
+
+/* b4 carries trailers over from another version of the same change. */
+static void test_carry_over(void **state)
+{
+	struct mails m = { 0 };
+	struct run r;
+
+	PR_UNUSED(state);
+	mail(&m, "From: A U Thor <a@example.org>\n"
+		 "Subject: [PATCH 0/2] two changes\n"
+		 "Message-Id: <cover>\n\nThe cover.\n");
+	vpatch(&m, "p1", 1, 1, "cover", "b");
+	vpatch(&m, "p2", 1, 2, "cover", "c");
+	mail(&m, "From: A U Thor <a@example.org>\n"
+		 "Subject: [PATCH v2 0/2] two changes\n"
+		 "Message-Id: <cover2>\nIn-Reply-To: <cover>\n"
+		 "References: <cover>\n\nThe cover, v2.\n");
+	vpatch(&m, "q1", 2, 1, "cover2", "b"); /* the same as p1 */
+	vpatch(&m, "q2", 2, 2, "cover2", "changed");
+	reply(&m, "Old <old@example.org>", "p1", "<cover> <p1>",
+	      "Reviewed-by: Old <old@example.org>");
+	reply(&m, "Old <old@example.org>", "p2", "<cover> <p2>",
+	      "Acked-by: Old <old@example.org>");
+	reply(&m, "Cov <cov@example.org>", "cover2", "<cover> <cover2>",
+	      "Acked-by: Cov <cov@example.org>");
+	reply(&m, "New <new@example.org>", "q1", "<cover> <cover2> <q1>",
+	      "Tested-by: New <new@example.org>");
+	collect(&r, &m, NULL);
+	assert_int_equal(r.v->number, 2);
+	/* its own, then the carried one, then the cover's */
+	assert_int_equal(r.out[0].nr, 3);
+	want(&r.out[0], 0, "Tested-by", "New <new@example.org>");
+	want(&r.out[0], 1, "Reviewed-by", "Old <old@example.org>");
+	want(&r.out[0], 2, "Acked-by", "Cov <cov@example.org>");
+	/* a changed patch keeps nothing from v1 */
+	assert_int_equal(r.out[1].nr, 1);
+	want(&r.out[1], 0, "Acked-by", "Cov <cov@example.org>");
+	release(&r, &m);
+}
+
+/* A partial re-roll: v1's cover trailers go to the patches kept from v1. */
+static void test_partial_reroll_cover(void **state)
+{
+	struct mails m = { 0 };
+	struct run r;
+
+	PR_UNUSED(state);
+	mail(&m, "From: A U Thor <a@example.org>\n"
+		 "Subject: [PATCH 0/2] two changes\n"
+		 "Message-Id: <cover>\n\nThe cover.\n");
+	vpatch(&m, "p1", 1, 1, "cover", "b");
+	vpatch(&m, "p2", 1, 2, "cover", "c");
+	vpatch(&m, "q2", 2, 2, "p2", "changed");
+	reply(&m, "Rev <rev@example.org>", "cover", "<cover>",
+	      "Reviewed-by: Rev <rev@example.org>");
+	reply(&m, "Tst <tst@example.org>", "q2", "<cover> <p2> <q2>",
+	      "Tested-by: Tst <tst@example.org>");
+	collect(&r, &m, NULL);
+	assert_int_equal(r.v->number, 2);
+	assert_true(r.v->partial_reroll);
+	assert_int_equal(r.out[0].nr, 1);
+	want(&r.out[0], 0, "Reviewed-by", "Rev <rev@example.org>");
+	assert_int_equal(r.out[1].nr, 1);
+	want(&r.out[1], 0, "Tested-by", "Tst <tst@example.org>");
 	release(&r, &m);
 }
 
@@ -317,6 +470,10 @@ int main(void)
 		cmocka_unit_test(test_sender_and_trust),
 		cmocka_unit_test(test_no_duplicates),
 		cmocka_unit_test(test_other_version),
+		cmocka_unit_test(test_not_taken),
+		cmocka_unit_test(test_sender_fuzzy),
+		cmocka_unit_test(test_carry_over),
+		cmocka_unit_test(test_partial_reroll_cover),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_write_headers),
 	};
