@@ -1,7 +1,5 @@
 #include "pr.h"
 
-#include <ctype.h>
-
 #include "am.h"
 #include "diff.h"
 #include "subject.h"
