@@ -267,12 +267,25 @@ static int fetch_fail(int code, const char *what, const char *url,
 	return err;
 }
 
+/* Does heads[0..n) hold the ref named by ref[0..len). */
+static bool advertised(const git_remote_head **heads, size_t n, const char *ref,
+		       size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(heads[i]->name) == len &&
+		    !strncmp(heads[i]->name, ref, len))
+			return true;
+	return false;
+}
+
 /* PR_ENOENT naming the first spec whose source heads does not hold. */
 static int check_advertised(git_remote *remote, const char *const *specs,
 			    size_t nr, const char *what, const char *url)
 {
 	const git_remote_head **heads;
-	size_t n, i, j;
+	size_t n, i;
 
 	if (git_remote_ls(&heads, &n, remote) < 0)
 		return fetch_fail(PR_ENET, what, url, NULL);
@@ -282,11 +295,7 @@ static int check_advertised(git_remote *remote, const char *const *specs,
 		struct pr_buf safe = PR_BUF_INIT;
 		int err;
 
-		for (j = 0; j < n; j++)
-			if (strlen(heads[j]->name) == len &&
-			    !strncmp(heads[j]->name, src, len))
-				break;
-		if (j < n)
+		if (advertised(heads, n, src, len))
 			continue;
 		pr_gitfetch_safe_url(&safe, url);
 		err = pr_error(PR_ENOENT,
@@ -390,16 +399,6 @@ static int rule_ref(struct pr_buf *out, size_t rule, const char *name,
 			   name_rules[rule], (int)len, name, rest + 2);
 }
 
-static bool advertised(const git_remote_head **heads, size_t n, const char *ref)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(heads[i]->name, ref))
-			return true;
-	return false;
-}
-
 /*
  * Resolve name (its ref part: what comes before any '~' or '^') against
  * heads into ref; *rank is the number of rules that rank before the one
@@ -418,11 +417,11 @@ static int resolve_name(struct pr_buf *ref, size_t *rank,
 	*rank = 0;
 	pr_buf_reset(ref);
 	if (full && !(err = pr_buf_add(ref, name, len)) &&
-	    advertised(heads, n, ref->ptr))
+	    advertised(heads, n, ref->ptr, ref->len))
 		return 0;
 	for (i = 0; !full && i < NAME_RULES && !err; i++) {
 		err = rule_ref(ref, i, name, len);
-		if (!err && advertised(heads, n, ref->ptr)) {
+		if (!err && advertised(heads, n, ref->ptr, ref->len)) {
 			*rank = i;
 			return 0;
 		}

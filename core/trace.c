@@ -223,37 +223,28 @@ static void emit(const struct pr_trace *t, char mark, const char *text)
 	pr_buf_release(&line);
 }
 
-/* Each line of a block, redacted (protocol lines) or only escaped. */
+/*
+ * Each line of a block without its CR LF, redacted: protocol lines by t's
+ * rules, libcurl's own notes (no secret, no state) by the HTTP ones.  The
+ * empty line ending HTTP's header block is not written.
+ */
 static void emit_lines(struct pr_trace *t, char mark, bool proto, bool sent,
 		       const char *data, size_t size)
 {
+	struct pr_trace notes = { "http", NULL, true, false };
 	struct pr_buf text = PR_BUF_INIT;
 	size_t i = 0;
 
 	while (i < size) {
-		size_t n = 0;
+		size_t n = 0, l;
 
 		while (i + n < size && data[i + n] != '\n')
 			n++;
-		/* the line without its CR LF; the empty line ending HTTP's
-		 * header block is not written */
-		{
-			size_t l = n && data[i + n - 1] == '\r' ? n - 1 : n;
-
-			pr_buf_reset(&text);
-			if (l) {
-				int err = 0;
-				struct pr_trace plain = { "http", NULL, true,
-							  false };
-
-				/* libcurl's own notes carry no secret, and
-				 * go through the HTTP rules (no state) */
-				err = pr_trace_line(&text, proto ? t : &plain,
-						    sent, data + i, l);
-				if (!err)
-					emit(t, mark, text.ptr);
-			}
-		}
+		l = n && data[i + n - 1] == '\r' ? n - 1 : n;
+		pr_buf_reset(&text);
+		if (l && !pr_trace_line(&text, proto ? t : &notes, sent,
+					data + i, l))
+			emit(t, mark, text.ptr);
 		i += n + 1;
 	}
 	pr_buf_release(&text);

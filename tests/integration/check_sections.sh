@@ -11,26 +11,8 @@ fail() {
 	exit 1
 }
 
-# the kernel tree, extracted once for all route tests (see tests/run)
-C=${PR_CACHE:-$PR_BUILD}
-mkdir -p "$C"
-L="$C/linux-source"
-# under a lock: check_sections.sh and route_vs_get_maintainer.sh may run at
-# once on a fresh cache, and each would remove the other's half-made tree
-(
-	flock 9
-	if [ ! -f "$L/.pr-extracted" ]; then
-		tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | head -n 1)
-		if [ -z "$tarball" ]; then
-			echo "skip: no /usr/src/linux-source-*.tar.xz"
-			exit 77
-		fi
-		rm -rf "$L"
-		mkdir -p "$L"
-		tar -xJf "$tarball" -C "$L" --strip-components=1
-		touch "$L/.pr-extracted"
-	fi
-) 9>"$C/linux-source.lock" || exit $?
+# the kernel tree, extracted once for all route tests: sets C and L
+. "$PR_SRC/tests/integration/kernel_tree.sh"
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT INT TERM
