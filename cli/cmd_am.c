@@ -1,12 +1,12 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <errno.h>
 
-#include "am.h"
-#include "assemble.h"
+#include "mail/am.h"
+#include "mail/assemble.h"
 #include "commands.h"
-#include "mailinfo.h"
-#include "mbox.h"
+#include "mail/mailinfo.h"
+#include "mail/mbox.h"
 
 /*
  * patchrelay am [--mboxrd] [--trust ADDR]... [-o FILE] FILE...

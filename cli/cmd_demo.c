@@ -1,4 +1,4 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <sys/stat.h>
 
@@ -6,11 +6,11 @@
 #include "checks.h"
 #include "plugins.h"
 #include "connectors.h"
-#include "engine.h"
-#include "format.h"
-#include "gitrepo.h"
-#include "model.h"
-#include "store.h"
+#include "engine/engine.h"
+#include "git/format.h"
+#include "git/gitrepo.h"
+#include "model/model.h"
+#include "engine/store.h"
 
 #define DEMO_DIR "patchrelay-demo"
 #define DEMO_REPO DEMO_DIR "/repo"

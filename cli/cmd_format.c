@@ -1,7 +1,7 @@
-#include "pr.h"
+#include "base/pr.h"
 #include "commands.h"
-#include "format.h"
-#include "gitrepo.h"
+#include "git/format.h"
+#include "git/gitrepo.h"
 
 #include <errno.h>
 #include <sys/stat.h>

@@ -1,8 +1,8 @@
-#include "pr.h"
+#include "base/pr.h"
 #include "commands.h"
-#include "cfg.h"
-#include "engine.h"
-#include "graph.h"
+#include "engine/cfg.h"
+#include "engine/engine.h"
+#include "engine/graph.h"
 
 static void usage(void)
 {

@@ -1,6 +1,6 @@
-#include "pr.h"
+#include "base/pr.h"
 #include "commands.h"
-#include "cfg.h"
+#include "engine/cfg.h"
 
 static void print_options(const struct pr_option *opt)
 {

@@ -1,10 +1,10 @@
-#include "pr.h"
-#include "am.h"
-#include "assemble.h"
+#include "base/pr.h"
+#include "mail/am.h"
+#include "mail/assemble.h"
 #include "commands.h"
-#include "mail.h"
-#include "mailinfo.h"
-#include "mbox.h"
+#include "mail/mail.h"
+#include "mail/mailinfo.h"
+#include "mail/mbox.h"
 
 #include <jansson.h>
 
@@ -137,7 +137,7 @@ static json_t *id_or_null(const char *id)
 	return id ? str(id) : json_null();
 }
 
-/* The "series" list: mails grouped as core/assemble.h says. */
+/* The "series" list: mails grouped as core/mail/assemble.h says. */
 static int series_json(json_t **out, struct pr_patch *const *mails, size_t nr)
 {
 	struct pr_patch **pat = pr_calloc(nr ? nr : 1, sizeof(*pat));

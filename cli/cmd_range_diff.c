@@ -1,7 +1,7 @@
-#include "pr.h"
+#include "base/pr.h"
 #include "commands.h"
-#include "gitrepo.h"
-#include "rangediff.h"
+#include "git/gitrepo.h"
+#include "git/rangediff.h"
 
 static void range_diff_usage(void)
 {

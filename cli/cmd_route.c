@@ -1,8 +1,8 @@
-#include "pr.h"
+#include "base/pr.h"
 #include "commands.h"
 
-#include "cfg.h"
-#include "mailinfo.h"
+#include "engine/cfg.h"
+#include "mail/mailinfo.h"
 #include "maintainers.h"
 #include "plugins.h"
 

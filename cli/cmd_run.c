@@ -1,15 +1,15 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cfg.h"
+#include "engine/cfg.h"
 #include "commands.h"
-#include "engine.h"
-#include "graph.h"
-#include "store.h"
+#include "engine/engine.h"
+#include "engine/graph.h"
+#include "engine/store.h"
 
 #define DEFAULT_INTERVAL 30
 #define MAX_BACKOFF 16

@@ -1,12 +1,12 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <jansson.h>
 #include <sys/stat.h>
 
 #include "commands.h"
-#include "cfg.h"
-#include "graph.h"
-#include "store.h"
+#include "engine/cfg.h"
+#include "engine/graph.h"
+#include "engine/store.h"
 
 /* Where the state lives when neither -c nor --state says (the demo's). */
 

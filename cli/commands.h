@@ -1,7 +1,7 @@
 #ifndef PR_CLI_COMMANDS_H
 #define PR_CLI_COMMANDS_H
 
-#include "registry.h"
+#include "engine/registry.h"
 
 /*
  * Every command is `int cmd_NAME(int argc, char **argv)`, argv[0] being the

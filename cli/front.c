@@ -1,4 +1,4 @@
-#include "pr.h"
+#include "base/pr.h"
 #include "commands.h"
 
 #include <errno.h>
@@ -28,7 +28,7 @@
 #define PR_FULL_DIR "../libexec/patchrelay"
 #endif
 
-/* Linux's PATH_MAX (core/limits.h shadows <limits.h> here). */
+/* Linux's PATH_MAX (core/base/limits.h shadows <limits.h> here). */
 #define FRONT_PATH_MAX 4096
 
 /* The directory of the running executable, without a trailing '/'. */

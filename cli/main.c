@@ -1,4 +1,4 @@
-#include "pr.h"
+#include "base/pr.h"
 #include "pr_version.h"
 #include "commands.h"
 

@@ -1,7 +1,7 @@
 #ifndef PR_CONNECTORS_H
 #define PR_CONNECTORS_H
 
-#include "registry.h"
+#include "engine/registry.h"
 
 /*
  * The built-in connector types, one const definition per file of this

@@ -1,17 +1,17 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <time.h>
 
-#include "cfg.h"
+#include "engine/cfg.h"
 #include "forge.h"
-#include "gitrepo.h"
-#include "log.h"
-#include "model.h"
-#include "outgoing.h"
-#include "report_render.h"
+#include "git/gitrepo.h"
+#include "base/log.h"
+#include "model/model.h"
+#include "mail/outgoing.h"
+#include "model/report_render.h"
 
 /*
  * The logic GitHub and GitLab share (see forge.h).  Nothing here names a

@@ -4,8 +4,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "http.h"
-#include "registry.h"
+#include "base/http.h"
+#include "engine/registry.h"
 
 /*
  * What GitHub and GitLab share: pull (merge) requests polled over a REST

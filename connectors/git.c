@@ -1,17 +1,17 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <errno.h>
 #include <ftw.h>
 #include <git2.h>
 
 #include "connectors.h"
-#include "delivery.h"
-#include "diff.h"
+#include "engine/delivery.h"
+#include "git/diff.h"
 #include "gitfetch.h"
-#include "gitrepo.h"
-#include "model.h"
-#include "outgoing.h"
-#include "store.h"
+#include "git/gitrepo.h"
+#include "model/model.h"
+#include "mail/outgoing.h"
+#include "engine/store.h"
 
 /*
  * The git connector: as a source, a branch compared against its base is a

@@ -1,4 +1,4 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <git2.h>
 #include <libssh2.h>

@@ -3,7 +3,7 @@
 
 #include <git2.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 /*
  * Fetching from a git remote into a bare cache repository, shared by the

@@ -1,4 +1,4 @@
-#include "pr.h"
+#include "base/pr.h"
 #include "pr_version.h"
 
 #include <jansson.h>
@@ -6,7 +6,7 @@
 #include "connectors.h"
 #include "forge.h"
 #include "github.h"
-#include "http.h"
+#include "base/http.h"
 
 /*
  * The github connector: pull requests of GitHub repositories as series,

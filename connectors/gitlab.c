@@ -1,11 +1,11 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <jansson.h>
 
 #include "connectors.h"
 #include "forge.h"
 #include "gitlab.h"
-#include "http.h"
+#include "base/http.h"
 
 /*
  * The gitlab connector: merge requests of GitLab projects as series, and

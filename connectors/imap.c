@@ -1,15 +1,15 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <curl/curl.h>
 #include <errno.h>
 #include <time.h>
 
 #include "connectors.h"
-#include "http.h"
+#include "base/http.h"
 #include "mailsrc.h"
 #include "mailtls.h"
-#include "mbox.h"
-#include "trace.h"
+#include "mail/mbox.h"
+#include "base/trace.h"
 
 /*
  * The imap source: reads a mailbox over IMAP (libcurl) and hands the
@@ -76,7 +76,7 @@ static bool has_token(const char *s, size_t n, const char *tok)
 /*
  * libcurl's trace: only the server's lines are looked at, and only for
  * the capabilities; nothing of it is kept.  It is written only redacted,
- * when PATCHRELAY_TRACE names imap (core/trace.h): the lines going out
+ * when PATCHRELAY_TRACE names imap (core/base/trace.h): the lines going out
  * hold the password.  The CAPABILITY asked again after STARTTLS replaces
  * the one before.
  */

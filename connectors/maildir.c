@@ -1,4 +1,4 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "connectors.h"
-#include "delivery.h"
+#include "engine/delivery.h"
 #include "mailsrc.h"
-#include "mbox.h"
+#include "mail/mbox.h"
 
 /*
  * The maildir sink: writes each mail, exactly as the core rendered it, into

@@ -1,12 +1,12 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <ctype.h>
 
-#include "am.h"
-#include "assemble.h"
-#include "mailinfo.h"
+#include "mail/am.h"
+#include "mail/assemble.h"
+#include "mail/mailinfo.h"
 #include "mailsrc.h"
-#include "subject.h"
+#include "model/subject.h"
 
 void pr_mailsrc_batch_add(struct pr_mailsrc_batch *b, const char *pos,
 			  const char *data, size_t len, int64_t arrival)

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "registry.h"
+#include "engine/registry.h"
 
 /*
  * What the three mail sources (maildir, imap, public-inbox) share: a batch
@@ -31,7 +31,7 @@
  *   letter of the series' first version in the batch, else of its first
  *   patch, so that v2 threaded into v1 keeps v1's key when a later poll
  *   reads only v2.  A reply answers the nearest patch or cover letter of
- *   its thread (core/am.h); a reply whose series is not in the batch is
+ *   its thread (core/mail/am.h); a reply whose series is not in the batch is
  *   keyed by its own thread root.
  * - A COMMENT event's series holds one version (the number of the one
  *   answered) of stubs: for each patch the reply gives trailers to (every

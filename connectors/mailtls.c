@@ -1,4 +1,4 @@
-#include "pr.h"
+#include "base/pr.h"
 #include "mailtls.h"
 
 const char *const pr_mailtls_starttls_choices[] = { "required", "optional",

@@ -4,7 +4,7 @@
 #include <curl/curl.h>
 #include <stdbool.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 /*
  * TLS for the mail connectors that speak to a server through libcurl: the

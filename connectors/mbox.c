@@ -1,4 +1,4 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -7,13 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "am.h"
-#include "cfg.h"
+#include "mail/am.h"
+#include "engine/cfg.h"
 #include "connectors.h"
-#include "delivery.h"
-#include "mailinfo.h"
-#include "mbox.h"
-#include "report_render.h"
+#include "engine/delivery.h"
+#include "mail/mailinfo.h"
+#include "mail/mbox.h"
+#include "model/report_render.h"
 
 /*
  * The mbox connector: as a source, a folder where each new mbox file is one

@@ -1,9 +1,9 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <time.h>
 
-#include "atom.h"
-#include "mail.h"
+#include "mail/atom.h"
+#include "mail/mail.h"
 #include "mailsrc.h"
 #include "pi_feed.h"
 

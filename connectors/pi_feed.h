@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 /*
  * One page of a public-inbox inbox's Atom feed, and whether the walk back
@@ -15,7 +15,7 @@
  * that arrived at or before T: PublicInbox::View's paginate_recent, which
  * reads over.sqlite3 only, so it works without Xapian.  Invariants:
  *
- * - Each entry is a Message-ID (from its link, core/atom.h) and a position
+ * - Each entry is a Message-ID (from its link, core/mail/atom.h) and a position
  *   "<time as 20 digits>.<Message-ID>", as connectors/mailsrc.h's.  `want`
  *   holds, oldest first, the entries a poll from the cursor (low, high)
  *   must see: at or after low (every entry when there is no cursor), less

@@ -1,15 +1,15 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <time.h>
 #include <zlib.h>
 
-#include "atom.h"
-#include "cfg.h"
+#include "mail/atom.h"
+#include "engine/cfg.h"
 #include "connectors.h"
-#include "http.h"
-#include "mailinfo.h"
+#include "base/http.h"
+#include "mail/mailinfo.h"
 #include "mailsrc.h"
-#include "mbox.h"
+#include "mail/mbox.h"
 #include "pi_feed.h"
 
 /*

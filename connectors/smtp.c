@@ -1,4 +1,4 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -6,10 +6,10 @@
 #include <time.h>
 
 #include "connectors.h"
-#include "delivery.h"
+#include "engine/delivery.h"
 #include "mailtls.h"
-#include "outgoing.h"
-#include "trace.h"
+#include "mail/outgoing.h"
+#include "base/trace.h"
 
 /*
  * The smtp sink: sends each mail, as the core rendered it, through libcurl
@@ -60,7 +60,7 @@ struct ehlo {
 /*
  * libcurl's trace: only the server's first EHLO answer is looked at and
  * nothing of it is kept; it is written only redacted, when
- * PATCHRELAY_TRACE names smtp (core/trace.h).
+ * PATCHRELAY_TRACE names smtp (core/base/trace.h).
  */
 static int on_trace(CURL *h, curl_infotype type, char *data, size_t size,
 		    void *payload)

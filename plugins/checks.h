@@ -1,8 +1,8 @@
 #ifndef PR_CHECKS_H
 #define PR_CHECKS_H
 
-#include "model.h"
-#include "report.h"
+#include "model/model.h"
+#include "model/report.h"
 #include "plugins.h"
 
 /*

@@ -1,5 +1,5 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include "pr.h"
+#include "base/pr.h"
 
 #include <pcre2.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 #ifndef PR_MAINTAINERS_H
 #define PR_MAINTAINERS_H
 
-#include "pr.h"
+#include "base/pr.h"
 
 /*
  * MAINTAINERS: the kernel's routing file, parsed once and matched against

@@ -1,11 +1,11 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <ctype.h>
 #include <sys/stat.h>
 
-#include "cfg.h"
+#include "engine/cfg.h"
 #include "maintainers.h"
-#include "model.h"
+#include "model/model.h"
 #include "plugins.h"
 
 /*

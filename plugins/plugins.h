@@ -1,7 +1,7 @@
 #ifndef PR_PLUGINS_H
 #define PR_PLUGINS_H
 
-#include "registry.h"
+#include "engine/registry.h"
 
 /*
  * The built-in plugin types, one const definition per file of this folder,

@@ -1,7 +1,7 @@
-#include "pr.h"
-#include "cfg.h"
-#include "mail.h"
-#include "outgoing.h"
+#include "base/pr.h"
+#include "engine/cfg.h"
+#include "mail/mail.h"
+#include "mail/outgoing.h"
 
 /*
  * pr_outgoing_parse_address on each line of the input, and what it

@@ -3,12 +3,12 @@
  * trailers and write each newest complete version; every message written
  * must parse back and keep its patch.
  */
-#include "pr.h"
+#include "base/pr.h"
 
-#include "am.h"
-#include "assemble.h"
-#include "mailinfo.h"
-#include "mbox.h"
+#include "mail/am.h"
+#include "mail/assemble.h"
+#include "mail/mailinfo.h"
+#include "mail/mbox.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,11 +3,11 @@
  * "message-id in-reply-to author subject..." ('-' for no id), so the
  * fuzzer drives threads, prefixes and authors at once.
  */
-#include "pr.h"
+#include "base/pr.h"
 
-#include "assemble.h"
-#include "model.h"
-#include "subject.h"
+#include "mail/assemble.h"
+#include "model/model.h"
+#include "model/subject.h"
 
 static bool input_mail(struct pr_patch *const *mails, size_t nr,
 		       const struct pr_patch *p)

@@ -1,5 +1,5 @@
-#include "pr.h"
-#include "atom.h"
+#include "base/pr.h"
+#include "mail/atom.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,9 +3,9 @@
  * graph or PR_ECONFIG with at least one problem, never crash or leak; and
  * the value parsers on the raw input as a string.
  */
-#include "pr.h"
-#include "cfg.h"
-#include "graph.h"
+#include "base/pr.h"
+#include "engine/cfg.h"
+#include "engine/graph.h"
 #include "connectors.h"
 #include "plugins.h"
 

@@ -2,8 +2,8 @@
  * Fuzz the diff parser and everything computed from a parsed diff: any
  * input must either parse or fail with an error, never crash or leak.
  */
-#include "pr.h"
-#include "diff.h"
+#include "base/pr.h"
+#include "git/diff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

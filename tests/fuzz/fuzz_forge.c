@@ -7,11 +7,11 @@
  */
 #include <jansson.h>
 
-#include "pr.h"
+#include "base/pr.h"
 #include "forge.h"
 #include "github.h"
 #include "gitlab.h"
-#include "http.h"
+#include "base/http.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

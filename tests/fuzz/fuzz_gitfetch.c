@@ -4,7 +4,7 @@
  * changed holds "<redacted>" where a password was, the bytes before the
  * user's ':' are kept, and a port is always one ssh could use.
  */
-#include "pr.h"
+#include "base/pr.h"
 #include "gitfetch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,6 +1,6 @@
-#include "pr.h"
-#include "mail.h"
-#include "mailinfo.h"
+#include "base/pr.h"
+#include "mail/mail.h"
+#include "mail/mailinfo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

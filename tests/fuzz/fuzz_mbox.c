@@ -1,5 +1,5 @@
-#include "pr.h"
-#include "mbox.h"
+#include "base/pr.h"
+#include "mail/mbox.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

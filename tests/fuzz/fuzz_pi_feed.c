@@ -1,4 +1,4 @@
-#include "pr.h"
+#include "base/pr.h"
 #include "pi_feed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -5,12 +5,12 @@
  * crash, a range-diff ends with a newline, and a series compared with
  * itself pairs every patch (no '<' or '>' line: identical diffs pair).
  */
-#include "pr.h"
+#include "base/pr.h"
 
-#include "am.h"
-#include "mailinfo.h"
-#include "mbox.h"
-#include "rangediff.h"
+#include "mail/am.h"
+#include "mail/mailinfo.h"
+#include "mail/mbox.h"
+#include "git/rangediff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,12 +1,12 @@
 /*
- * The trace redactor of core/trace.c.  The first byte picks the protocol
+ * The trace redactor of core/base/trace.c.  The first byte picks the protocol
  * and the direction, the rest is a conversation split at LF.  Beyond not
  * crashing: every traced line is printable ASCII and bounded, and a line
  * sent to an SMTP or IMAP server after an AUTH (until an answer other
  * than a continuation) is always "<redacted>".
  */
-#include "pr.h"
-#include "trace.h"
+#include "base/pr.h"
+#include "base/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

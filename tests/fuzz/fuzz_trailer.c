@@ -2,12 +2,12 @@
  * The text parsers on arbitrary input: commit-message trailers, reply
  * trailers, the subject prefix of the first line, pull-request detection.
  */
-#include "pr.h"
+#include "base/pr.h"
 
-#include "model.h"
-#include "pull.h"
-#include "subject.h"
-#include "trailer.h"
+#include "model/model.h"
+#include "mail/pull.h"
+#include "model/subject.h"
+#include "model/trailer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-#include "pr.h"
+#include "base/pr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Compare core/diff.c against git: the diffstat and --summary lines of
+# Compare core/git/diff.c against git: the diffstat and --summary lines of
 # `git format-patch` mails, and `git patch-id` (default and --stable), on a
 # repository with many change shapes, one commit per shape.
 set -eu

@@ -1,12 +1,12 @@
 /*
  * Test helper, not a public command: reads a patch mail or diff and prints
- * what core/diff.c computes from it, for comparison with git.
+ * what core/git/diff.c computes from it, for comparison with git.
  *
  *	diffstat_tool stat FILE		diffstat then --summary lines
  *	diffstat_tool patch-id [--stable] FILE
  */
-#include "pr.h"
-#include "diff.h"
+#include "base/pr.h"
+#include "git/diff.h"
 
 int main(int argc, char **argv)
 {

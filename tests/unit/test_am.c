@@ -1,10 +1,10 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
-#include "am.h"
-#include "assemble.h"
-#include "mailinfo.h"
+#include "mail/am.h"
+#include "mail/assemble.h"
+#include "mail/mailinfo.h"
 
 struct mails {
 	struct pr_patch *v[32];

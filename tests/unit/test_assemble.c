@@ -1,9 +1,9 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
-#include "assemble.h"
-#include "subject.h"
+#include "mail/assemble.h"
+#include "model/subject.h"
 
 struct mails {
 	struct pr_patch *v[64];

@@ -1,9 +1,9 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "atom.h"
+#include "mail/atom.h"
 
 /* new.atom as public-inbox-httpd 1.9 served it for tests/data/sources/list */
 static void test_public_inbox_feed(void **state)

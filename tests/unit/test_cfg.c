@@ -1,5 +1,5 @@
-#include "pr.h"
-#include "cfg.h"
+#include "base/pr.h"
+#include "engine/cfg.h"
 
 #include <setjmp.h>
 #include <cmocka.h>

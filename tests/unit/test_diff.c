@@ -1,5 +1,5 @@
-#include "pr.h"
-#include "diff.h"
+#include "base/pr.h"
+#include "git/diff.h"
 
 #include <setjmp.h>
 #include <cmocka.h>

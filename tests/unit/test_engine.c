@@ -1,4 +1,4 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
@@ -9,12 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cfg.h"
+#include "engine/cfg.h"
 #include "connectors.h"
-#include "delivery.h"
-#include "engine.h"
-#include "graph.h"
-#include "store.h"
+#include "engine/delivery.h"
+#include "engine/engine.h"
+#include "engine/graph.h"
+#include "engine/store.h"
 
 #define NR_MAILS 30
 

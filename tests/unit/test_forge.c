@@ -1,11 +1,11 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "cfg.h"
+#include "engine/cfg.h"
 #include "forge.h"
-#include "model.h"
+#include "model/model.h"
 
 /*
  * connectors/forge.c: the cursor's JSON round trip and its refusals, who

@@ -1,5 +1,5 @@
-#include "pr.h"
-#include "format.h"
+#include "base/pr.h"
+#include "git/format.h"
 
 #include <setjmp.h>
 #include <cmocka.h>

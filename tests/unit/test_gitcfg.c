@@ -1,5 +1,5 @@
-#include "pr.h"
-#include "gitcfg.h"
+#include "base/pr.h"
+#include "git/gitcfg.h"
 
 #include <stdlib.h>
 #include <string.h>

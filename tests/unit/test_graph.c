@@ -1,6 +1,6 @@
-#include "pr.h"
-#include "cfg.h"
-#include "graph.h"
+#include "base/pr.h"
+#include "engine/cfg.h"
+#include "engine/graph.h"
 #include "connectors.h"
 #include "plugins.h"
 

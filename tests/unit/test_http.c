@@ -1,4 +1,4 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
@@ -7,10 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "http.h"
+#include "base/http.h"
 
 /*
- * core/http.c: the Link parser and the escaper as plain units; requests
+ * core/base/http.c: the Link parser and the escaper as plain units; requests
  * against tests/data/http/server.py (a stdlib server started per test
  * run) for headers, ETag/304, rate-limit headers and the body cap.
  */

@@ -1,5 +1,5 @@
-#include "pr.h"
-#include "mail.h"
+#include "base/pr.h"
+#include "mail/mail.h"
 
 #include <setjmp.h>
 #include <cmocka.h>

@@ -1,4 +1,4 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "connectors.h"
-#include "delivery.h"
+#include "engine/delivery.h"
 
 struct fixture {
 	char dir[64];

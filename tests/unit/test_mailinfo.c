@@ -1,5 +1,5 @@
-#include "pr.h"
-#include "mailinfo.h"
+#include "base/pr.h"
+#include "mail/mailinfo.h"
 
 #include <setjmp.h>
 #include <cmocka.h>

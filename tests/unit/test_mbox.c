@@ -1,7 +1,7 @@
-#include "pr.h"
+#include "base/pr.h"
 #include <sys/stat.h>
 #include <unistd.h>
-#include "mbox.h"
+#include "mail/mbox.h"
 
 #include <setjmp.h>
 #include <cmocka.h>

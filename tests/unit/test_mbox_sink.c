@@ -1,4 +1,4 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "connectors.h"
-#include "delivery.h"
+#include "engine/delivery.h"
 
 struct fixture {
 	char dir[64];

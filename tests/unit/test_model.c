@@ -1,9 +1,9 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
-#include "model.h"
-#include "report.h"
+#include "model/model.h"
+#include "model/report.h"
 
 static void test_recipients_dedupe(void **state)
 {

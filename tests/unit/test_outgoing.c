@@ -1,6 +1,6 @@
-#include "pr.h"
-#include "cfg.h"
-#include "outgoing.h"
+#include "base/pr.h"
+#include "engine/cfg.h"
+#include "mail/outgoing.h"
 
 #include <setjmp.h>
 #include <cmocka.h>

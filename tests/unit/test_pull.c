@@ -1,8 +1,8 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
-#include "pull.h"
+#include "mail/pull.h"
 
 static int detect(char **url, char **ref, const char *body)
 {

@@ -1,5 +1,5 @@
-#include "pr.h"
-#include "rangediff.h"
+#include "base/pr.h"
+#include "git/rangediff.h"
 
 #include <setjmp.h>
 #include <cmocka.h>

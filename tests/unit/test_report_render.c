@@ -1,9 +1,9 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
 #include <jansson.h>
-#include "report_render.h"
+#include "model/report_render.h"
 
 static void fill(struct pr_report *r)
 {

@@ -1,5 +1,5 @@
-#include "pr.h"
-#include "sha1.h"
+#include "base/pr.h"
+#include "base/sha1.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "connectors.h"
-#include "delivery.h"
-#include "engine.h"
-#include "store.h"
+#include "engine/delivery.h"
+#include "engine/engine.h"
+#include "engine/store.h"
 
 /*
  * The smtp sink against a real server: tests/servers/smtpd.py (aiosmtpd)

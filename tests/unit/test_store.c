@@ -1,12 +1,12 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
-#include "model.h"
-#include "store.h"
+#include "model/model.h"
+#include "engine/store.h"
 
 struct fixture {
 	char dir[64];

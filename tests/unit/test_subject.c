@@ -1,8 +1,8 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
-#include "subject.h"
+#include "model/subject.h"
 
 struct subject_case {
 	const char *subject;

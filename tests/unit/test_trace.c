@@ -1,9 +1,9 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "trace.h"
+#include "base/trace.h"
 
 /* One line through pr_trace_line, compared with what must be written. */
 static void check(struct pr_trace *t, bool sent, const char *line,

@@ -1,10 +1,10 @@
-#include "pr.h"
+#include "base/pr.h"
 
 #include <dirent.h>
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "trailer.h"
+#include "model/trailer.h"
 
 #define DATA PR_TEST_DATA "/trailers"
 

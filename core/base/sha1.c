@@ -1,0 +1,126 @@
+/*
+ * SHA-1 as FIPS 180-4 describes it: 64-byte blocks, 80 rounds, big-endian
+ * words and a big-endian bit count in the padding.
+ */
+#include <string.h>
+
+#include "base/pr.h"
+#include "base/sha1.h"
+
+static uint32_t rol(uint32_t x, int n)
+{
+	return (x << n) | (x >> (32 - n));
+}
+
+static void block(struct pr_sha1 *s, const unsigned char *p)
+{
+	uint32_t w[80], a, b, c, d, e, t;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+	for (; i < 80; i++)
+		w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+	a = s->h[0];
+	b = s->h[1];
+	c = s->h[2];
+	d = s->h[3];
+	e = s->h[4];
+	for (i = 0; i < 80; i++) {
+		uint32_t f, k;
+
+		if (i < 20) {
+			f = (b & c) | (~b & d);
+			k = 0x5a827999;
+		} else if (i < 40) {
+			f = b ^ c ^ d;
+			k = 0x6ed9eba1;
+		} else if (i < 60) {
+			f = (b & c) | (b & d) | (c & d);
+			k = 0x8f1bbcdc;
+		} else {
+			f = b ^ c ^ d;
+			k = 0xca62c1d6;
+		}
+		t = rol(a, 5) + f + e + k + w[i];
+		e = d;
+		d = c;
+		c = rol(b, 30);
+		b = a;
+		a = t;
+	}
+	s->h[0] += a;
+	s->h[1] += b;
+	s->h[2] += c;
+	s->h[3] += d;
+	s->h[4] += e;
+}
+
+void pr_sha1_init(struct pr_sha1 *s)
+{
+	static const uint32_t iv[5] = { 0x67452301, 0xefcdab89, 0x98badcfe,
+					0x10325476, 0xc3d2e1f0 };
+
+	memcpy(s->h, iv, sizeof(iv));
+	s->len = 0;
+	s->n = 0;
+}
+
+void pr_sha1_update(struct pr_sha1 *s, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	s->len += len;
+	while (len) {
+		size_t take = 64 - s->n;
+
+		if (take > len)
+			take = len;
+		memcpy(s->buf + s->n, p, take);
+		s->n += take;
+		p += take;
+		len -= take;
+		if (s->n == 64) {
+			block(s, s->buf);
+			s->n = 0;
+		}
+	}
+}
+
+void pr_sha1_final(unsigned char out[PR_SHA1_RAWSZ], struct pr_sha1 *s)
+{
+	/* the length is of the message, taken before the padding adds to it */
+	uint64_t bits = s->len * 8;
+	unsigned char pad[64] = { 0x80 }, lenbuf[8];
+	size_t padlen = s->n < 56 ? 56 - s->n : 120 - s->n;
+	int i;
+
+	pr_sha1_update(s, pad, padlen);
+	for (i = 0; i < 8; i++)
+		lenbuf[i] = (unsigned char)(bits >> (56 - 8 * i));
+	pr_sha1_update(s, lenbuf, 8);
+	for (i = 0; i < PR_SHA1_RAWSZ; i++)
+		out[i] = (unsigned char)(s->h[i / 4] >> (24 - 8 * (i % 4)));
+}
+
+void pr_sha1_hex(char out[PR_SHA1_HEXSZ + 1],
+		 const unsigned char raw[PR_SHA1_RAWSZ])
+{
+	static const char digits[] = "0123456789abcdef";
+	int i;
+
+	for (i = 0; i < PR_SHA1_RAWSZ; i++) {
+		out[2 * i] = digits[raw[i] >> 4];
+		out[2 * i + 1] = digits[raw[i] & 0xf];
+	}
+	out[PR_SHA1_HEXSZ] = '\0';
+}
+
+void pr_sha1_final_hex(char out[PR_SHA1_HEXSZ + 1], struct pr_sha1 *s)
+{
+	unsigned char raw[PR_SHA1_RAWSZ];
+
+	pr_sha1_final(raw, s);
+	pr_sha1_hex(out, raw);
+}

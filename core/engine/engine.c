@@ -1,0 +1,1303 @@
+#include "base/pr.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <git2.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/cfg.h"
+#include "engine/delivery.h"
+#include "git/diff.h"
+#include "engine/engine.h"
+#include "git/format.h"
+#include "engine/cfg.h"
+#include "engine/graph.h"
+#include "mail/mailinfo.h"
+#include "mail/mbox.h"
+#include "mail/mail.h"
+#include "mail/outgoing.h"
+#include "git/rangediff.h"
+#include "mail/am.h"
+
+int pr_engine_delivery_key(struct pr_buf *out,
+			   const struct pr_engine_version *v, const char *sink)
+{
+	struct pr_buf text = PR_BUF_INIT;
+	char hex[41];
+	git_oid oid;
+	int err;
+
+	/* NUL-separated so that no two inputs run together */
+	if ((err = pr_buf_addf(&text, "%s%c%s%c%d%c%s%c%s", v->origin, 0,
+			       v->key, 0, v->number, 0, v->fingerprint, 0,
+			       sink)))
+		goto done;
+	git_libgit2_init();
+	if (git_odb_hash(&oid, text.ptr, text.len, GIT_OBJECT_BLOB) < 0) {
+		err = pr_error(PR_EINTERNAL, "delivery key of '%s': %s", v->key,
+			       git_error_last()->message);
+	} else {
+		git_oid_tostr(hex, sizeof(hex), &oid);
+		err = pr_buf_addf(out, "%.20s-v%d", hex, v->number);
+	}
+	git_libgit2_shutdown();
+done:
+	pr_buf_release(&text);
+	return err;
+}
+
+/* Append the Message-ID of a rendered mail, without its angle brackets. */
+static int mail_message_id(struct pr_buf *out, const char *mail, size_t len)
+{
+	struct pr_mail_headers h = PR_MAIL_HEADERS_INIT;
+	const char *mid, *end;
+	size_t body;
+	int err;
+
+	if ((err = pr_mail_headers_parse(&h, mail, len, &body)))
+		goto done;
+	mid = pr_mail_headers_get(&h, "message-id");
+	if (mid) {
+		mid += strspn(mid, " <");
+		end = mid + strcspn(mid, "> ");
+		err = pr_buf_add(out, mid, (size_t)(end - mid));
+	}
+done:
+	pr_mail_headers_release(&h);
+	return err;
+}
+
+/*
+ * A sink refused message i for good: it and every later message of the
+ * delivery are rejected (the rest of a thread whose part is missing is
+ * no use), and the report says so.
+ */
+static int reject_rest(struct pr_engine_stats *stats, struct pr_store *st,
+		       int64_t id, const char *sink, size_t i, size_t nr,
+		       const char *reason, struct pr_report *report)
+{
+	struct pr_buf why = PR_BUF_INIT;
+	size_t j;
+	int err;
+
+	if ((err = pr_store_delivery_mark_rejected(st, id, i, reason)))
+		goto done;
+	stats->rejected++;
+	if ((err = pr_buf_addf(&why,
+			       "not sent: message %zu/%zu was rejected: %s",
+			       i + 1, nr, reason)))
+		goto done;
+	for (j = i + 1; j < nr; j++) {
+		err = pr_store_delivery_status(st, id, j);
+		if (err < 0)
+			goto done;
+		if (err != PR_STORE_PENDING) {
+			err = 0;
+			continue;
+		}
+		if ((err = pr_store_delivery_mark_rejected(st, id, j, why.ptr)))
+			goto done;
+		stats->rejected++;
+	}
+	pr_log_error(sink, "rejected message %zu/%zu: %s", i + 1, nr, reason);
+	if (report)
+		pr_report_add(report, "deliver", "rejected", PR_VERDICT_FAIL,
+			      -1, NULL, "sink %s rejected message %zu/%zu: %s",
+			      sink, i + 1, nr, reason);
+done:
+	pr_buf_release(&why);
+	return err;
+}
+
+/*
+ * pr_engine_deliver under another sink key: "<sink>+preview" for a preview
+ * keeps its own delivery rows and Message-IDs beside the list's.  Each
+ * message is marked sent with its Message-ID (the identity map); a
+ * rejection goes into `report` when it is not NULL.
+ *
+ * With `vd` (a sink whose type has deliver_version) the delivery is the
+ * one message vd names (mails is NULL, nr 1), handed over whole: the same
+ * rows, attempts and rejections, no Message-ID.
+ */
+static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
+			 const struct pr_engine_version *v, const char *sink,
+			 struct pr_instance *inst,
+			 const struct pr_connector_type *type,
+			 const char *const *mails, const size_t *lens,
+			 size_t nr, struct pr_report *report,
+			 const struct pr_version_delivery *vd)
+{
+	struct pr_buf key = PR_BUF_INIT, mid = PR_BUF_INIT;
+	struct pr_deliver_result res = { PR_DELIVER_OK, 0, NULL };
+	int64_t id = 0;
+	size_t i;
+	int err, pending;
+
+	memset(stats, 0, sizeof(*stats));
+	stats->status = PR_DELIVER_OK;
+	if (vd ? !type->deliver_version : !type->deliver) {
+		err = pr_error(PR_EUNSUPPORTED,
+			       "sink '%s': type '%s' cannot deliver",
+			       inst->name, type->name);
+		goto done;
+	}
+	if ((err = pr_engine_delivery_key(&key, v, sink)) ||
+	    (err = pr_store_delivery_open(&id, st, v->series_id, v->number,
+					  sink, nr)))
+		goto done;
+	for (i = 0; i < nr; i++) {
+		struct pr_delivery d = { key.ptr, i, nr, vd ? NULL : mails[i],
+					 vd ? 0 : lens[i] };
+
+		err = pr_store_delivery_status(st, id, i);
+		if (err < 0)
+			goto done;
+		if (err == PR_STORE_SENT) {
+			err = 0;
+			stats->skipped++;
+			continue;
+		}
+		if (err == PR_STORE_REJECTED) {
+			/* told when it happened; never tried again */
+			err = 0;
+			stats->skipped++;
+			stats->status = PR_DELIVER_REJECTED;
+			continue;
+		}
+		if ((err = pr_store_delivery_attempt(st, id, i, NULL)))
+			goto done;
+		free(res.reason);
+		res.reason = NULL;
+		res.status = PR_DELIVER_RETRY;
+		if (vd)
+			err = type->deliver_version(inst, vd, &res);
+		else
+			err = type->deliver(inst, &d, &res);
+		stats->status = res.status;
+		if (err) {
+			struct pr_buf msg = PR_BUF_INIT;
+
+			/* keep the sink's message across the store call */
+			pr_buf_adds(&msg, pr_error_message());
+			pr_store_delivery_note(st, id, i, msg.ptr);
+			pr_error(err, "%s", msg.ptr);
+			pr_buf_release(&msg);
+			stats->status = PR_DELIVER_RETRY;
+			goto done;
+		}
+		if (res.status == PR_DELIVER_REJECTED) {
+			err = reject_rest(stats, st, id, sink, i, nr,
+					  res.reason ? res.reason : "rejected",
+					  report);
+			goto done;
+		}
+		if (res.status != PR_DELIVER_OK) {
+			/* the attempt was counted above; note why */
+			err = pr_store_delivery_note(
+				st, id, i, res.reason ? res.reason : "retry");
+			goto done;
+		}
+		pr_buf_reset(&mid);
+		if ((!vd && (err = mail_message_id(&mid, mails[i], lens[i]))) ||
+		    (err = pr_store_delivery_mark_sent_as(
+			     st, id, i, mid.len ? mid.ptr : NULL)))
+			goto done;
+		stats->sent++;
+	}
+done:
+	if (err >= 0 && id) {
+		pending = pr_store_delivery_pending(st, id);
+		if (pending < 0)
+			err = pending;
+		else
+			stats->pending = (size_t)pending;
+	}
+	free(res.reason);
+	pr_buf_release(&key);
+	pr_buf_release(&mid);
+	return err;
+}
+
+int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
+		      const struct pr_engine_version *v,
+		      struct pr_instance *inst,
+		      const struct pr_connector_type *type,
+		      const char *const *mails, const size_t *lens, size_t nr)
+{
+	return deliver_mails(stats, st, v, inst->name, inst, type, mails, lens,
+			     nr, NULL, NULL);
+}
+
+struct pass_ctx {
+	const struct pr_graph *g;
+	const struct pr_graph_route *route;
+	struct pr_store *st;
+	struct pr_engine_pass_stats *stats;
+	const char *cursor_key;
+	const struct pr_engine_opts *opts; /* never NULL */
+	size_t *dry_run_written; /* mails written to opts->dry_run_fd */
+};
+
+static bool name_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '-' || ch == '_';
+}
+
+/*
+ * Dry run: write what pr_engine_deliver would hand to sink `sink` as files
+ * in opts->dry_run_dir or to opts->dry_run_fd; the store is not touched.
+ */
+static int dry_run_write(const struct pass_ctx *c,
+			 const struct pr_engine_version *v, const char *sink,
+			 const char *const *mails, const size_t *lens,
+			 size_t nr)
+{
+	const struct pr_engine_opts *o = c->opts;
+	struct pr_buf key = PR_BUF_INIT, path = PR_BUF_INIT;
+	const char *p;
+	size_t i;
+	int err, fd = -1;
+
+	if ((err = pr_engine_delivery_key(&key, v, sink)))
+		goto done;
+	pr_log_info(c->route->name, "dry run: %zu mail(s) of '%s' v%d to '%s'",
+		    nr, v->key, v->number, sink);
+	for (i = 0; i < nr; i++) {
+		if (!o->dry_run_dir) {
+			/* git format-patch --stdout puts a blank line between mails */
+			if ((*c->dry_run_written)++ &&
+			    (err = pr_write_all(o->dry_run_fd, "\n", 1)))
+				goto done;
+			if ((err = pr_write_all(o->dry_run_fd, mails[i],
+						lens[i])))
+				goto done;
+			continue;
+		}
+		pr_buf_reset(&path);
+		if ((err = pr_buf_addf(&path, "%s/", o->dry_run_dir)))
+			goto done;
+		/* a sink name is any config subsection: keep it one name */
+		for (p = sink; *p && !err; p++)
+			err = pr_buf_addch(&path, name_char(*p) ? *p : '_');
+		if (err || (err = pr_buf_addf(&path, ".%s.%zu", key.ptr, i)))
+			goto done;
+		fd = open(path.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			  0644);
+		if (fd < 0) {
+			err = pr_error(PR_EIO, "dry run file '%s': %s",
+				       path.ptr, strerror(errno));
+			goto done;
+		}
+		if ((err = pr_write_all(fd, mails[i], lens[i])))
+			goto done;
+		if (close(fd) < 0) {
+			fd = -1;
+			err = pr_error(PR_EIO, "dry run file '%s': %s",
+				       path.ptr, strerror(errno));
+			goto done;
+		}
+		fd = -1;
+	}
+done:
+	if (fd >= 0)
+		close(fd);
+	pr_buf_release(&path);
+	pr_buf_release(&key);
+	return err;
+}
+
+/*
+ * Run the route's steps in order into `report`.  A step that could not run
+ * is an error; a step that refuses the series is a verdict, which the caller
+ * reads from the report.
+ */
+static int run_steps(const struct pass_ctx *c, struct pr_series *s,
+		     struct pr_version *v, struct pr_report *report)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < c->route->steps.nr; i++) {
+		const struct pr_graph_node *n =
+			pr_graph_node(c->g, "check", c->route->steps.items[i]);
+
+		if (!n || !n->plugin || !n->plugin->run)
+			return pr_error(PR_EINTERNAL,
+					"route '%s': step '%s' cannot run",
+					c->route->name,
+					c->route->steps.items[i]);
+		err = n->plugin->run((struct pr_instance *)&n->inst, s, v,
+				     report);
+		if (err)
+			return pr_error_wrap(err, "route '%s': step '%s'",
+					     c->route->name,
+					     c->route->steps.items[i]);
+	}
+	return 0;
+}
+
+/* Log why a route refused a series: one line per failed finding. */
+static void log_refusal(const struct pass_ctx *c, const struct pr_series *s,
+			const struct pr_report *report)
+{
+	size_t i;
+
+	for (i = 0; i < report->nr; i++) {
+		const struct pr_report_entry *e = &report->items[i];
+
+		if (e->verdict != PR_VERDICT_FAIL)
+			continue;
+		pr_log_warn(c->route->name, "series '%s' refused: %s/%s: %s",
+			    s->origin_key, e->step, e->rule, e->message);
+	}
+}
+
+int pr_engine_render(char ***mails, size_t **lens, const struct pr_version *v)
+{
+	size_t i;
+	int err;
+
+	*mails = pr_calloc(v->nr, sizeof(**mails));
+	*lens = pr_calloc(v->nr, sizeof(**lens));
+	for (i = 0; i < v->nr; i++) {
+		struct pr_format_opts opts = { "PATCH", NULL, (int)i + 1,
+					       v->nr > 1 ? (int)v->nr : 0,
+					       NULL };
+		struct pr_buf mail = PR_BUF_INIT;
+
+		if ((err = pr_format_patch(&mail, v->patches[i], &opts))) {
+			pr_buf_release(&mail);
+			pr_engine_render_free(*mails, *lens, v->nr);
+			*mails = NULL;
+			*lens = NULL;
+			return err;
+		}
+		(*mails)[i] = pr_buf_detach(&mail, &(*lens)[i]);
+	}
+	return 0;
+}
+
+void pr_engine_render_free(char **mails, size_t *lens, size_t nr)
+{
+	size_t i;
+
+	if (mails)
+		for (i = 0; i < nr; i++)
+			free(mails[i]);
+	free(mails);
+	free(lens);
+}
+
+/*
+ * Whether the route takes v by its include-subsystem / exclude-subsystem:
+ * the first step whose plugin has sections() names the MAINTAINERS
+ * sections v touches.  1: take it; 0: skip it silently (a route choosing
+ * its series is not a refusal); negative: no step can tell.
+ */
+static int route_takes_version(const struct pass_ctx *c,
+			       const struct pr_series *s,
+			       const struct pr_version *v)
+{
+	const struct pr_graph_route *r = c->route;
+	const struct pr_graph_node *n = NULL;
+	struct pr_strlist touched = { 0 };
+	size_t i, j;
+	bool in = !r->include_subsystem.nr;
+	int ret;
+
+	if (!r->include_subsystem.nr && !r->exclude_subsystem.nr)
+		return 1;
+	for (i = 0; i < r->steps.nr && !n; i++) {
+		n = pr_graph_node(c->g, "check", r->steps.items[i]);
+		if (n && (!n->plugin || !n->plugin->sections))
+			n = NULL;
+	}
+	if (!n)
+		return pr_error(PR_ECONFIG,
+				"route '%s': include-subsystem and "
+				"exclude-subsystem need a step of type "
+				"maintainers",
+				r->name);
+	ret = n->plugin->sections((struct pr_instance *)&n->inst, v, &touched);
+	if (ret < 0)
+		goto done;
+	ret = 1;
+	for (i = 0; i < touched.nr && ret; i++) {
+		for (j = 0; j < r->exclude_subsystem.nr; j++)
+			if (!strcasecmp(touched.items[i],
+					r->exclude_subsystem.items[j]))
+				ret = 0;
+		for (j = 0; j < r->include_subsystem.nr; j++)
+			if (!strcasecmp(touched.items[i],
+					r->include_subsystem.items[j]))
+				in = true;
+	}
+	if (!in)
+		ret = 0;
+	if (!ret)
+		pr_log_debug(r->name, "series '%s' v%d: not for this route",
+			     s->origin_key, v->number);
+done:
+	pr_strlist_release(&touched);
+	return ret;
+}
+
+/*
+ * A node's option by its key, looked up in the node's own option table, so
+ * that any sink type with a `from`, `to`, `cc` or `archive-url` option gets
+ * the same treatment.  NULL when the type has no such option.
+ */
+static const void *node_option(const struct pr_graph_node *n, const char *key,
+			       enum pr_opt_type *type)
+{
+	const struct pr_option *o;
+
+	for (o = n->options; o && o->key; o++)
+		if (!strcmp(o->key, key)) {
+			*type = o->type;
+			return (const char *)n->inst.ctx + o->offset;
+		}
+	return NULL;
+}
+
+static const char *node_string(const struct pr_graph_node *n, const char *key)
+{
+	enum pr_opt_type t;
+	const void *p = node_option(n, key, &t);
+
+	if (!p || (t != PR_OPT_STRING && t != PR_OPT_ENUM && t != PR_OPT_PATH))
+		return NULL;
+	return *(char *const *)p;
+}
+
+/* A list option as is; a string option as a list of one in *tmp. */
+static const struct pr_strlist *node_list(struct pr_strlist *tmp,
+					  const struct pr_graph_node *n,
+					  const char *key)
+{
+	enum pr_opt_type t;
+	const void *p = node_option(n, key, &t);
+
+	if (p && t == PR_OPT_LIST)
+		return p;
+	if (p && t == PR_OPT_STRING && *(char *const *)p) {
+		pr_strlist_add(tmp, *(char *const *)p);
+		return tmp;
+	}
+	return NULL;
+}
+
+/* Post the report (and what was sent) back to the route's feedback node. */
+static void tell_node(const struct pass_ctx *c, const char *name,
+		      const struct pr_series *s, const struct pr_report *report,
+		      const char *summary)
+{
+	const struct pr_graph_node *n;
+	int err;
+
+	n = pr_graph_node(c->g, "source", name);
+	if (!n || !n->connector || !n->connector->feedback)
+		n = pr_graph_node(c->g, "sink", name);
+	if (!n || !n->connector || !(n->connector->caps & PR_CAP_FEEDBACK) ||
+	    !n->connector->feedback) {
+		pr_log_warn(c->route->name,
+			    "feedback '%s': cannot take feedback", name);
+		return;
+	}
+	err = n->connector->feedback((struct pr_instance *)&n->inst, s, report,
+				     summary);
+	/* feedback is a courtesy: a failure is logged, the delivery stands */
+	if (err)
+		pr_log_warn(n->inst.prefix, "feedback on '%s': %s",
+			    s->origin_key, pr_error_message());
+}
+
+static void give_feedback(const struct pass_ctx *c, const struct pr_series *s,
+			  const struct pr_report *report, const char *summary)
+{
+	if (c->route->feedback)
+		tell_node(c, c->route->feedback, s, report, summary);
+}
+
+/*
+ * A landed series is told to the source it came from when that source
+ * takes feedback (the PR is where its author looks), and to the watching
+ * route's feedback node when that is another one.
+ */
+static void give_landed_feedback(const struct pass_ctx *c,
+				 const struct pr_series *s,
+				 const struct pr_report *report,
+				 const char *summary)
+{
+	const struct pr_graph_node *o =
+		pr_graph_node(c->g, "source", s->origin_connector);
+	bool origin = o && o->connector && o->connector->feedback &&
+		      (o->connector->caps & PR_CAP_FEEDBACK);
+
+	if (origin)
+		tell_node(c, s->origin_connector, s, report, summary);
+	if (c->route->feedback &&
+	    (!origin || strcmp(c->route->feedback, s->origin_connector)))
+		tell_node(c, c->route->feedback, s, report, summary);
+}
+
+/* The version's patches as format-patch writes them, one mbox. */
+static int version_mbox(struct pr_buf *out, const struct pr_version *v)
+{
+	char **mails = NULL;
+	size_t *lens = NULL, i;
+	int err;
+
+	if ((err = pr_engine_render(&mails, &lens, v)))
+		return err;
+	for (i = 0; i < v->nr && !err; i++)
+		err = pr_buf_add(out, mails[i], lens[i]);
+	pr_engine_render_free(mails, lens, v->nr);
+	return err;
+}
+
+struct mbox_version {
+	struct pr_version *v;
+	int err;
+};
+
+/* One mail of a stored version's mbox as a patch of mv->v. */
+static int stored_patch(const char *data, size_t len,
+			const struct pr_mbox_where *where, void *payload)
+{
+	struct mbox_version *mv = payload;
+	struct pr_mailinfo mi;
+	struct pr_patch *p = NULL;
+	int err;
+
+	PR_UNUSED(where);
+	pr_mailinfo_init(&mi);
+	if ((err = pr_mailinfo_parse(&mi, data, len)) ||
+	    (err = pr_am_patch_from_mailinfo(&p, &mi)))
+		goto done;
+	/* format-patch's "From <commit> Mon Sep 17 ..." line keeps the id
+	 * (all zeros for a patch that never was a commit: none) */
+	if (len > 45 && !memcmp(data, "From ", 5) && data[45] == ' ' &&
+	    strspn(data + 5, "0123456789abcdef") == 40 &&
+	    strspn(data + 5, "0") < 40) {
+		memcpy(p->commit_id, data + 5, 40);
+		p->commit_id[40] = 0;
+		/* with a commit id, range-diff takes subject_raw as git's
+		 * first paragraph; a mail's holds "[PATCH n/N]" instead */
+		free(p->subject_raw);
+		p->subject_raw = NULL;
+	}
+	pr_version_add_patch(mv->v, p);
+done:
+	pr_mailinfo_release(&mi);
+	return err;
+}
+
+/*
+ * The range-diff of v against the previous version (the one before it in
+ * the store, whose mbox was kept for this), as `git format-patch
+ * --range-diff` puts it in the cover letter.  Empty when that mbox is
+ * unknown (a version recorded before schema 3) or has no patches; a
+ * range-diff that cannot be made (too many patches) is logged and left
+ * out, since it is a courtesy to reviewers and never a reason not to send.
+ */
+static int range_diff(struct pr_buf *out, const struct pass_ctx *c,
+		      int64_t series_id, const struct pr_version *v)
+{
+	struct pr_buf mbox = PR_BUF_INIT;
+	struct mbox_version mv = { NULL, 0 };
+	int err;
+
+	err = pr_store_version_mbox_get(&mbox, c->st, series_id,
+					v->number > 1 ? v->number - 1 : 0);
+	if (err == PR_ENOENT || (!err && !mbox.len)) {
+		err = 0;
+		goto done;
+	}
+	if (err)
+		goto done;
+	mv.v = pr_version_new(v->number - 1);
+	err = pr_mbox_split(mbox.ptr, mbox.len, "stored version", NULL,
+			    stored_patch, &mv);
+	if (!err && mv.v->nr)
+		err = pr_range_diff(out, mv.v, v);
+	if (err) {
+		pr_log_warn(c->route->name, "no range-diff against v%d: %s",
+			    v->number - 1, pr_error_message());
+		pr_buf_reset(out);
+		err = 0;
+	}
+done:
+	pr_version_free(mv.v);
+	pr_buf_release(&mbox);
+	return err;
+}
+
+/* One sink's part of a delivery, rendered before anything is sent. */
+struct sink_job {
+	const struct pr_graph_node *n;
+	struct pr_buf sink_key; /* "<sink>" or "<sink>+preview" */
+	struct pr_outgoing_rcpt rcpt;
+	struct pr_outgoing mails;
+	struct pr_ident sender;
+	struct pr_strlist to_tmp, cc_tmp;
+};
+
+static void sink_job_release(struct sink_job *j)
+{
+	pr_buf_release(&j->sink_key);
+	pr_outgoing_rcpt_release(&j->rcpt);
+	pr_outgoing_release(&j->mails);
+	pr_ident_release(&j->sender);
+	pr_strlist_release(&j->to_tmp);
+	pr_strlist_release(&j->cc_tmp);
+}
+
+/*
+ * The root Message-ID of the previous version's delivery to the same sink,
+ * appended to out; nothing when that version was never delivered there.
+ */
+static int previous_root(struct pr_buf *out, const struct pass_ctx *c,
+			 const struct pr_engine_version *ev,
+			 const struct sink_job *j, const struct pr_version *v)
+{
+	struct pr_engine_version prev = *ev;
+	struct pr_buf fp = PR_BUF_INIT, key = PR_BUF_INIT;
+	int64_t id;
+	int err;
+
+	if (ev->number < 2)
+		return 0;
+	prev.number = ev->number - 1;
+	err = pr_store_delivery_find(&id, c->st, ev->series_id, prev.number,
+				     j->sink_key.ptr);
+	if (err == PR_ENOENT) {
+		err = 0;
+		goto done;
+	}
+	if (err || (err = pr_store_version_fingerprint(
+			    &fp, c->st, ev->series_id, prev.number)))
+		goto done;
+	prev.fingerprint = fp.ptr;
+	if ((err = pr_engine_delivery_key(&key, &prev, j->sink_key.ptr)))
+		goto done;
+	err = pr_outgoing_message_id(
+		out, key.ptr, 0,
+		pr_outgoing_domain(j->sender.email ? &j->sender : NULL, v));
+done:
+	pr_buf_release(&fp);
+	pr_buf_release(&key);
+	return err;
+}
+
+/*
+ * Gather a sink's recipients and render its mails.  A problem of the
+ * series (a bad address, too many recipients) is a FAIL entry in the
+ * report and returns 0; only a failure to run is an error.
+ */
+static int prepare_sink(struct sink_job *j, const struct pass_ctx *c,
+			const struct pr_event *ev,
+			const struct pr_engine_version *ev2,
+			const struct pr_version *v, const char *rdiff,
+			struct pr_report *report)
+{
+	const struct pr_graph_node *n = j->n;
+	const char *from = node_string(n, "from");
+	struct pr_outgoing_opts o = { 0 };
+	struct pr_buf key = PR_BUF_INIT, prev = PR_BUF_INIT;
+	int64_t base;
+	int err;
+
+	if ((err = pr_buf_addf(&j->sink_key, "%s%s", n->inst.name,
+			       ev->preview ? "+preview" : "")))
+		goto done;
+	if (from && (err = pr_outgoing_parse_address(&j->sender, from))) {
+		err = pr_error_wrap(err, "sink '%s': option 'from'",
+				    n->inst.name);
+		goto done;
+	}
+	err = pr_outgoing_recipients(&j->rcpt, ev->series,
+				     node_list(&j->to_tmp, n, "to"),
+				     node_list(&j->cc_tmp, n, "cc"),
+				     ev->preview);
+	if (err == PR_EINVAL) {
+		pr_report_add(report, "deliver", "recipients", PR_VERDICT_FAIL,
+			      -1, NULL, "sink '%s': %s", n->inst.name,
+			      pr_error_message());
+		err = 0;
+		goto done;
+	}
+	if (err)
+		goto done;
+	if (c->route->max_recipients &&
+	    pr_outgoing_rcpt_count(&j->rcpt) >
+		    (size_t)c->route->max_recipients) {
+		pr_report_add(report, "deliver", "max-recipients",
+			      PR_VERDICT_FAIL, -1, NULL,
+			      "sink '%s': %zu recipients, over the route's "
+			      "max-recipients %lld",
+			      n->inst.name, pr_outgoing_rcpt_count(&j->rcpt),
+			      (long long)c->route->max_recipients);
+		goto done;
+	}
+	if ((err = pr_engine_delivery_key(&key, ev2, j->sink_key.ptr)) ||
+	    (err = pr_store_delivery_base_time(&base, c->st, ev2->series_id,
+					       ev2->number, j->sink_key.ptr,
+					       (int64_t)time(NULL))) ||
+	    (!ev->preview && (err = previous_root(&prev, c, ev2, j, v))))
+		goto done;
+	o.key = key.ptr;
+	o.base_time = base;
+	o.sender = j->sender.email ? &j->sender : NULL;
+	o.rcpt = &j->rcpt;
+	o.stat = v->cover ? v->cover->stat : NULL;
+	o.prev_message_id = prev.len ? prev.ptr : NULL;
+	o.archive_url = node_string(n, "archive-url");
+	o.url = ev->series->url;
+	o.range_diff = rdiff && *rdiff ? rdiff : NULL;
+	err = pr_outgoing_render(&j->mails, v, &o);
+	if (err == PR_EINVAL) {
+		pr_report_add(report, "deliver", "headers", PR_VERDICT_FAIL, -1,
+			      NULL, "sink '%s': %s", n->inst.name,
+			      pr_error_message());
+		err = 0;
+	}
+done:
+	pr_buf_release(&key);
+	pr_buf_release(&prev);
+	return err;
+}
+
+/* "sent as v2 to a@b, Cc: c@d, e@f; archive: <link>" for one sink. */
+static int add_summary(struct pr_buf *out, const struct sink_job *j, int number)
+{
+	const char *archive = node_string(j->n, "archive-url");
+	size_t i;
+	int err;
+
+	if (out->len && (err = pr_buf_addch(out, '\n')))
+		return err;
+	err = pr_buf_addf(out, "sent as v%d to ", number);
+	for (i = 0; !err && i < j->rcpt.to.nr; i++)
+		err = pr_buf_addf(out, "%s%s", i ? ", " : "",
+				  j->rcpt.to.items[i].email);
+	if (!err && !j->rcpt.to.nr)
+		err = pr_buf_addf(out, "%s", j->n->inst.name);
+	for (i = 0; !err && i < j->rcpt.cc.nr; i++)
+		err = pr_buf_addf(out, "%s%s", i ? ", " : ", Cc: ",
+				  j->rcpt.cc.items[i].email);
+	if (!err && archive) {
+		err = pr_buf_adds(out, "; archive: ");
+		if (!err)
+			err = pr_outgoing_archive_link(
+				out, archive, j->mails.root_message_id);
+	}
+	return err;
+}
+
+/*
+ * The patch-id (git patch-id --stable) of p: its own when the source
+ * computed it, else one made from its diff; "" when it has no diff.
+ * Never written into p: the fingerprint reads p->patch_id, and a version
+ * must keep the fingerprint it had.
+ */
+static int patch_id_of(char out[41], const struct pr_patch *p)
+{
+	int err;
+
+	out[0] = '\0';
+	if (p->patch_id[0]) {
+		memcpy(out, p->patch_id, 41);
+		return 0;
+	}
+	if (!p->diff || !*p->diff)
+		return 0;
+	err = pr_patch_id(out, p->diff, strlen(p->diff), true);
+	if (err == PR_ENOENT) {
+		out[0] = '\0';
+		err = 0;
+	}
+	return err;
+}
+
+/* Keep the patch-ids of a new version: landed commits are found by them. */
+static int record_patch_ids(struct pr_store *st, int64_t series_id, int number,
+			    const struct pr_version *v)
+{
+	char(*ids)[41] = pr_calloc(v->nr ? v->nr : 1, sizeof(*ids));
+	const char **ptrs = pr_calloc(v->nr ? v->nr : 1, sizeof(*ptrs));
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < v->nr && !err; i++) {
+		err = patch_id_of(ids[i], v->patches[i]);
+		ptrs[i] = ids[i];
+	}
+	if (!err)
+		err = pr_store_version_patches_set(st, series_id, number, ptrs,
+						   v->nr);
+	free(ids);
+	free(ptrs);
+	return err;
+}
+
+/*
+ * Commits landed on a watched branch (a "landed" event: the series is the
+ * branch, its latest version the new commits, each with commit_id and
+ * patch_id): the stored versions they complete are recorded as landed,
+ * and each is told to the route's feedback node once ("landed in main as
+ * <commit>").  A dry run records and tells nothing.
+ */
+static int on_landed(const struct pass_ctx *c, const struct pr_event *ev)
+{
+	const struct pr_version *v = pr_series_latest(ev->series);
+	const char *branch = ev->series->origin_key;
+	struct pr_store_landed *landed = NULL;
+	const char **ids = NULL, **commits = NULL;
+	char(*made)[41] = NULL;
+	size_t i, nr = 0;
+	int err = 0;
+
+	if (!v || !v->nr)
+		return 0;
+	if (c->opts->dry_run) {
+		pr_log_info(c->route->name,
+			    "dry run: %zu commit(s) on '%s' not matched", v->nr,
+			    branch);
+		return 0;
+	}
+	ids = pr_calloc(v->nr, sizeof(*ids));
+	commits = pr_calloc(v->nr, sizeof(*commits));
+	made = pr_calloc(v->nr, sizeof(*made));
+	for (i = 0; i < v->nr; i++) {
+		if ((err = patch_id_of(made[i], v->patches[i])))
+			goto done;
+		ids[i] = made[i];
+		commits[i] = v->patches[i]->commit_id;
+	}
+	if ((err = pr_store_land(&landed, &nr, c->st, branch, ids, commits,
+				 v->nr)))
+		goto done;
+	for (i = 0; i < nr; i++) {
+		struct pr_series *s =
+			pr_series_new(landed[i].origin, landed[i].key);
+		struct pr_report report = PR_REPORT_INIT;
+		struct pr_buf summary = PR_BUF_INIT;
+
+		c->stats->landed++;
+		pr_log_info(c->route->name, "v%d of '%s' landed in %s as %s",
+			    landed[i].number, landed[i].key, branch,
+			    landed[i].commit);
+		s->state = PR_SERIES_ACCEPTED;
+		if (pr_buf_addf(&summary, "landed in %s as %s", branch,
+				landed[i].commit) == 0)
+			give_landed_feedback(c, s, &report, summary.ptr);
+		pr_buf_release(&summary);
+		pr_report_release(&report);
+		pr_series_free(s);
+	}
+done:
+	pr_store_landed_free(landed, nr);
+	free(ids);
+	free(commits);
+	free(made);
+	return err;
+}
+
+/*
+ * Hand version v whole to a sink whose type has deliver_version (a git
+ * push): a delivery of one message under the sink's key, with the
+ * delivery's base time so that a retry makes the same commits.
+ */
+static int push_version(struct pr_engine_stats *ds, const struct pass_ctx *c,
+			const struct pr_engine_version *ev2,
+			const struct sink_job *j, const struct pr_series *s,
+			const struct pr_version *v, struct pr_report *report)
+{
+	struct pr_version_delivery vd = { NULL, s, v, 0 };
+	struct pr_buf key = PR_BUF_INIT;
+	int err;
+
+	if ((err = pr_engine_delivery_key(&key, ev2, j->n->inst.name)) ||
+	    (err = pr_store_delivery_base_time(&vd.time, c->st, ev2->series_id,
+					       ev2->number, j->n->inst.name,
+					       (int64_t)time(NULL))))
+		goto done;
+	vd.key = key.ptr;
+	err = deliver_mails(ds, c->st, ev2, j->n->inst.name,
+			    (struct pr_instance *)&j->n->inst, j->n->connector,
+			    NULL, NULL, 1, report, &vd);
+done:
+	pr_buf_release(&key);
+	return err;
+}
+
+/*
+ * Handle one version on the route: record it, run the steps, render and
+ * deliver it to each sink, give feedback.  Returns 0, 1 when mails are
+ * left for a retry (the cursor must not move), or a negative PR_E*.
+ */
+static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
+			   struct pr_version *v)
+{
+	struct pr_store_version sv;
+	struct pr_engine_version ev2;
+	struct pr_engine_stats ds;
+	struct pr_report report = PR_REPORT_INIT;
+	struct pr_buf mbox = PR_BUF_INIT, rdiff = PR_BUF_INIT;
+	struct pr_buf summary = PR_BUF_INIT;
+	struct sink_job *jobs = NULL;
+	size_t i, nr_jobs = c->route->to.nr, sent = 0, pending = 0;
+	size_t rejected = 0;
+	bool retry = false;
+	char fp[41];
+	int err;
+
+	if ((err = route_takes_version(c, ev->series, v)) <= 0)
+		goto done;
+	if ((err = pr_store_fingerprint(fp, v)) ||
+	    (err = pr_store_record_version(&sv, c->st,
+					   ev->series->origin_connector,
+					   ev->series->origin_key, fp, v->nr)))
+		goto done;
+	c->stats->events++;
+	/* the store numbers versions; subjects and links follow it */
+	v->number = sv.number;
+	if (sv.is_new) {
+		c->stats->new_versions++;
+		/* kept for the range-diff of the next version */
+		if ((err = version_mbox(&mbox, v)) ||
+		    (err = pr_store_version_mbox_set(c->st, sv.series_id,
+						     sv.number, mbox.ptr,
+						     mbox.len)) ||
+		    (err = record_patch_ids(c->st, sv.series_id, sv.number, v)))
+			goto done;
+	}
+	if ((err = run_steps(c, ev->series, v, &report)))
+		goto done;
+	if (pr_report_verdict(&report) == PR_VERDICT_FAIL)
+		goto refused;
+	ev2.origin = ev->series->origin_connector;
+	ev2.key = ev->series->origin_key;
+	ev2.series_id = sv.series_id;
+	ev2.number = sv.number;
+	ev2.fingerprint = fp;
+	if (sv.number > 1 && (err = range_diff(&rdiff, c, sv.series_id, v)))
+		goto done;
+	jobs = pr_calloc(nr_jobs, sizeof(*jobs));
+	for (i = 0; i < nr_jobs; i++) {
+		jobs[i].n = pr_graph_node(c->g, "sink", c->route->to.items[i]);
+		pr_buf_init(&jobs[i].sink_key, 0);
+		if (!jobs[i].n) {
+			err = pr_error(PR_EINTERNAL, "route '%s': no sink '%s'",
+				       c->route->name, c->route->to.items[i]);
+			goto done;
+		}
+		/* a sink that takes the version whole renders no mail */
+		if (jobs[i].n->connector &&
+		    jobs[i].n->connector->deliver_version)
+			continue;
+		if ((err = prepare_sink(&jobs[i], c, ev, &ev2, v, rdiff.ptr,
+					&report)))
+			goto done;
+	}
+	/* nothing goes out unless every sink can take it */
+	if (pr_report_verdict(&report) == PR_VERDICT_FAIL)
+		goto refused;
+	for (i = 0; i < nr_jobs; i++) {
+		const struct sink_job *j = &jobs[i];
+		bool whole = j->n->connector &&
+			     j->n->connector->deliver_version;
+
+		if (whole && (c->opts->dry_run || ev->preview)) {
+			/* no mail to show; a preview is for the submitter */
+			pr_log_info(c->route->name,
+				    "%s: v%d of '%s' not pushed to '%s'",
+				    c->opts->dry_run ? "dry run" : "preview",
+				    sv.number, ev2.key, j->n->inst.name);
+			continue;
+		}
+		if (c->opts->dry_run) {
+			/* rendered exactly as sent; nothing recorded */
+			if ((err = dry_run_write(
+				     c, &ev2, j->n->inst.name,
+				     (const char *const *)j->mails.mails,
+				     j->mails.lens, j->mails.nr)))
+				goto done;
+			continue;
+		}
+		if (whole)
+			err = push_version(&ds, c, &ev2, j, ev->series, v,
+					   &report);
+		else
+			err = deliver_mails(&ds, c->st, &ev2, j->sink_key.ptr,
+					    (struct pr_instance *)&j->n->inst,
+					    j->n->connector,
+					    (const char *const *)j->mails.mails,
+					    j->mails.lens, j->mails.nr, &report,
+					    NULL);
+		if (err)
+			goto done;
+		c->stats->sent += ds.sent;
+		c->stats->rejected += ds.rejected;
+		rejected += ds.rejected;
+		c->stats->pending += ds.pending;
+		sent += ds.sent;
+		pending += ds.pending;
+		if (ds.pending && ds.status == PR_DELIVER_RETRY)
+			retry = true;
+		if (!ds.rejected && (err = add_summary(&summary, j, sv.number)))
+			goto done;
+	}
+	/*
+	 * Told once: when the pass that sent the last mail (or saw a sink
+	 * refuse one: a FAIL entry in the report) ends.
+	 */
+	if ((sent || rejected) && !pending)
+		give_feedback(c, ev->series, &report,
+			      summary.len ? summary.ptr : NULL);
+	/*
+	 * A sink that asked to retry holds the source's cursor (1: the
+	 * caller stores no cursor and stops this source's poll), so the next
+	 * pass sees the event again and resumes at the first unsent mail.
+	 */
+	if (retry)
+		err = 1;
+	goto done;
+refused:
+	/* Junk never reaches a sink: nothing is delivered. */
+	log_refusal(c, ev->series, &report);
+	c->stats->refused++;
+	if (sv.is_new)
+		give_feedback(c, ev->series, &report, NULL);
+done:
+	for (i = 0; jobs && i < nr_jobs; i++)
+		sink_job_release(&jobs[i]);
+	free(jobs);
+	pr_buf_release(&mbox);
+	pr_buf_release(&rdiff);
+	pr_buf_release(&summary);
+	pr_report_release(&report);
+	return err;
+}
+
+static int on_event(const struct pr_event *ev, void *payload)
+{
+	const struct pass_ctx *c = payload;
+	struct pr_version *v = ev->series ? pr_series_latest(ev->series) : NULL;
+	int err = 0;
+
+	if ((ev->kind == PR_EVENT_SERIES || ev->kind == PR_EVENT_VERSION) && v)
+		err = deliver_version(c, ev, v);
+	else if (ev->kind == PR_EVENT_STATE && ev->series && ev->state &&
+		 !strcmp(ev->state, "landed"))
+		err = on_landed(c, ev);
+	/* the cursor moves only once the event is stored and handled */
+	if (!err && ev->cursor && !c->opts->dry_run)
+		err = pr_store_cursor_set(c->st, c->cursor_key, ev->cursor,
+					  NULL);
+	return err;
+}
+
+static void node_close(struct pr_graph_node *n)
+{
+	if (n->connector && n->connector->close)
+		n->connector->close(&n->inst);
+	else if (n->plugin && n->plugin->close)
+		n->plugin->close(&n->inst);
+}
+
+static int node_open(struct pr_graph_node *n)
+{
+	if (n->connector && n->connector->open)
+		return n->connector->open(&n->inst);
+	if (n->plugin && n->plugin->open)
+		return n->plugin->open(&n->inst);
+	return 0;
+}
+
+/* The failure of n's open() as PR_ECONFIG naming the file and instance. */
+static int open_fail(const struct pr_graph *g, const struct pr_graph_node *n)
+{
+	const struct pr_instance *in = &n->inst;
+	struct pr_buf who = PR_BUF_INIT;
+	int err;
+
+	/* name the instance once: smtp's open() already does */
+	if (pr_buf_addf(&who, "%s '%s'", in->kind, in->name) == 0 &&
+	    !strncmp(pr_error_message(), who.ptr, who.len))
+		err = pr_error_wrap(PR_ECONFIG, "%s", g->file);
+	else
+		err = pr_error_wrap(PR_ECONFIG, "%s: %s", g->file, who.ptr);
+	pr_buf_release(&who);
+	return err;
+}
+
+int pr_engine_open(struct pr_graph *g)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < g->nr_nodes; i++)
+		if ((err = node_open(&g->nodes[i])) < 0)
+			break;
+	if (err < 0) {
+		err = open_fail(g, &g->nodes[i]);
+		/* the failed one too: what it allocated before failing */
+		node_close(&g->nodes[i]);
+		while (i--)
+			node_close(&g->nodes[i]);
+	}
+	return err;
+}
+
+int pr_engine_check(struct pr_graph *g, struct pr_strlist *problems)
+{
+	size_t i, before = problems->nr;
+
+	for (i = 0; i < g->nr_nodes; i++) {
+		if (node_open(&g->nodes[i]) < 0) {
+			open_fail(g, &g->nodes[i]);
+			pr_strlist_add(problems, pr_error_message());
+		}
+		node_close(&g->nodes[i]);
+	}
+	if (problems->nr == before)
+		return 0;
+	/* as pr_graph_load() sums up */
+	return pr_error(PR_ECONFIG, "%zu problem%s in config '%s'",
+			problems->nr - before,
+			problems->nr - before == 1 ? "" : "s", g->file);
+}
+
+void pr_engine_close(struct pr_graph *g)
+{
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = g->nr_nodes; i--;)
+		node_close(&g->nodes[i]);
+}
+
+static bool source_listed(const struct pr_engine_opts *o, const char *name)
+{
+	size_t i;
+
+	if (!o->sources)
+		return true;
+	for (i = 0; i < o->nr_sources; i++)
+		if (!strcmp(o->sources[i], name))
+			return true;
+	return false;
+}
+
+int64_t pr_engine_retry_at(const char *message)
+{
+	static const char phrase[] = "rate limited until ";
+	const char *p = message ? strstr(message, phrase) : NULL;
+	struct tm tm;
+	char *end;
+	long long t;
+
+	if (!p)
+		return 0;
+	p += sizeof(phrase) - 1;
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(p, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (end)
+		return (int64_t)timegm(&tm);
+	if (*p < '0' || *p > '9')
+		return 0;
+	errno = 0;
+	t = strtoll(p, &end, 10);
+	return errno || t <= 0 ? 0 : (int64_t)t;
+}
+
+int pr_engine_state_dir(struct pr_buf *out, const char *state)
+{
+	const char *slash = strrchr(state, '/');
+
+	/* "state.db" is in "."; "/state.db" in "/" */
+	if (!slash)
+		return pr_buf_adds(out, ".");
+	return pr_buf_add(out, state,
+			  slash == state ? 1 : (size_t)(slash - state));
+}
+
+int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
+		   struct pr_store *st, const struct pr_engine_opts *opts)
+{
+	static const struct pr_engine_opts defaults = { false, -1, NULL };
+	size_t written = 0;
+	struct pass_ctx c = { g,       NULL, st,
+			      out,     NULL, opts ? opts : &defaults,
+			      &written };
+	struct pr_buf state_dir = PR_BUF_INIT;
+	size_t i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = pr_engine_state_dir(&state_dir, pr_store_path(st))))
+		return ret;
+	for (i = 0; i < g->nr_routes; i++) {
+		const struct pr_graph_route *r = &g->routes[i];
+		const struct pr_graph_node *src =
+			pr_graph_node(g, "source", r->from);
+		struct pr_buf cursor = PR_BUF_INIT, key = PR_BUF_INIT;
+		int err;
+
+		c.route = r;
+		/*
+		 * A cursor per route, not per source: two routes from one
+		 * source must each see every event.
+		 */
+		if ((err = pr_buf_addf(&key, "%s/%s", r->from, r->name))) {
+			ret = err;
+			break;
+		}
+		c.cursor_key = key.ptr;
+		if (!src || !src->connector || !src->connector->poll) {
+			pr_log_warn(src ? src->inst.prefix : r->from,
+				    "cannot poll yet: skipped");
+			pr_buf_release(&key);
+			continue;
+		}
+		if (!source_listed(c.opts, r->from)) {
+			pr_buf_release(&key);
+			continue;
+		}
+		pr_log_debug(src->inst.prefix, "poll for route '%s'", r->name);
+		err = pr_store_cursor_get(st, key.ptr, &cursor, NULL);
+		if (err == 0 || err == PR_ENOENT) {
+			struct pr_instance *inst =
+				(struct pr_instance *)&src->inst;
+
+			inst->state_dir = state_dir.ptr;
+			err = src->connector->poll(inst,
+						   err == 0 ? cursor.ptr : NULL,
+						   on_event, &c);
+			inst->state_dir = NULL;
+		}
+		pr_buf_release(&cursor);
+		pr_buf_release(&key);
+		if (err < 0) {
+			/* one broken source never stops the others */
+			if (!c.opts->polled)
+				pr_log_error(src->inst.prefix, "%s",
+					     pr_error_message());
+			out->failed_sources++;
+			ret = err;
+		}
+		if (c.opts->polled)
+			c.opts->polled(
+				r->from, err,
+				err < 0 ? pr_engine_retry_at(pr_error_message())
+					: 0,
+				c.opts->payload);
+	}
+	pr_buf_release(&state_dir);
+	return ret;
+}

@@ -1,0 +1,786 @@
+#include "base/pr.h"
+#include "engine/cfg.h"
+#include "engine/graph.h"
+
+#include <fnmatch.h>
+#include <sys/stat.h>
+#include <git2.h>
+
+/* One "section.sub.key = value" of the file, in file order. */
+struct entry {
+	char *section, *sub, *key, *value;
+	bool novalue; /* "[s] key" without "=": git's true */
+};
+
+struct loader {
+	const char *file;
+	const struct pr_registry *reg;
+	struct pr_strlist *problems;
+	struct entry *entries;
+	size_t nr, alloc;
+	struct pr_strlist defaults; /* "key\0value" pairs, flattened */
+	struct pr_graph *g;
+};
+
+static void problem(struct loader *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void problem(struct loader *l, const char *fmt, ...)
+{
+	struct pr_buf b = PR_BUF_INIT;
+	va_list ap;
+
+	pr_buf_addf(&b, "%s: ", l->file);
+	va_start(ap, fmt);
+	pr_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	PR_ALLOC_GROW(l->problems->items, l->problems->nr + 1,
+		      l->problems->alloc);
+	l->problems->items[l->problems->nr++] = pr_buf_detach(&b, NULL);
+}
+
+/* "source.a.b.path" -> "source", "a.b", "path": the key has no dot. */
+static int split_name(struct entry *e, const char *name, const char *value)
+{
+	const char *first = strchr(name, '.');
+	const char *last = strrchr(name, '.');
+
+	if (!first)
+		return -1;
+	e->section = pr_strndup(name, first - name);
+	e->sub = first == last ? NULL : pr_strndup(first + 1, last - first - 1);
+	e->key = pr_strdup(last + 1);
+	e->value = pr_strdup(value ? value : "true");
+	e->novalue = !value;
+	return 0;
+}
+
+static int collect(const git_config_entry *ce, void *payload)
+{
+	struct loader *l = payload;
+	struct entry e;
+
+	if (split_name(&e, ce->name, ce->value))
+		return 0;
+	PR_ALLOC_GROW(l->entries, l->nr + 1, l->alloc);
+	l->entries[l->nr++] = e;
+	return 0;
+}
+
+static bool is_instance_kind(const char *s)
+{
+	return !strcmp(s, "source") || !strcmp(s, "sink") ||
+	       !strcmp(s, "check");
+}
+
+static struct pr_graph_node *find_node(struct pr_graph *g, const char *kind,
+				       const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < g->nr_nodes; i++)
+		if (!strcmp(g->nodes[i].inst.kind, kind) &&
+		    !strcmp(g->nodes[i].inst.name, name))
+			return &g->nodes[i];
+	return NULL;
+}
+
+const struct pr_graph_node *pr_graph_node(const struct pr_graph *g,
+					  const char *kind, const char *name)
+{
+	return find_node((struct pr_graph *)g, kind, name);
+}
+
+static struct pr_graph_route *find_route(struct pr_graph *g, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < g->nr_routes; i++)
+		if (!strcmp(g->routes[i].name, name))
+			return &g->routes[i];
+	return NULL;
+}
+
+/* The last `type =` of an instance section, NULL when none. */
+static const char *type_of(struct loader *l, const char *kind, const char *name)
+{
+	const char *type = NULL;
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcmp(l->entries[i].section, kind) && l->entries[i].sub &&
+		    !strcmp(l->entries[i].sub, name) &&
+		    !strcmp(l->entries[i].key, "type"))
+			type = l->entries[i].value;
+	return type;
+}
+
+/* The section sets `key` (whether or not its value parsed). */
+static bool has_key(struct loader *l, const char *kind, const char *name,
+		    const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcmp(l->entries[i].section, kind) && l->entries[i].sub &&
+		    !strcmp(l->entries[i].sub, name) &&
+		    !strcmp(l->entries[i].key, key))
+			return true;
+	return false;
+}
+
+static void set_opt(struct loader *l, struct pr_graph_node *n,
+		    const struct pr_option *opt, const char *value,
+		    const char *where)
+{
+	if (pr_cfg_set_option(n->inst.ctx, opt, value) < 0)
+		problem(l, "%s: %s", where, pr_error_message());
+}
+
+/* A source's `interval`: a duration of at least one second. */
+static void load_interval(struct loader *l, int64_t *out, const char *value,
+			  const char *where)
+{
+	if (pr_cfg_parse_duration(out, value) < 0)
+		problem(l, "%s: %s", where, pr_error_message());
+	else if (*out < 1000)
+		problem(l, "%s: '%s' is under the least interval, 1s", where,
+			value);
+}
+
+/* Create the node of one instance section and parse its keys. */
+static void load_instance(struct loader *l, const char *kind, const char *name)
+{
+	const struct pr_connector_type *ct = NULL;
+	const struct pr_plugin_type *pt = NULL;
+	const char *type = type_of(l, kind, name);
+	const struct pr_option *opt;
+	struct pr_graph_node *n;
+	struct pr_buf where = PR_BUF_INIT;
+	struct pr_graph *g = l->g;
+	size_t i;
+
+	if (!type) {
+		problem(l, "%s.%s.type: missing required key", kind, name);
+		return;
+	}
+	if (!strcmp(kind, "check")) {
+		pt = pr_registry_plugin(l->reg, type);
+		if (!pt) {
+			problem(l, "%s.%s.type: unknown plugin type '%s'", kind,
+				name, type);
+			return;
+		}
+	} else {
+		ct = pr_registry_connector(l->reg, type);
+		if (!ct) {
+			problem(l, "%s.%s.type: unknown connector type '%s'",
+				kind, name, type);
+			return;
+		}
+		if (!strcmp(kind, "source") && !(ct->caps & PR_CAP_SOURCE)) {
+			problem(l,
+				"%s.%s.type: connector '%s' cannot be a source",
+				kind, name, type);
+			return;
+		}
+		if (!strcmp(kind, "sink") && !(ct->caps & PR_CAP_SINK)) {
+			problem(l,
+				"%s.%s.type: connector '%s' cannot be a sink",
+				kind, name, type);
+			return;
+		}
+	}
+
+	PR_ALLOC_GROW(g->nodes, g->nr_nodes + 1, g->alloc_nodes);
+	n = &g->nodes[g->nr_nodes++];
+	memset(n, 0, sizeof(*n));
+	n->connector = ct;
+	n->plugin = pt;
+	n->options = ct ? ct->options : pt->options;
+	n->inst.name = pr_strdup(name);
+	n->inst.kind = pr_strdup(kind);
+	n->inst.file = g->file;
+	n->type = pr_strdup(type);
+	n->inst.ctx = pr_calloc(1, (ct ? ct->ctx_size : pt->ctx_size) + 1);
+	snprintf(n->inst.prefix, sizeof(n->inst.prefix), "%s:%s", type, name);
+
+	/* The table's defaults, then [defaults], then the section itself. */
+	for (opt = n->options; opt && opt->key; opt++)
+		if (opt->def)
+			set_opt(l, n, opt, opt->def, opt->key);
+	for (i = 0; i + 1 < l->defaults.nr; i += 2) {
+		opt = pr_cfg_find_option(n->options, l->defaults.items[i]);
+		if (!opt)
+			continue;
+		pr_buf_reset(&where);
+		pr_buf_addf(&where, "defaults.%s", opt->key);
+		set_opt(l, n, opt, l->defaults.items[i + 1], where.ptr);
+	}
+	for (i = 0; i < l->nr; i++) {
+		struct entry *e = &l->entries[i];
+
+		if (strcmp(e->section, kind) || !e->sub ||
+		    strcmp(e->sub, name) || !strcmp(e->key, "type"))
+			continue;
+		pr_buf_reset(&where);
+		pr_buf_addf(&where, "%s.%s.%s", kind, name, e->key);
+		if (!strcmp(kind, "source") && !strcmp(e->key, "interval")) {
+			load_interval(l, &n->interval_ms, e->value, where.ptr);
+			continue;
+		}
+		opt = pr_cfg_find_option(n->options, e->key);
+		if (!opt) {
+			problem(l, "%s: unknown key for type '%s'", where.ptr,
+				type);
+			continue;
+		}
+		if (e->novalue && opt->type != PR_OPT_BOOL)
+			problem(l, "%s: missing value", where.ptr);
+		else
+			set_opt(l, n, opt, e->value, where.ptr);
+	}
+	if (!strcmp(kind, "source") && !n->interval_ms)
+		n->interval_ms = g->interval_ms;
+	for (opt = n->options; opt && opt->key; opt++)
+		if (opt->required && !pr_cfg_option_is_set(n->inst.ctx, opt) &&
+		    !has_key(l, kind, name, opt->key))
+			problem(l, "%s.%s.%s: missing required key", kind, name,
+				opt->key);
+	pr_buf_release(&where);
+}
+
+static void load_route_key(struct loader *l, struct pr_graph_route *r,
+			   const struct entry *e)
+{
+	struct pr_strlist *list = NULL;
+	char **single = NULL;
+
+	if (!strcmp(e->key, "from"))
+		single = &r->from;
+	else if (!strcmp(e->key, "feedback"))
+		single = &r->feedback;
+	else if (!strcmp(e->key, "step"))
+		list = &r->steps;
+	else if (!strcmp(e->key, "to"))
+		list = &r->to;
+	else if (!strcmp(e->key, "include-path"))
+		list = &r->include_path;
+	else if (!strcmp(e->key, "include-subsystem"))
+		list = &r->include_subsystem;
+	else if (!strcmp(e->key, "exclude-subsystem"))
+		list = &r->exclude_subsystem;
+	else if (!strcmp(e->key, "max-recipients")) {
+		if (pr_cfg_parse_int(&r->max_recipients, e->value) < 0 ||
+		    r->max_recipients < 1)
+			problem(l,
+				"route.%s.max-recipients: must be a number, "
+				"1 or more",
+				r->name);
+		return;
+	} else if (!strcmp(e->key, "bridge")) {
+		if (pr_cfg_parse_bool(&r->bridge, e->value) < 0)
+			problem(l, "route.%s.bridge: %s", r->name,
+				pr_error_message());
+		return;
+	} else {
+		problem(l, "route.%s.%s: unknown key", r->name, e->key);
+		return;
+	}
+	if (single) {
+		free(*single);
+		*single = pr_strdup(e->value);
+	} else {
+		pr_strlist_add(list, e->value);
+	}
+}
+
+/* A name that failed to load still names an instance: no second message. */
+static bool declared(struct loader *l, const char *kind, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcmp(l->entries[i].section, kind) && l->entries[i].sub &&
+		    !strcmp(l->entries[i].sub, name))
+			return true;
+	return false;
+}
+
+static void check_route(struct loader *l, struct pr_graph_route *r)
+{
+	const struct pr_graph_node *n;
+	size_t i;
+
+	if (!r->from)
+		problem(l, "route.%s.from: missing required key", r->name);
+	else if (declared(l, "sink", r->from) &&
+		 !declared(l, "source", r->from))
+		problem(l, "route.%s.from: sink '%s' used as a source", r->name,
+			r->from);
+	else if (!declared(l, "source", r->from))
+		problem(l, "route.%s.from: unknown source '%s'", r->name,
+			r->from);
+	if (!r->to.nr)
+		problem(l, "route.%s.to: missing required key", r->name);
+	for (i = 0; i < r->to.nr; i++) {
+		if (declared(l, "sink", r->to.items[i]))
+			continue;
+		if (declared(l, "source", r->to.items[i]))
+			problem(l, "route.%s.to: source '%s' used as a sink",
+				r->name, r->to.items[i]);
+		else
+			problem(l, "route.%s.to: unknown sink '%s'", r->name,
+				r->to.items[i]);
+	}
+	for (i = 0; i < r->steps.nr; i++)
+		if (!declared(l, "check", r->steps.items[i]))
+			problem(l, "route.%s.step: unknown check '%s'", r->name,
+				r->steps.items[i]);
+	if (r->feedback) {
+		n = find_node(l->g, "source", r->feedback);
+		if (!n)
+			n = find_node(l->g, "sink", r->feedback);
+		if (!n && !declared(l, "source", r->feedback) &&
+		    !declared(l, "sink", r->feedback))
+			problem(l,
+				"route.%s.feedback: unknown source or sink '%s'",
+				r->name, r->feedback);
+		else if (n && !(n->connector->caps & PR_CAP_FEEDBACK))
+			problem(l,
+				"route.%s.feedback: connector '%s' of '%s' "
+				"cannot take feedback",
+				r->name, n->type, r->feedback);
+	}
+}
+
+/* True when `to` reaches `target` through routes, `seen` marking routes. */
+static bool reaches(struct loader *l, const char *from, const char *target,
+		    bool *seen)
+{
+	const struct pr_graph *g = l->g;
+	size_t i, j;
+
+	if (!strcmp(from, target))
+		return true;
+	for (i = 0; i < g->nr_routes; i++) {
+		const struct pr_graph_route *r = &g->routes[i];
+
+		if (seen[i] || !r->from || strcmp(r->from, from) ||
+		    !declared(l, "source", r->from))
+			continue;
+		seen[i] = true;
+		for (j = 0; j < r->to.nr; j++)
+			if (declared(l, "sink", r->to.items[j]) &&
+			    reaches(l, r->to.items[j], target, seen))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * A route A -> B with B routing back to A would send each series round the
+ * loop for ever unless the connectors know it is a bridge (they then drop
+ * what they sent themselves); so the user must say so on each such route.
+ */
+static void check_cycles(struct loader *l)
+{
+	struct pr_graph *g = l->g;
+	bool *seen = pr_calloc(g->nr_routes + 1, sizeof(*seen));
+	size_t i, j;
+
+	for (i = 0; i < g->nr_routes; i++) {
+		struct pr_graph_route *r = &g->routes[i];
+
+		if (r->bridge || !r->from || !declared(l, "source", r->from))
+			continue;
+		for (j = 0; j < r->to.nr; j++) {
+			memset(seen, 0, (g->nr_routes + 1) * sizeof(*seen));
+			if (!declared(l, "sink", r->to.items[j]) ||
+			    !reaches(l, r->to.items[j], r->from, seen))
+				continue;
+			problem(l,
+				"route.%s.to: '%s' routes back to '%s', a cycle "
+				"not marked 'bridge = true'",
+				r->name, r->to.items[j], r->from);
+		}
+	}
+	free(seen);
+}
+
+static void load_core(struct loader *l, const struct entry *e)
+{
+	enum pr_log_level level;
+	char **slot;
+
+	if (!strcmp(e->key, "state")) {
+		slot = &l->g->state;
+	} else if (!strcmp(e->key, "log-level")) {
+		if (pr_log_level_parse(&level, e->value) < 0) {
+			problem(l, "core.log-level: bad value '%s'", e->value);
+			return;
+		}
+		slot = &l->g->log_level;
+	} else {
+		problem(l, "core.%s: unknown key", e->key);
+		return;
+	}
+	free(*slot);
+	*slot = pr_strdup(e->value);
+}
+
+/* A [defaults] key must be an option of at least one registered type. */
+static bool any_type_has(const struct pr_registry *reg, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < reg->nr_connectors; i++)
+		if (pr_cfg_find_option(reg->connectors[i]->options, key))
+			return true;
+	for (i = 0; i < reg->nr_plugins; i++)
+		if (pr_cfg_find_option(reg->plugins[i]->options, key))
+			return true;
+	return false;
+}
+
+static void load_sections(struct loader *l)
+{
+	struct pr_graph *g = l->g;
+	struct pr_graph_route *r;
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		struct entry *e = &l->entries[i];
+
+		/* libgit2 has followed includes already */
+		if (!strcmp(e->section, "include") ||
+		    !strcmp(e->section, "includeif"))
+			continue;
+		if (!strcmp(e->section, "core") && !e->sub) {
+			load_core(l, e);
+		} else if (!strcmp(e->section, "defaults") && !e->sub &&
+			   !strcmp(e->key, "interval")) {
+			load_interval(l, &g->interval_ms, e->value,
+				      "defaults.interval");
+		} else if (!strcmp(e->section, "defaults") && !e->sub) {
+			if (!any_type_has(l->reg, e->key)) {
+				problem(l, "defaults.%s: unknown key", e->key);
+				continue;
+			}
+			pr_strlist_add(&l->defaults, e->key);
+			pr_strlist_add(&l->defaults, e->value);
+		} else if (is_instance_kind(e->section) ||
+			   !strcmp(e->section, "route")) {
+			if (!e->sub) {
+				problem(l, "%s.%s: section [%s] needs a name",
+					e->section, e->key, e->section);
+				continue;
+			}
+			if (strcmp(e->section, "route"))
+				continue;
+			r = find_route(g, e->sub);
+			if (!r) {
+				PR_ALLOC_GROW(g->routes, g->nr_routes + 1,
+					      g->alloc_routes);
+				r = &g->routes[g->nr_routes++];
+				memset(r, 0, sizeof(*r));
+				r->name = pr_strdup(e->sub);
+			}
+			load_route_key(l, r, e);
+		} else {
+			problem(l, "%s%s%s.%s: unknown section kind '%s'",
+				e->section, e->sub ? "." : "",
+				e->sub ? e->sub : "", e->key, e->section);
+		}
+	}
+	/* instances in file order of their first key */
+	for (i = 0; i < l->nr; i++) {
+		struct entry *e = &l->entries[i];
+		size_t j;
+		bool first = true;
+
+		if (!is_instance_kind(e->section) || !e->sub)
+			continue;
+		for (j = 0; j < i && first; j++)
+			if (!strcmp(l->entries[j].section, e->section) &&
+			    l->entries[j].sub &&
+			    !strcmp(l->entries[j].sub, e->sub))
+				first = false;
+		if (first)
+			load_instance(l, e->section, e->sub);
+	}
+	for (i = 0; i < g->nr_routes; i++)
+		check_route(l, &g->routes[i]);
+	check_cycles(l);
+}
+
+static int read_file(struct loader *l, const char *path)
+{
+	git_config *cfg = NULL;
+	const git_error *ge;
+	struct stat st;
+	int err = 0;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+		problem(l, "cannot read config file");
+		return PR_ENOENT;
+	}
+	if ((size_t)st.st_size > PR_LIMIT_CONFIG_BYTES) {
+		problem(l, "config file larger than %zu MiB",
+			PR_LIMIT_CONFIG_BYTES / PR_MIB);
+		return PR_ETOOBIG;
+	}
+	if (git_config_new(&cfg) < 0 ||
+	    git_config_add_file_ondisk(cfg, path, GIT_CONFIG_LEVEL_APP, NULL,
+				       0) < 0 ||
+	    git_config_foreach(cfg, collect, l) < 0) {
+		ge = git_error_last();
+		problem(l, "%s",
+			ge && ge->message ? ge->message : "bad syntax");
+		err = PR_EPARSE;
+	}
+	git_config_free(cfg);
+	return err;
+}
+
+static void free_entries(struct loader *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		free(l->entries[i].section);
+		free(l->entries[i].sub);
+		free(l->entries[i].key);
+		free(l->entries[i].value);
+	}
+	free(l->entries);
+	pr_strlist_release(&l->defaults);
+}
+
+int pr_graph_load(struct pr_graph **out, const char *path,
+		  const struct pr_registry *reg, struct pr_strlist *problems)
+{
+	struct loader l = { 0 };
+	size_t before = problems->nr;
+	int err;
+
+	*out = NULL;
+	l.file = path;
+	l.reg = reg;
+	l.problems = problems;
+	l.g = pr_calloc(1, sizeof(*l.g));
+	l.g->file = pr_strdup(path);
+
+	git_libgit2_init();
+	err = read_file(&l, path);
+	git_libgit2_shutdown();
+	if (!err)
+		load_sections(&l);
+	free_entries(&l);
+	if (problems->nr > before) {
+		pr_graph_free(l.g);
+		return pr_error(PR_ECONFIG, "%zu problem%s in config '%s'",
+				problems->nr - before,
+				problems->nr - before == 1 ? "" : "s", path);
+	}
+	*out = l.g;
+	return 0;
+}
+
+static void route_release(struct pr_graph_route *r)
+{
+	free(r->name);
+	free(r->from);
+	free(r->feedback);
+	pr_strlist_release(&r->steps);
+	pr_strlist_release(&r->to);
+	pr_strlist_release(&r->include_path);
+	pr_strlist_release(&r->include_subsystem);
+	pr_strlist_release(&r->exclude_subsystem);
+}
+
+void pr_graph_free(struct pr_graph *g)
+{
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = 0; i < g->nr_nodes; i++) {
+		struct pr_graph_node *n = &g->nodes[i];
+
+		pr_cfg_options_release(n->inst.ctx, n->options);
+		free(n->inst.ctx);
+		free((char *)n->inst.name);
+		free((char *)n->inst.kind);
+		free((char *)n->type);
+	}
+	for (i = 0; i < g->nr_routes; i++)
+		route_release(&g->routes[i]);
+	free(g->nodes);
+	free(g->routes);
+	free(g->state);
+	free(g->log_level);
+	free(g->file);
+	free(g);
+}
+
+static bool path_under(const char *prefix, const char *path)
+{
+	size_t n = strlen(prefix);
+
+	if (strpbrk(prefix, "*?["))
+		return !fnmatch(prefix, path, 0);
+	while (n && prefix[n - 1] == '/')
+		n--;
+	if (!n)
+		return true;
+	return !strncmp(prefix, path, n) && (path[n] == '/' || !path[n]);
+}
+
+bool pr_graph_route_takes(const struct pr_graph_route *r,
+			  const char *const *paths, size_t nr)
+{
+	size_t i, j;
+
+	if (!r->include_path.nr)
+		return true;
+	for (i = 0; i < nr; i++)
+		for (j = 0; j < r->include_path.nr; j++)
+			if (path_under(r->include_path.items[j], paths[i]))
+				return true;
+	return false;
+}
+
+static void print_list(struct pr_buf *out, const char *key,
+		       const struct pr_strlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		pr_buf_addf(out, "    %s = %s\n", key, l->items[i]);
+}
+
+static void print_text(struct pr_buf *out, const struct pr_graph *g)
+{
+	const struct pr_option *opt;
+	size_t i, j;
+
+	pr_buf_addf(out, "config %s\n", g->file);
+	if (g->state)
+		pr_buf_addf(out, "core.state = %s\n", g->state);
+	if (g->log_level)
+		pr_buf_addf(out, "core.log-level = %s\n", g->log_level);
+	for (i = 0; i < g->nr_nodes; i++) {
+		const struct pr_graph_node *n = &g->nodes[i];
+
+		pr_buf_addf(out, "%s %s (%s)\n", n->inst.kind, n->inst.name,
+			    n->type);
+		if (n->interval_ms)
+			pr_buf_addf(out, "    interval = %lldms\n",
+				    (long long)n->interval_ms);
+		for (opt = n->options; opt && opt->key; opt++) {
+			if (!pr_cfg_option_is_set(n->inst.ctx, opt))
+				continue;
+			pr_buf_addf(out, "    %s = ", opt->key);
+			pr_cfg_format_option(out, n->inst.ctx, opt);
+			pr_buf_addch(out, '\n');
+		}
+	}
+	for (i = 0; i < g->nr_routes; i++) {
+		const struct pr_graph_route *r = &g->routes[i];
+
+		pr_buf_addf(out, "route %s: %s", r->name, r->from);
+		for (j = 0; j < r->steps.nr; j++)
+			pr_buf_addf(out, " -> %s", r->steps.items[j]);
+		pr_buf_adds(out, " ->");
+		for (j = 0; j < r->to.nr; j++)
+			pr_buf_addf(out, "%s%s", j ? ", " : " ",
+				    r->to.items[j]);
+		pr_buf_addch(out, '\n');
+		if (r->feedback)
+			pr_buf_addf(out, "    feedback = %s\n", r->feedback);
+		if (r->bridge)
+			pr_buf_adds(out, "    bridge = true\n");
+		if (r->max_recipients)
+			pr_buf_addf(out, "    max-recipients = %lld\n",
+				    (long long)r->max_recipients);
+		print_list(out, "include-path", &r->include_path);
+		print_list(out, "include-subsystem", &r->include_subsystem);
+		print_list(out, "exclude-subsystem", &r->exclude_subsystem);
+	}
+}
+
+/* A DOT double-quoted ID: backslash and quote escaped. */
+static void dot_id(struct pr_buf *out, const char *kind, const char *name)
+{
+	pr_buf_addf(out, "\"%s:", kind);
+	for (; *name; name++) {
+		if (*name == '"' || *name == '\\')
+			pr_buf_addch(out, '\\');
+		pr_buf_addch(out, *name);
+	}
+	pr_buf_addch(out, '"');
+}
+
+static void dot_edge(struct pr_buf *out, const char *k1, const char *n1,
+		     const char *k2, const char *n2, const char *route,
+		     bool dashed)
+{
+	pr_buf_adds(out, "\t");
+	dot_id(out, k1, n1);
+	pr_buf_adds(out, " -> ");
+	dot_id(out, k2, n2);
+	pr_buf_adds(out, " [label=");
+	dot_id(out, "route", route);
+	pr_buf_adds(out, dashed ? ", style=dashed];\n" : "];\n");
+}
+
+static void print_dot(struct pr_buf *out, const struct pr_graph *g)
+{
+	size_t i, j;
+
+	pr_buf_adds(out, "digraph patchrelay {\n\trankdir=LR;\n");
+	for (i = 0; i < g->nr_nodes; i++) {
+		const struct pr_graph_node *n = &g->nodes[i];
+		const char *shape = !strcmp(n->inst.kind, "source") ? "box"
+				    : !strcmp(n->inst.kind, "sink") ? "box3d"
+								    : "diamond";
+
+		pr_buf_adds(out, "\t");
+		dot_id(out, n->inst.kind, n->inst.name);
+		pr_buf_addf(out, " [shape=%s, label=", shape);
+		dot_id(out, n->type, n->inst.name);
+		pr_buf_adds(out, "];\n");
+	}
+	for (i = 0; i < g->nr_routes; i++) {
+		const struct pr_graph_route *r = &g->routes[i];
+		const char *kind = "source", *last = r->from;
+
+		for (j = 0; j < r->steps.nr; j++) {
+			dot_edge(out, kind, last, "check", r->steps.items[j],
+				 r->name, false);
+			kind = "check";
+			last = r->steps.items[j];
+		}
+		for (j = 0; j < r->to.nr; j++)
+			dot_edge(out, kind, last, "sink", r->to.items[j],
+				 r->name, false);
+		if (r->feedback)
+			dot_edge(out, "sink", r->to.items[0],
+				 find_node((struct pr_graph *)g, "source",
+					   r->feedback)
+					 ? "source"
+					 : "sink",
+				 r->feedback, r->name, true);
+	}
+	pr_buf_adds(out, "}\n");
+}
+
+int pr_graph_print(struct pr_buf *out, const struct pr_graph *g, bool dot)
+{
+	if (dot)
+		print_dot(out, g);
+	else
+		print_text(out, g);
+	return 0;
+}

@@ -1,0 +1,89 @@
+#ifndef PR_GRAPH_H
+#define PR_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "engine/registry.h"
+
+/*
+ * The config graph: every source, sink and check instance of a config file
+ * with its options parsed, and the routes between them.
+ *
+ * - pr_graph_load builds a fresh graph or none: on any problem it returns
+ *   PR_ECONFIG, *out stays NULL, and `problems` holds one line per problem,
+ *   all of them, each "FILE: SECTION.NAME.KEY: what is wrong".  So a reload
+ *   builds beside the running graph and replaces it only on success.
+ * - A loaded graph is valid: every type is known and has the capability its
+ *   section needs, every required key is set, every name in a route names
+ *   an instance of the right kind, and no route cycle is left unmarked.
+ * - A source and a sink with the same name are the same endpoint (a
+ *   connector that is both, such as a GitHub repository); this is how a
+ *   cycle is seen.  A route from A to B while B routes back to A is refused
+ *   unless every route on the cycle says `bridge = true`.
+ * - `interval` (a duration) is a key of every source section and of
+ *   [defaults], whatever the source's type: how often the run loop polls
+ *   that source.  It is not an option of the connector (no table has it).
+ * - The graph owns every string in it; nodes and routes do not move after
+ *   load.  pr_graph_free(NULL) is safe.
+ */
+
+struct pr_graph_node {
+	struct pr_instance inst; /* name, kind, file, ctx */
+	const char *type; /* the `type =` value */
+	const struct pr_connector_type *connector; /* source or sink */
+	const struct pr_plugin_type *plugin; /* check */
+	const struct pr_option *options;
+	/* source: its `interval` key in ms, else [defaults]; 0: neither */
+	int64_t interval_ms;
+};
+
+struct pr_graph_route {
+	char *name;
+	char *from;
+	struct pr_strlist steps; /* check names, in order */
+	struct pr_strlist to; /* sink names, at least one */
+	char *feedback; /* NULL: none */
+	struct pr_strlist include_path; /* prefixes or globs; none: all */
+	struct pr_strlist include_subsystem;
+	struct pr_strlist exclude_subsystem;
+	bool bridge;
+	/* a delivery to more addresses is refused; 0: no cap */
+	int64_t max_recipients;
+};
+
+struct pr_graph {
+	char *file;
+	char *state; /* core.state, NULL: the default */
+	char *log_level; /* core.log-level, NULL: the default */
+	int64_t interval_ms; /* defaults.interval, 0: not set */
+	struct pr_graph_node *nodes;
+	size_t nr_nodes, alloc_nodes;
+	struct pr_graph_route *routes;
+	size_t nr_routes, alloc_routes;
+};
+
+int pr_graph_load(struct pr_graph **out, const char *path,
+		  const struct pr_registry *reg, struct pr_strlist *problems);
+void pr_graph_free(struct pr_graph *g);
+
+/* The instance of `kind` ("source", "sink", "check") named `name`. */
+const struct pr_graph_node *pr_graph_node(const struct pr_graph *g,
+					  const char *kind, const char *name);
+
+/*
+ * Whether route `r` takes a series touching `paths` by its include-path
+ * filter: true when the route has none, or when a path is under one of its
+ * values ("net" and "net/" take "net/core/dev.c", not "network.c"), or
+ * matches one as a glob when the value holds '*', '?' or '['.  The
+ * subsystem filters are not applied here (they need MAINTAINERS).
+ */
+bool pr_graph_route_takes(const struct pr_graph_route *r,
+			  const char *const *paths, size_t nr);
+
+/* Append the graph as text, or as Graphviz DOT when `dot`. */
+int pr_graph_print(struct pr_buf *out, const struct pr_graph *g, bool dot);
+
+#endif

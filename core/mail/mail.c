@@ -1,0 +1,461 @@
+#include "base/pr.h"
+#include "mail/mail.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <iconv.h>
+
+size_t pr_mail_next_line(const char *data, size_t len, size_t *pos)
+{
+	const char *nl;
+	size_t start = *pos;
+
+	if (start >= len)
+		return 0;
+	nl = memchr(data + start, '\n', len - start);
+	*pos = nl ? (size_t)(nl - data) + 1 : len;
+	return *pos - start;
+}
+
+bool pr_mail_is_header_line(const char *line, size_t len)
+{
+	size_t i;
+
+	if ((len >= 5 && !memcmp(line, "From ", 5)) ||
+	    (len >= 6 && !memcmp(line, ">From ", 6)))
+		return true;
+	for (i = 0; i < len; i++) {
+		unsigned char c = line[i];
+
+		if (c == ':')
+			return true;
+		if (c < 33 || c > 126)
+			break;
+	}
+	return false;
+}
+
+static size_t rtrim_len(const char *s, size_t len)
+{
+	while (len && isspace((unsigned char)s[len - 1]))
+		len--;
+	return len;
+}
+
+static int add_header(struct pr_mail_headers *h, const char *line, size_t len)
+{
+	const char *colon = memchr(line, ':', len);
+	struct pr_mail_header *hd;
+	size_t v;
+
+	if (h->nr >= PR_LIMIT_HEADER_COUNT)
+		return pr_error(PR_ETOOBIG, "mail has more than %d headers",
+				PR_LIMIT_HEADER_COUNT);
+	PR_ALLOC_GROW(h->v, h->nr + 1, h->alloc);
+	hd = &h->v[h->nr++];
+	if (!colon || (len >= 5 && !memcmp(line, "From ", 5)) ||
+	    (len >= 6 && !memcmp(line, ">From ", 6))) {
+		/* an mbox "From " line: kept under an empty name */
+		hd->name = pr_strdup("");
+		hd->value = pr_memdup(line, len);
+		return 0;
+	}
+	hd->name = pr_memdup(line, colon - line);
+	v = colon - line + 1;
+	while (v < len && isspace((unsigned char)line[v]))
+		v++;
+	hd->value = pr_memdup(line + v, len - v);
+	return 0;
+}
+
+int pr_mail_headers_parse(struct pr_mail_headers *out, const char *data,
+			  size_t len, size_t *body_off)
+{
+	struct pr_buf cur;
+	size_t pos = 0, start, n;
+	int err = 0;
+
+	pr_buf_init(&cur, PR_LIMIT_HEADER_BYTES);
+	*body_off = 0;
+	for (;;) {
+		start = pos;
+		n = pr_mail_next_line(data, len, &pos);
+		if (!n)
+			break;
+		n = rtrim_len(data + start, n);
+		/*
+		 * A NUL in a value does not end the block (git reads on); the
+		 * value, a C string, ends there as git's output does.  A NUL
+		 * in the name is not a header (is_rfc2822_header stops).
+		 */
+		if (!n || !pr_mail_is_header_line(data + start, n)) {
+			pos = start;
+			break;
+		}
+		pr_buf_reset(&cur);
+		err = pr_buf_add(&cur, data + start, n);
+		/* folding: git turns the first byte of each continuation into a space */
+		while (!err && pos < len &&
+		       (data[pos] == ' ' || data[pos] == '\t')) {
+			start = pos;
+			n = pr_mail_next_line(data, len, &pos);
+			n = rtrim_len(data + start, n);
+			err = pr_buf_addch(&cur, ' ');
+			if (!err && n > 1)
+				err = pr_buf_add(&cur, data + start + 1, n - 1);
+		}
+		if (err)
+			goto done;
+		err = add_header(out, cur.ptr, cur.len);
+		if (err)
+			goto done;
+	}
+	*body_off = pos;
+done:
+	pr_buf_release(&cur);
+	return err;
+}
+
+void pr_mail_headers_release(struct pr_mail_headers *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr; i++) {
+		free(h->v[i].name);
+		free(h->v[i].value);
+	}
+	free(h->v);
+	h->v = NULL;
+	h->nr = h->alloc = 0;
+}
+
+const char *pr_mail_headers_get(const struct pr_mail_headers *h,
+				const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr; i++)
+		if (!strcasecmp(h->v[i].name, name))
+			return h->v[i].value;
+	return NULL;
+}
+
+bool pr_mail_is_utf8(const char *in, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t i = 0, n, k;
+	uint32_t cp;
+
+	while (i < len) {
+		unsigned char c = s[i];
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			n = 1;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			cp = c & 0x07;
+		} else {
+			return false;
+		}
+		if (len - i <= n)
+			return false;
+		for (k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		/* overlong forms, surrogates and values past U+10FFFF */
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += n + 1;
+	}
+	return true;
+}
+
+int pr_mail_add_utf8_or_latin1(struct pr_buf *out, const char *in, size_t len)
+{
+	size_t i;
+	int err;
+
+	if (pr_mail_is_utf8(in, len))
+		return pr_buf_add(out, in, len);
+	for (i = 0; i < len; i++) {
+		unsigned char c = in[i];
+
+		if (c < 0x80) {
+			err = pr_buf_addch(out, c);
+		} else {
+			err = pr_buf_addch(out, 0xc0 | (c >> 6));
+			if (!err)
+				err = pr_buf_addch(out, 0x80 | (c & 0x3f));
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static bool is_utf8_name(const char *cs)
+{
+	return !strcasecmp(cs, "utf-8") || !strcasecmp(cs, "utf8");
+}
+
+int pr_mail_to_utf8(struct pr_buf *out, const char *in, size_t len,
+		    const char *charset)
+{
+	iconv_t cd = (iconv_t)-1;
+	char chunk[4096];
+	char *ip = (char *)in;
+	size_t il = len, start = out->len;
+	int err = 0;
+
+	/* no charset or UTF-8: bytes that are not UTF-8 are read as latin-1 */
+	if (!*charset || is_utf8_name(charset))
+		return pr_mail_add_utf8_or_latin1(out, in, len);
+	cd = iconv_open("UTF-8", charset);
+	if (cd == (iconv_t)-1)
+		return pr_error(PR_EPARSE, "unknown charset '%s'", charset);
+	while (il) {
+		char *op = chunk;
+		size_t ol = sizeof(chunk);
+		size_t r = iconv(cd, &ip, &il, &op, &ol);
+
+		err = pr_buf_add(out, chunk, op - chunk);
+		if (err)
+			goto done;
+		if (r == (size_t)-1 && errno != E2BIG) {
+			err = pr_error(PR_EPARSE,
+				       "text not valid in charset '%s'",
+				       charset);
+			goto done;
+		}
+	}
+	{
+		char *op = chunk;
+		size_t ol = sizeof(chunk);
+
+		iconv(cd, NULL, NULL, &op, &ol);
+		err = pr_buf_add(out, chunk, op - chunk);
+	}
+done:
+	if (err)
+		pr_buf_setlen(out, start);
+	iconv_close(cd);
+	return err;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int pr_mail_qp_decode(struct pr_buf *out, const char *in, size_t len,
+		      bool rfc2047)
+{
+	size_t i;
+	int err = 0;
+
+	/* git stops at a NUL and at a soft line break "=\n" */
+	for (i = 0; i < len && in[i] && !err; i++) {
+		int c = (unsigned char)in[i];
+
+		if (c == '=') {
+			int hi, lo;
+
+			if (i + 1 >= len || in[i + 1] == '\n' || !in[i + 1])
+				break;
+			hi = hexval((unsigned char)in[i + 1]);
+			lo = i + 2 < len ? hexval((unsigned char)in[i + 2])
+					 : -1;
+			if (hi >= 0 && lo >= 0) {
+				err = pr_buf_addch(out, hi << 4 | lo);
+				i += 2;
+				continue;
+			}
+		}
+		if (rfc2047 && c == '_')
+			c = ' ';
+		err = pr_buf_addch(out, c);
+	}
+	return err;
+}
+
+int pr_mail_b64_decode(struct pr_buf *out, const char *in, size_t len)
+{
+	unsigned acc = 0, pos = 0;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < len && in[i] && !err; i++) {
+		int c = (unsigned char)in[i];
+
+		if (c == '+')
+			c = 62;
+		else if (c == '/')
+			c = 63;
+		else if (c >= 'A' && c <= 'Z')
+			c -= 'A';
+		else if (c >= 'a' && c <= 'z')
+			c = c - 'a' + 26;
+		else if (c >= '0' && c <= '9')
+			c = c - '0' + 52;
+		else
+			continue; /* padding and garbage are skipped */
+		switch (pos++) {
+		case 0:
+			acc = c << 2;
+			break;
+		case 1:
+			err = pr_buf_addch(out, (acc | (c >> 4)) & 0xff);
+			acc = (c & 15) << 4;
+			break;
+		case 2:
+			err = pr_buf_addch(out, (acc | (c >> 2)) & 0xff);
+			acc = (c & 3) << 6;
+			break;
+		default:
+			err = pr_buf_addch(out, (acc | c) & 0xff);
+			acc = pos = 0;
+			break;
+		}
+	}
+	return err;
+}
+
+/*
+ * Decode one encoded word's text; false when it is malformed.  A word in
+ * UTF-8 (or in no charset) is appended to raw as bytes, as git appends it
+ * unconverted: a character split over two words (Exchange cuts words at a
+ * byte count) is whole again once the words are joined.  A word in any
+ * other charset flushes raw to out, then goes to out converted.
+ */
+static bool decode_word(struct pr_buf *out, struct pr_buf *raw, const char *cs,
+			size_t cslen, int enc, const char *text, size_t tlen)
+{
+	struct pr_buf dec;
+	char *charset = pr_memdup(cs, cslen);
+	char *star = strchr(charset, '*'); /* RFC 2231 language */
+	bool ok = false;
+
+	if (star)
+		*star = '\0';
+	pr_buf_init(&dec, PR_LIMIT_HEADER_BYTES);
+	if (enc == 'b' || enc == 'B') {
+		if (pr_mail_b64_decode(&dec, text, tlen))
+			goto done;
+	} else if (enc == 'q' || enc == 'Q') {
+		if (pr_mail_qp_decode(&dec, text, tlen, true))
+			goto done;
+	} else {
+		goto done;
+	}
+	if (!*charset || is_utf8_name(charset)) {
+		ok = !pr_buf_addbuf(raw, &dec);
+		goto done;
+	}
+	if (pr_mail_add_utf8_or_latin1(out, raw->ptr, raw->len))
+		goto done;
+	pr_buf_reset(raw);
+	if (pr_mail_to_utf8(out, dec.ptr, dec.len, charset))
+		goto done;
+	ok = true;
+done:
+	pr_buf_release(&dec);
+	free(charset);
+	return ok;
+}
+
+int pr_mail_decode_words(struct pr_buf *out, const char *in, size_t len)
+{
+	struct pr_buf tmp, raw;
+	size_t i = 0, lit = 0;
+	bool after_word = false;
+	int err = 0;
+
+	pr_buf_init(&tmp, PR_LIMIT_HEADER_BYTES);
+	/* bytes not yet checked for UTF-8: text and UTF-8 words since the
+	 * last word in another charset */
+	pr_buf_init(&raw, PR_LIMIT_HEADER_BYTES);
+	while (i < len) {
+		const char *q1, *q2, *end;
+		size_t j;
+
+		if (!(i + 1 < len && in[i] == '=' && in[i + 1] == '?')) {
+			i++;
+			continue;
+		}
+		q1 = memchr(in + i + 2, '?', len - i - 2);
+		if (!q1 || q1 + 2 >= in + len || q1[2] != '?')
+			goto next;
+		end = NULL;
+		for (q2 = q1 + 3; q2 + 1 < in + len; q2++)
+			if (q2[0] == '?' && q2[1] == '=') {
+				end = q2;
+				break;
+			}
+		/* no "?=" anywhere after: no later word can end either */
+		if (!end)
+			break;
+		/* only whitespace between two encoded words is dropped */
+		for (j = lit; j < i; j++)
+			if (!isspace((unsigned char)in[j]))
+				break;
+		if (j < i || !after_word)
+			err = pr_buf_add(&raw, in + lit, i - lit);
+		if (err)
+			goto done;
+		if (!decode_word(&tmp, &raw, in + i + 2, q1 - (in + i + 2),
+				 q1[1], q1 + 3, end - (q1 + 3))) {
+			/* keep what we cannot decode, as written */
+			err = pr_buf_add(&raw, in + i, end + 2 - (in + i));
+			if (err)
+				goto done;
+		}
+		i = lit = end + 2 - in;
+		after_word = true;
+		continue;
+	next:
+		i++;
+	}
+	err = pr_buf_add(&raw, in + lit, len - lit);
+	if (!err)
+		err = pr_mail_add_utf8_or_latin1(&tmp, raw.ptr, raw.len);
+	if (!err)
+		err = pr_buf_addbuf(out, &tmp);
+done:
+	pr_buf_release(&raw);
+	pr_buf_release(&tmp);
+	return err;
+}
+
+bool pr_mail_param(struct pr_buf *out, const char *value, const char *name)
+{
+	const char *p = strcasestr(value, name);
+	size_t n;
+
+	pr_buf_reset(out);
+	if (!p)
+		return false;
+	p += strlen(name);
+	if (*p == '"') {
+		p++;
+		n = strcspn(p, "\"");
+	} else {
+		n = strcspn(p, "; \t");
+	}
+	return pr_buf_add(out, p, n) == 0;
+}

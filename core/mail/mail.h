@@ -1,0 +1,87 @@
+#ifndef PR_MAIL_H
+#define PR_MAIL_H
+
+#include "base/pr.h"
+
+/*
+ * Mail headers and MIME decoding helpers, the way `git mailinfo` reads mail.
+ *
+ * - Headers are unfolded as git does: each line is right-trimmed, and the
+ *   first character of a continuation line becomes one space.  CR before LF
+ *   is dropped with the rest of the trailing whitespace.
+ * - A header block ends at a blank line or at the first line that is not a
+ *   header; *body_off is then the offset of that line, which belongs to the
+ *   body (git hands it to the body parser).  A NUL byte in a value ends the
+ *   value (names and values are C strings), as it ends git's output.
+ * - Decoding never fails on bad input: an encoded word in an unknown charset
+ *   or with broken encoding is kept as its raw text, and bytes that are not
+ *   valid UTF-8 are read as latin-1, so no text is lost and every output
+ *   string is valid UTF-8.
+ */
+
+struct pr_mail_header {
+	char *name;
+	char *value; /* unfolded, leading whitespace skipped, raw bytes */
+};
+
+struct pr_mail_headers {
+	struct pr_mail_header *v;
+	size_t nr;
+	size_t alloc;
+};
+
+#define PR_MAIL_HEADERS_INIT \
+	{                    \
+		NULL, 0, 0   \
+	}
+
+/* Parse the header block at the start of data (see the invariants above). */
+int pr_mail_headers_parse(struct pr_mail_headers *out, const char *data,
+			  size_t len, size_t *body_off);
+void pr_mail_headers_release(struct pr_mail_headers *h);
+/* The value of the first header called name (any case), or NULL. */
+const char *pr_mail_headers_get(const struct pr_mail_headers *h,
+				const char *name);
+
+/*
+ * Read one line at *pos (up to and including '\n', or to the end), return its
+ * length and advance *pos; 0 at the end.
+ */
+size_t pr_mail_next_line(const char *data, size_t len, size_t *pos);
+
+/*
+ * Is line (no NUL inside needed) a header line as git's is_rfc2822_header
+ * sees it: a field name of printable characters followed by ':', or an mbox
+ * "From " line.
+ */
+bool pr_mail_is_header_line(const char *line, size_t len);
+
+/* RFC 2047 encoded words to UTF-8, appended to out. */
+int pr_mail_decode_words(struct pr_buf *out, const char *in, size_t len);
+
+/*
+ * Append in, converted from charset to UTF-8.  Returns PR_EPARSE (nothing
+ * appended) when the charset is unknown or the input is not valid in it.
+ * With an empty charset or UTF-8 the bytes are copied, read as latin-1 when
+ * they are not valid UTF-8, so the output is always valid UTF-8.
+ */
+int pr_mail_to_utf8(struct pr_buf *out, const char *in, size_t len,
+		    const char *charset);
+
+/* Append in, or its latin-1 reading when it is not valid UTF-8. */
+int pr_mail_add_utf8_or_latin1(struct pr_buf *out, const char *in, size_t len);
+bool pr_mail_is_utf8(const char *in, size_t len);
+
+/* Quoted-printable (rfc2047: '_' is a space) and base64 decoding. */
+int pr_mail_qp_decode(struct pr_buf *out, const char *in, size_t len,
+		      bool rfc2047);
+int pr_mail_b64_decode(struct pr_buf *out, const char *in, size_t len);
+
+/*
+ * The value of parameter `name` ("charset=", with its '=') in a header
+ * value such as a Content-Type, as git's slurp_attr finds it; returns true
+ * when found.
+ */
+bool pr_mail_param(struct pr_buf *out, const char *value, const char *name);
+
+#endif

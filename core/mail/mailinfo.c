@@ -1,0 +1,761 @@
+#include "base/pr.h"
+#include "mail/mailinfo.h"
+#include "mail/mail.h"
+#include "mail/pull.h"
+#include "model/subject.h"
+#include "model/trailer.h"
+
+#include <ctype.h>
+
+/* The headers mailinfo reports, in its order. */
+enum {
+	H_FROM,
+	H_SUBJECT,
+	H_DATE,
+	H_NR
+};
+static const char *const hdr_names[H_NR] = { "From", "Subject", "Date" };
+
+enum te {
+	TE_NONE,
+	TE_QP,
+	TE_BASE64
+};
+
+struct state {
+	const char *data;
+	size_t len, pos;
+	struct pr_buf hdr[H_NR]; /* from the mail's headers */
+	bool has_hdr[H_NR];
+	struct pr_buf inbody[H_NR]; /* from in-body header lines */
+	bool has_inbody[H_NR];
+	char *bound[PR_LIMIT_MIME_DEPTH];
+	int nbound;
+	enum te te;
+	struct pr_buf charset;
+	bool flowed, delsp;
+	bool header_stage;
+	int filter_stage;
+	struct pr_buf accum;
+	size_t patch_lines;
+	struct pr_mailinfo *out;
+	int err;
+};
+
+static bool skip_header(const char *line, size_t len, const char *name,
+			const char **val)
+{
+	size_t n = strlen(name);
+	const char *v;
+
+	if (len <= n || strncasecmp(line, name, n) || line[n] != ':')
+		return false;
+	v = line + n + 1;
+	while (v < line + len && isspace((unsigned char)*v))
+		v++;
+	*val = v;
+	return true;
+}
+
+static int set_decoded(struct pr_buf *dst, const char *v, size_t n)
+{
+	pr_buf_reset(dst);
+	return pr_mail_decode_words(dst, v, n);
+}
+
+static void content_type(struct state *st, const char *v)
+{
+	struct pr_buf a = PR_BUF_INIT;
+
+	st->flowed = pr_mail_param(&a, v, "format=") &&
+		     !strcasecmp(a.ptr, "flowed");
+	st->delsp = pr_mail_param(&a, v, "delsp=") && !strcasecmp(a.ptr, "yes");
+	if (pr_mail_param(&a, v, "boundary=")) {
+		if (st->nbound >= PR_LIMIT_MIME_DEPTH) {
+			st->err = pr_error(PR_ETOOBIG,
+					   "mail nests more than %d multiparts",
+					   PR_LIMIT_MIME_DEPTH);
+		} else {
+			struct pr_buf b = PR_BUF_INIT;
+
+			pr_buf_addf(&b, "--%s", a.ptr);
+			st->bound[st->nbound++] = pr_buf_detach(&b, NULL);
+		}
+	}
+	if (pr_mail_param(&a, v, "charset=")) {
+		pr_buf_reset(&st->charset);
+		pr_buf_addbuf(&st->charset, &a);
+	}
+	pr_buf_release(&a);
+}
+
+/* One unfolded header line; overwrite is true for the mail's own headers. */
+static void check_header(struct state *st, const char *line, size_t len,
+			 struct pr_buf *data, bool *has, bool overwrite)
+{
+	const char *v;
+	int i;
+
+	for (i = 0; i < H_NR; i++) {
+		if ((!has[i] || overwrite) &&
+		    skip_header(line, len, hdr_names[i], &v)) {
+			if (!st->err)
+				st->err = set_decoded(&data[i], v,
+						      len - (v - line));
+			has[i] = true;
+			return;
+		}
+	}
+	if (skip_header(line, len, "Content-Type", &v)) {
+		content_type(st, v);
+	} else if (skip_header(line, len, "Content-Transfer-Encoding", &v)) {
+		if (strcasestr(v, "base64"))
+			st->te = TE_BASE64;
+		else if (strcasestr(v, "quoted-printable"))
+			st->te = TE_QP;
+		else
+			st->te = TE_NONE;
+	}
+}
+
+/* Headers from a parsed block, rebuilt as "Name: value" lines. */
+static void check_headers(struct state *st, const struct pr_mail_headers *h,
+			  bool overwrite)
+{
+	struct pr_buf line = PR_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < h->nr; i++) {
+		if (!*h->v[i].name)
+			continue;
+		pr_buf_reset(&line);
+		pr_buf_addf(&line, "%s: %s", h->v[i].name, h->v[i].value);
+		check_header(st, line.ptr, line.len, st->hdr, st->has_hdr,
+			     overwrite);
+	}
+	pr_buf_release(&line);
+}
+
+static bool patchbreak(const char *l, size_t n)
+{
+	size_t i;
+
+	if ((n >= 6 && !memcmp(l, "diff -", 6)) ||
+	    (n >= 7 && !memcmp(l, "Index: ", 7)))
+		return true;
+	if (n < 4 || memcmp(l, "---", 3))
+		return false;
+	if (l[3] == ' ' && !isspace((unsigned char)l[4]))
+		return true;
+	for (i = 3; i < n; i++) {
+		if (l[i] == '\n')
+			return true;
+		if (!isspace((unsigned char)l[i]))
+			break;
+	}
+	return false;
+}
+
+static void flush_accum(struct state *st)
+{
+	if (!st->accum.len)
+		return;
+	check_header(st, st->accum.ptr, st->accum.len, st->inbody,
+		     st->has_inbody, false);
+	pr_buf_reset(&st->accum);
+}
+
+static bool is_inbody_header(struct state *st, const char *l, size_t n)
+{
+	const char *v;
+	int i;
+
+	for (i = 0; i < H_NR; i++)
+		if (!st->has_inbody[i] && skip_header(l, n, hdr_names[i], &v))
+			return true;
+	return false;
+}
+
+/* "From <40 hex> Mon Sep 17 00:00:00 2001" as format-patch writes it */
+static bool is_format_patch_separator(const char *l, size_t n)
+{
+	static const char tail[] = " Mon Sep 17 00:00:00 2001\n";
+	size_t i;
+
+	if (n != 5 + 40 + strlen(tail) || memcmp(l, "From ", 5))
+		return false;
+	for (i = 5; i < 45; i++)
+		if (!isxdigit((unsigned char)l[i]))
+			return false;
+	return !memcmp(l + 45, tail, strlen(tail));
+}
+
+/* Returns true while the line is part of the in-body header block. */
+static bool check_inbody(struct state *st, const char *l, size_t n)
+{
+	if (st->accum.len && (l[0] == ' ' || l[0] == '\t')) {
+		if (st->accum.ptr[st->accum.len - 1] == '\n')
+			pr_buf_setlen(&st->accum, st->accum.len - 1);
+		pr_buf_add(&st->accum, l, n);
+		return true;
+	}
+	flush_accum(st);
+	if (n > 5 && !memcmp(l, ">From", 5) && isspace((unsigned char)l[5]))
+		return is_format_patch_separator(l + 1, n - 1);
+	if (n > 7 && !memcmp(l, "[PATCH]", 7) && isspace((unsigned char)l[7])) {
+		size_t e = n;
+
+		while (e && (l[e - 1] == '\n' || l[e - 1] == '\r'))
+			e--;
+		pr_buf_reset(&st->inbody[H_SUBJECT]);
+		pr_buf_add(&st->inbody[H_SUBJECT], l, e);
+		st->has_inbody[H_SUBJECT] = true;
+		return true;
+	}
+	if (is_inbody_header(st, l, n)) {
+		/* kept with its newline, which becomes a space, as in git */
+		pr_buf_add(&st->accum, l, n);
+		return true;
+	}
+	return false;
+}
+
+/* Returns true when this line starts the patch. */
+static bool commit_msg(struct state *st, const char *l, size_t n)
+{
+	struct pr_buf conv = PR_BUF_INIT;
+
+	if (st->header_stage) {
+		if (!n || (n == 1 && l[0] == '\n')) {
+			if (st->accum.len) {
+				flush_accum(st);
+				st->header_stage = false;
+			}
+			return false;
+		}
+		st->header_stage = check_inbody(st, l, n);
+		if (st->header_stage)
+			return false;
+	}
+	if (patchbreak(l, n))
+		return true;
+	if (pr_mail_to_utf8(&conv, l, n, st->charset.ptr)) {
+		pr_error_clear();
+		pr_buf_reset(&conv);
+		pr_buf_add(&conv, l, n); /* unknown charset: keep the bytes */
+	}
+	if (!st->err)
+		st->err = pr_mail_add_utf8_or_latin1(&st->out->msg, conv.ptr,
+						     conv.len);
+	pr_buf_release(&conv);
+	return false;
+}
+
+static void filter(struct state *st, const char *l, size_t n)
+{
+	if (st->filter_stage == 0) {
+		if (!commit_msg(st, l, n))
+			return;
+		st->filter_stage = 1;
+	}
+	st->patch_lines++;
+	if (!st->err)
+		st->err = pr_buf_add(&st->out->patch, l, n);
+}
+
+static void filter_flowed(struct state *st, struct pr_buf *line,
+			  struct pr_buf *prev)
+{
+	size_t n = line->len;
+
+	if (!st->flowed) {
+		filter(st, line->ptr, line->len);
+		return;
+	}
+	if (n && line->ptr[n - 1] == '\n') {
+		n--;
+		if (n && line->ptr[n - 1] == '\r')
+			n--;
+	}
+	if (n == 3 && !memcmp(line->ptr, "-- ", 3)) {
+		/* the signature separator stays as it is */
+		if (prev->len) {
+			filter(st, prev->ptr, prev->len);
+			pr_buf_reset(prev);
+		}
+		filter(st, line->ptr, line->len);
+		return;
+	}
+	if (n && line->ptr[0] == ' ') {
+		memmove(line->ptr, line->ptr + 1, line->len);
+		line->len--;
+		n--;
+	}
+	if (n && line->ptr[n - 1] == ' ') {
+		/* a soft break: keep the text and wait for the rest */
+		pr_buf_add(prev, line->ptr, n - (st->delsp ? 1 : 0));
+		return;
+	}
+	if (prev->len) {
+		pr_buf_addbuf(prev, line);
+		filter(st, prev->ptr, prev->len);
+		pr_buf_reset(prev);
+		return;
+	}
+	filter(st, line->ptr, line->len);
+}
+
+static bool next_line(struct state *st, struct pr_buf *line)
+{
+	size_t start = st->pos;
+	size_t n = pr_mail_next_line(st->data, st->len, &st->pos);
+
+	pr_buf_reset(line);
+	if (!n)
+		return false;
+	pr_buf_add(line, st->data + start, n);
+	return true;
+}
+
+static bool is_boundary(struct state *st, const struct pr_buf *line)
+{
+	const char *b;
+	size_t n;
+
+	if (!st->nbound)
+		return false;
+	b = st->bound[st->nbound - 1];
+	n = strlen(b);
+	return line->len >= n && !memcmp(line->ptr, b, n);
+}
+
+static bool find_boundary(struct state *st, struct pr_buf *line)
+{
+	while (next_line(st, line))
+		if (is_boundary(st, line))
+			return true;
+	return false;
+}
+
+/* At a boundary line: false when the mail ends. */
+static bool handle_boundary(struct state *st, struct pr_buf *line)
+{
+	struct pr_mail_headers h = PR_MAIL_HEADERS_INIT;
+	size_t off, n;
+
+	for (;;) {
+		n = strlen(st->bound[st->nbound - 1]);
+		if (!(line->len >= n + 2 && !memcmp(line->ptr + n, "--", 2)))
+			break;
+		/* the end of this multipart: pop it */
+		free(st->bound[--st->nbound]);
+		filter(st, "\n", 1);
+		if (!find_boundary(st, line))
+			return false;
+	}
+	st->te = TE_NONE;
+	pr_buf_reset(&st->charset);
+	if (st->err)
+		return false;
+	st->err = pr_mail_headers_parse(&h, st->data + st->pos,
+					st->len - st->pos, &off);
+	if (st->err) {
+		pr_mail_headers_release(&h);
+		return false;
+	}
+	check_headers(st, &h, false);
+	pr_mail_headers_release(&h);
+	st->pos += off;
+	/* git drops the line that ended the part's headers */
+	pr_mail_next_line(st->data, st->len, &st->pos);
+	return next_line(st, line);
+}
+
+static void decode_te(struct state *st, struct pr_buf *line)
+{
+	struct pr_buf d = PR_BUF_INIT;
+
+	if (st->te == TE_NONE)
+		return;
+	if (st->te == TE_QP)
+		pr_mail_qp_decode(&d, line->ptr, line->len, false);
+	else
+		pr_mail_b64_decode(&d, line->ptr, line->len);
+	pr_buf_reset(line);
+	pr_buf_addbuf(line, &d);
+	pr_buf_release(&d);
+}
+
+static void handle_body(struct state *st, struct pr_buf *line)
+{
+	struct pr_buf prev = PR_BUF_INIT, one = PR_BUF_INIT;
+
+	if (st->nbound && !is_boundary(st, line) && !find_boundary(st, line))
+		goto done;
+	do {
+		if (is_boundary(st, line)) {
+			if (prev.len) {
+				filter(st, prev.ptr, prev.len);
+				pr_buf_reset(&prev);
+			}
+			if (!handle_boundary(st, line))
+				goto done;
+		}
+		decode_te(st, line);
+		if (st->te != TE_NONE) {
+			size_t p = 0, s, n;
+
+			/* decoded text may hold several lines, or part of one */
+			pr_buf_reset(&one);
+			pr_buf_addbuf(&one, &prev);
+			pr_buf_addbuf(&one, line);
+			pr_buf_reset(&prev);
+			for (;;) {
+				s = p;
+				n = pr_mail_next_line(one.ptr, one.len, &p);
+				if (!n)
+					break;
+				pr_buf_reset(line);
+				pr_buf_add(line, one.ptr + s, n);
+				if (one.ptr[s + n - 1] != '\n') {
+					pr_buf_addbuf(&prev, line);
+					break;
+				}
+				filter_flowed(st, line, &prev);
+			}
+		} else {
+			filter_flowed(st, line, &prev);
+		}
+		if (st->err)
+			break;
+	} while (next_line(st, line));
+	if (prev.len)
+		filter(st, prev.ptr, prev.len);
+	flush_accum(st);
+done:
+	pr_buf_release(&prev);
+	pr_buf_release(&one);
+}
+
+static void cleanup_space(struct pr_buf *b)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < b->len; i++) {
+		if (isspace((unsigned char)b->ptr[i])) {
+			b->ptr[o++] = ' ';
+			while (i + 1 < b->len &&
+			       isspace((unsigned char)b->ptr[i + 1]))
+				i++;
+		} else {
+			b->ptr[o++] = b->ptr[i];
+		}
+	}
+	pr_buf_setlen(b, o);
+}
+
+static void trim(struct pr_buf *b)
+{
+	size_t s = 0;
+
+	pr_buf_rtrim(b);
+	while (s < b->len && isspace((unsigned char)b->ptr[s]))
+		s++;
+	memmove(b->ptr, b->ptr + s, b->len - s);
+	pr_buf_setlen(b, b->len - s);
+}
+
+static void remove_at(struct pr_buf *b, size_t at, size_t n)
+{
+	memmove(b->ptr + at, b->ptr + at + n, b->len - at - n);
+	pr_buf_setlen(b, b->len - n);
+}
+
+void pr_mailinfo_clean_subject(struct pr_buf *s)
+{
+	size_t at = 0;
+
+	/* find where the subject starts, then move it once (no quadratic) */
+	while (at < s->len) {
+		char c = s->ptr[at];
+		char *ket;
+
+		if ((c == 'r' || c == 'R') && s->len - at > 3 &&
+		    (s->ptr[at + 1] == 'e' || s->ptr[at + 1] == 'E') &&
+		    s->ptr[at + 2] == ':')
+			at += 3;
+		else if (c == ' ' || c == '\t' || c == ':')
+			at++;
+		else if (c == '[' &&
+			 (ket = memchr(s->ptr + at, ']', s->len - at)))
+			at = ket - s->ptr + 1;
+		else
+			break;
+	}
+	remove_at(s, 0, at);
+	trim(s);
+}
+
+/* Remove "..." quoting and backslash escapes, keeping (comments). */
+static void unquote(struct pr_buf *out, const char *in)
+{
+	int depth = 0;
+	bool quoted = false;
+
+	for (; *in; in++) {
+		if (*in == '\\' && (quoted || depth) && in[1]) {
+			pr_buf_addch(out, *++in);
+		} else if (!depth && *in == '"') {
+			quoted = !quoted;
+		} else if (!quoted && *in == '(') {
+			depth++;
+			pr_buf_addch(out, '(');
+		} else if (!quoted && depth && *in == ')') {
+			depth--;
+			pr_buf_addch(out, ')');
+		} else {
+			pr_buf_addch(out, *in);
+		}
+	}
+}
+
+static void sane_name(struct pr_buf *name, const struct pr_buf *email)
+{
+	if (!name->len || name->len > 60 || strpbrk(name->ptr, "@<>")) {
+		pr_buf_reset(name);
+		pr_buf_addbuf(name, email);
+	}
+}
+
+int pr_mailinfo_split_from(struct pr_buf *name, struct pr_buf *email,
+			   const char *from)
+{
+	struct pr_buf f = PR_BUF_INIT;
+	char *at, *bra, *ket;
+	size_t el;
+
+	pr_buf_reset(name);
+	pr_buf_reset(email);
+	unquote(&f, from);
+	at = strchr(f.ptr, '@');
+	if (!at) {
+		/* "John Doe <johndoe>" */
+		bra = strchr(from, '<');
+		ket = bra ? strchr(bra, '>') : NULL;
+		if (ket) {
+			pr_buf_add(email, bra + 1, ket - bra - 1);
+			pr_buf_add(name, from, bra - from);
+			trim(name);
+			sane_name(name, email);
+		}
+		goto done;
+	}
+	while (at > f.ptr) {
+		char c = at[-1];
+
+		if (isspace((unsigned char)c))
+			break;
+		if (c == '<') {
+			at[-1] = ' ';
+			break;
+		}
+		at--;
+	}
+	el = strcspn(at, " \n\t\r\v\f>");
+	pr_buf_add(email, at, el);
+	remove_at(&f, at - f.ptr, el + (at[el] ? 1 : 0));
+	cleanup_space(&f);
+	trim(&f);
+	if (f.len && f.ptr[0] == '(' && f.ptr[f.len - 1] == ')') {
+		remove_at(&f, 0, 1);
+		pr_buf_setlen(&f, f.len - 1);
+	}
+	pr_buf_addbuf(name, &f);
+	sane_name(name, email);
+done:
+	pr_buf_release(&f);
+	return 0;
+}
+
+/* The first <...> of a header value, or the trimmed value. */
+static char *msgid(const char *v)
+{
+	const char *b, *k;
+
+	if (!v)
+		return pr_strdup("");
+	b = strchr(v, '<');
+	k = b ? strchr(b, '>') : NULL;
+	if (k)
+		return pr_memdup(b + 1, k - b - 1);
+	while (isspace((unsigned char)*v))
+		v++;
+	return pr_strndup(v, strcspn(v, " \t"));
+}
+
+static void references(struct pr_mailinfo *out, const char *v)
+{
+	const char *b, *k;
+
+	while (v && (b = strchr(v, '<')) && (k = strchr(b, '>'))) {
+		out->references = pr_reallocarray(out->references,
+						  out->nr_references + 1,
+						  sizeof(char *));
+		out->references[out->nr_references++] =
+			pr_memdup(b + 1, k - b - 1);
+		v = k + 1;
+	}
+}
+
+static char *utf8_dup(const struct pr_buf *b)
+{
+	struct pr_buf o = PR_BUF_INIT;
+
+	pr_mail_add_utf8_or_latin1(&o, b->ptr, b->len);
+	return pr_buf_detach(&o, NULL);
+}
+
+void pr_mailinfo_init(struct pr_mailinfo *mi)
+{
+	memset(mi, 0, sizeof(*mi));
+	pr_buf_init(&mi->msg, PR_LIMIT_MAIL_BYTES);
+	pr_buf_init(&mi->patch, PR_LIMIT_MAIL_BYTES);
+	mi->prefix.version = 1;
+}
+
+void pr_mailinfo_release(struct pr_mailinfo *mi)
+{
+	size_t i;
+
+	free(mi->name);
+	free(mi->email);
+	free(mi->date);
+	free(mi->subject);
+	free(mi->subject_raw);
+	free(mi->message_id);
+	free(mi->in_reply_to);
+	for (i = 0; i < mi->nr_references; i++)
+		free(mi->references[i]);
+	free(mi->references);
+	pr_buf_release(&mi->msg);
+	pr_buf_release(&mi->patch);
+	pr_subject_prefix_release(&mi->prefix);
+	pr_trailer_list_release(&mi->trailers);
+	free(mi->pull_url);
+	free(mi->pull_ref);
+	pr_mailinfo_init(mi);
+}
+
+const char *pr_mail_kind_name(enum pr_mail_kind kind)
+{
+	switch (kind) {
+	case PR_MAIL_PATCH:
+		return "patch";
+	case PR_MAIL_COVER:
+		return "cover";
+	case PR_MAIL_REPLY:
+		return "reply";
+	case PR_MAIL_PULL:
+		return "pull";
+	default:
+		return "other";
+	}
+}
+
+int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
+{
+	struct pr_mail_headers h = PR_MAIL_HEADERS_INIT;
+	struct pr_buf line = PR_BUF_INIT, name = PR_BUF_INIT,
+		      email = PR_BUF_INIT;
+	struct state st;
+	struct pr_buf *use[H_NR];
+	size_t off;
+	int i, err;
+
+	memset(&st, 0, sizeof(st));
+	st.data = data;
+	st.len = len;
+	st.out = out;
+	st.header_stage = true;
+	for (i = 0; i < H_NR; i++) {
+		pr_buf_init(&st.hdr[i], PR_LIMIT_HEADER_BYTES);
+		pr_buf_init(&st.inbody[i], PR_LIMIT_HEADER_BYTES);
+	}
+	pr_buf_init(&st.charset, PR_LIMIT_HEADER_BYTES);
+	pr_buf_init(&st.accum, PR_LIMIT_HEADER_BYTES);
+	pr_buf_init(&line, PR_LIMIT_MAIL_BYTES);
+
+	err = pr_mail_headers_parse(&h, data, len, &off);
+	if (err)
+		goto done;
+	for (i = 0; i < (int)h.nr && !*h.v[i].name; i++)
+		;
+	if (i == (int)h.nr) {
+		/* an mbox "From " line alone does not make a mail */
+		err = pr_error(PR_EPARSE, "no mail headers at line %zu",
+			       h.nr + 1);
+		goto done;
+	}
+	check_headers(&st, &h, true);
+	st.pos = off;
+	if (next_line(&st, &line))
+		handle_body(&st, &line);
+	err = st.err;
+	if (err)
+		goto done;
+
+	/* in-body headers count only when there is a patch (as in git) */
+	for (i = 0; i < H_NR; i++)
+		use[i] = st.patch_lines && st.has_inbody[i] ? &st.inbody[i]
+							    : &st.hdr[i];
+	out->subject_raw = utf8_dup(use[H_SUBJECT]);
+	pr_mailinfo_clean_subject(use[H_SUBJECT]);
+	cleanup_space(use[H_SUBJECT]);
+	out->subject = utf8_dup(use[H_SUBJECT]);
+	cleanup_space(use[H_FROM]);
+	pr_mailinfo_split_from(&name, &email, use[H_FROM]->ptr);
+	out->name = utf8_dup(&name);
+	out->email = utf8_dup(&email);
+	cleanup_space(use[H_DATE]);
+	out->date = utf8_dup(use[H_DATE]);
+	out->message_id = msgid(pr_mail_headers_get(&h, "Message-ID"));
+	out->in_reply_to = msgid(pr_mail_headers_get(&h, "In-Reply-To"));
+	references(out, pr_mail_headers_get(&h, "References"));
+
+	err = pr_subject_parse_prefix(&out->prefix, out->subject_raw);
+	if (err)
+		goto done;
+	if (pr_subject_is_reply(out->subject_raw))
+		out->kind = PR_MAIL_REPLY;
+	else if (out->patch.len)
+		out->kind = PR_MAIL_PATCH;
+	else if (pr_pull_detect(&out->pull_url, &out->pull_ref, out->msg.ptr,
+				out->msg.len) == 1)
+		out->kind = PR_MAIL_PULL;
+	else if (out->prefix.total > 0 && out->prefix.index == 0)
+		out->kind = PR_MAIL_COVER;
+	else if (*out->in_reply_to)
+		out->kind = PR_MAIL_REPLY;
+	else
+		out->kind = PR_MAIL_OTHER;
+	if (out->kind == PR_MAIL_REPLY)
+		err = pr_trailers_from_reply(&out->trailers, out->msg.ptr,
+					     out->msg.len);
+	else
+		err = pr_trailers_parse(&out->trailers, out->msg.ptr,
+					out->msg.len);
+done:
+	for (i = 0; i < H_NR; i++) {
+		pr_buf_release(&st.hdr[i]);
+		pr_buf_release(&st.inbody[i]);
+	}
+	for (i = 0; i < st.nbound; i++)
+		free(st.bound[i]);
+	pr_buf_release(&st.charset);
+	pr_buf_release(&st.accum);
+	pr_buf_release(&line);
+	pr_buf_release(&name);
+	pr_buf_release(&email);
+	pr_mail_headers_release(&h);
+	return err;
+}
