@@ -459,3 +459,41 @@ done:
 	pr_buf_release(&body);
 	return err;
 }
+
+/* The "base-commit: X" line of text, X 40 hex digits, into out. */
+static bool find_base_line(char out[41], const char *text)
+{
+	static const char key[] = "base-commit: ";
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, key, sizeof(key) - 1)) {
+			const char *h = p + sizeof(key) - 1;
+			size_t n = strspn(h, "0123456789abcdef");
+
+			if (n == 40 && (!h[40] || h[40] == '\n' ||
+					h[40] == '\r' || h[40] == ' ')) {
+				memcpy(out, h, 40);
+				out[40] = '\0';
+				return true;
+			}
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+void pr_am_base_commit(char out[41], const struct pr_version *v)
+{
+	out[0] = '\0';
+	if (v->base_commit[0]) {
+		memcpy(out, v->base_commit, 41);
+		return;
+	}
+	if (v->cover && v->cover->body && find_base_line(out, v->cover->body))
+		return;
+	if (v->nr && v->patches[0]->diff)
+		find_base_line(out, v->patches[0]->diff);
+}

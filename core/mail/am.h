@@ -73,4 +73,12 @@ int pr_am_collect(struct pr_trailer_list *out, const struct pr_asm_version *v,
 int pr_am_write_patch(struct pr_buf *out, const struct pr_patch *p, int n,
 		      int total, const struct pr_trailer_list *extra);
 
+/*
+ * The base of a mailed version: v->base_commit when set, else the
+ * "base-commit: <40 hex digits>" line `git format-patch --base` writes at
+ * the end of the cover letter (or, without one, after the first patch's
+ * diff); "" when there is none.
+ */
+void pr_am_base_commit(char out[41], const struct pr_version *v);
+
 #endif
