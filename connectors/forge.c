@@ -393,20 +393,20 @@ int pr_forge_open(struct pr_forge **out, struct pr_instance *inst,
 		if (!slash || slash == r || !slash[1] || strchr(r, '#') ||
 		    strchr(r, ' '))
 			return pr_error(PR_ECONFIG,
-					"source '%s': option 'repo': bad "
+					"%s '%s': option 'repo': bad "
 					"repository '%s' (want owner/name)",
-					inst->name, r);
+					PR_FORGE_KIND(inst), inst->name, r);
 	}
 	if (o->trigger && !strcmp(o->trigger, "label") &&
 	    (!o->label || !*o->label))
 		return pr_error(PR_ECONFIG,
-				"source '%s': option 'trigger': label needs "
+				"%s '%s': option 'trigger': label needs "
 				"the 'label' option",
-				inst->name);
+				PR_FORGE_KIND(inst), inst->name);
 	if (o->max_commits < 0)
 		return pr_error(PR_ECONFIG,
-				"source '%s': option 'max-commits': negative",
-				inst->name);
+				"%s '%s': option 'max-commits': negative",
+				PR_FORGE_KIND(inst), inst->name);
 	f = pr_calloc(1, sizeof(*f));
 	f->ops = ops;
 	f->inst = inst;
@@ -415,7 +415,10 @@ int pr_forge_open(struct pr_forge **out, struct pr_instance *inst,
 	f->http.token = o->token;
 	f->http.timeout_ms = o->timeout;
 	f->http.log_prefix = inst->prefix;
-	if (ops->open && (err = ops->open(f))) {
+	if (inst->kind && !strcmp(inst->kind, "sink"))
+		f->sink = &((const struct pr_forge_ctx *)inst->ctx)->sink;
+	if ((ops->open && (err = ops->open(f))) ||
+	    (f->sink && (err = pr_forge_sink_open(f)))) {
 		free(f);
 		return err;
 	}

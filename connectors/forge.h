@@ -57,6 +57,9 @@
 
 #define PR_FORGE_NOT_MODIFIED 1
 
+/* An instance's kind for messages ("source", "sink"; tests leave it NULL). */
+#define PR_FORGE_KIND(inst) ((inst)->kind ? (inst)->kind : "source")
+
 /* The options both forges have, stored first in their context. */
 struct pr_forge_opts {
 	char *api_url;
@@ -193,6 +196,64 @@ extern const char *const pr_forge_close_choices[];
 			offsetof(CTX, forge.timeout), false, NULL       \
 	}
 
+/*
+ * A forge as a sink (forge_sink.c): a version from any source pushed as a
+ * branch and opened as a pull request.  The options it adds, stored
+ * right after the pr_forge_opts in the context.
+ */
+struct pr_forge_sink_opts {
+	char *push_url; /* NULL: the repository's own git URL */
+	char *branch_prefix;
+	char *base; /* the target branch, and the base when none is named */
+	char *committer; /* "Name <addr>"; NULL: as git picks it */
+	char *archive_url; /* %m: a Message-ID; NULL: none */
+};
+
+/* A forge connector's context: the options of the type's table. */
+struct pr_forge_ctx {
+	struct pr_forge_opts forge;
+	struct pr_forge_sink_opts sink;
+};
+
+/* The entries of the option table for pr_forge_sink_opts, in CTX.sink. */
+#define PR_FORGE_SINK_OPTIONS(CTX)                                          \
+	{ "push-url",                                                       \
+	  PR_OPT_STRING,                                                    \
+	  NULL,                                                             \
+	  "sink: the git remote the branch is pushed to (default: the "     \
+	  "repository's own)",                                              \
+	  offsetof(CTX, sink.push_url),                                     \
+	  false,                                                            \
+	  NULL },                                                           \
+		{ "branch-prefix",                                          \
+		  PR_OPT_STRING,                                            \
+		  "patchrelay/",                                            \
+		  "sink: what the series' branch name starts with",         \
+		  offsetof(CTX, sink.branch_prefix),                        \
+		  false,                                                    \
+		  NULL },                                                   \
+		{ "base",                                                   \
+		  PR_OPT_STRING,                                            \
+		  NULL,                                                     \
+		  "sink: the target branch (and the base of a series that " \
+		  "names none)",                                            \
+		  offsetof(CTX, sink.base),                                 \
+		  false,                                                    \
+		  NULL },                                                   \
+		{ "committer",                                              \
+		  PR_OPT_STRING,                                            \
+		  NULL,                                                     \
+		  "sink: the committer \"Name <addr>\" (default: as git "   \
+		  "picks it)",                                              \
+		  offsetof(CTX, sink.committer),                            \
+		  false,                                                    \
+		  NULL },                                                   \
+	{                                                                   \
+		"archive-url", PR_OPT_STRING, NULL,                         \
+			"sink: the list archive's link, %m the Message-ID", \
+			offsetof(CTX, sink.archive_url), false, NULL        \
+	}
+
 struct pr_forge_pr {
 	int64_t number;
 	char *title;
@@ -266,6 +327,21 @@ struct pr_forge_ops {
 	/* Add one label (the others stay). */
 	int (*add_label)(struct pr_forge *f, const char *repo, int64_t number,
 			 const char *label);
+	/* The repository's git URL (what a sink pushes to), malloc'ed. */
+	int (*clone_url)(struct pr_forge *f, char **out, const char *repo);
+	/*
+	 * The open PR whose head is `branch` of repo itself; PR_ENOENT
+	 * without a message when there is none.
+	 */
+	int (*find_pr)(struct pr_forge *f, struct pr_forge_pr *out,
+		       const char *repo, const char *branch);
+	/* Open a PR of branch into base; the new PR in out. */
+	int (*create_pr)(struct pr_forge *f, struct pr_forge_pr *out,
+			 const char *repo, const char *branch, const char *base,
+			 const char *title, const char *body);
+	/* Set a PR's title and description. */
+	int (*update_pr)(struct pr_forge *f, const char *repo, int64_t number,
+			 const char *title, const char *body);
 };
 
 /* The per-instance state (inst->state). */
@@ -276,6 +352,8 @@ struct pr_forge {
 	struct pr_http_client http; /* filled by pr_forge_open() */
 	/* set by pr_forge_http() on a rate-limit answer: epoch seconds */
 	int64_t retry_at;
+	/* a sink's options (the context's), NULL for a source */
+	const struct pr_forge_sink_opts *sink;
 	/* the series being emitted is a preview (for feedback) */
 	bool emitting_preview;
 	int64_t now; /* 0: time(NULL); tests set it */
@@ -300,16 +378,18 @@ void pr_forge_close(struct pr_forge *f);
 /* clang-format off */
 #define PR_FORGE_TYPE(CTX, API_URL, REPO_KEY, OPEN)                      \
 	.abi = PR_ABI_VERSION,                                           \
-	.caps = PR_CAP_SOURCE | PR_CAP_FEEDBACK,                         \
+	.caps = PR_CAP_SOURCE | PR_CAP_SINK | PR_CAP_FEEDBACK,           \
 	.options = (const struct pr_option[]){                           \
 		PR_FORGE_OPTIONS(CTX, API_URL, REPO_KEY),                \
+		PR_FORGE_SINK_OPTIONS(CTX),                              \
 		PR_OPTIONS_END,                                          \
 	},                                                               \
 	.ctx_size = sizeof(CTX),                                         \
 	.open = OPEN,                                                    \
 	.poll = pr_forge_type_poll,                                      \
 	.feedback = pr_forge_type_feedback,                              \
-	.close = pr_forge_type_close
+	.close = pr_forge_type_close,                                    \
+	.deliver_version = pr_forge_sink_deliver
 /* clang-format on */
 
 int pr_forge_type_open(struct pr_instance *inst,
@@ -319,6 +399,36 @@ int pr_forge_type_poll(struct pr_instance *inst, const char *cursor,
 int pr_forge_type_feedback(struct pr_instance *inst, const struct pr_series *s,
 			   const struct pr_report *report, const char *summary);
 void pr_forge_type_close(struct pr_instance *inst);
+
+/*
+ * The sink (forge_sink.c), on a struct pr_forge_ctx.
+ *
+ * deliver: the version's commits (as `git am` makes them from its
+ * mails, gitpush.h) on its base-commit, else on `base`, pushed, forced, to
+ * push-url as the branch pr_forge_sink_branch names; then the open pull
+ * request of that branch into `base` gets the cover letter's subject as
+ * its title and its body plus the archive link as its description, made
+ * when there is none; a later version updates both and comments the
+ * range-diff against the version before it.  A series that does not
+ * apply is a rejection naming the patch and why; nothing is pushed or
+ * opened then.  The pull request's number, URL and the branch go into the
+ * store's identity map under the series.
+ *
+ * open (a sink): one repository, `base` set, a branch prefix git takes,
+ * a committer that parses, no password in push-url.
+ */
+int pr_forge_sink_open(struct pr_forge *f);
+int pr_forge_sink_deliver(struct pr_instance *inst,
+			  const struct pr_version_delivery *d,
+			  struct pr_deliver_result *out);
+/*
+ * The branch of series (origin, key): prefix, then the key with every
+ * byte outside [A-Za-z0-9._-] as '-' (at most 48 of them, no ".." and no
+ * leading '.'), '-' and 8 hex digits of the SHA-1 of origin NUL key, so
+ * two keys never share a branch.  The same for every version.
+ */
+int pr_forge_sink_branch(struct pr_buf *out, const char *prefix,
+			 const char *origin, const char *key);
 
 /* The time: f->now when a test set it, else time(NULL). */
 int64_t pr_forge_now(const struct pr_forge *f);

@@ -189,9 +189,10 @@ int pr_forge_rest_open(struct pr_forge *f)
 		pr_buf_reset(&url);
 		if (api->repo_url(&url, "", o->repo.items[i], NULL))
 			err = pr_error(PR_ECONFIG,
-				       "source '%s': option 'repo': bad "
+				       "%s '%s': option 'repo': bad "
 				       "repository '%s' (want owner/name)",
-				       f->inst->name, o->repo.items[i]);
+				       PR_FORGE_KIND(f->inst), f->inst->name,
+				       o->repo.items[i]);
 	}
 	/* a label body that is a comma list would make two labels */
 	for (i = 0; !err && !api->label_array && i < PR_ARRAY_SIZE(labels); i++)
@@ -473,6 +474,23 @@ int pr_forge_rest_label_json(struct pr_buf *out,
 	return dump(out, o, err, api);
 }
 
+int pr_forge_rest_pr_json(struct pr_buf *out, const struct pr_forge_rest *api,
+			  const char *branch, const char *base,
+			  const char *title, const char *body)
+{
+	const char *keys[] = { "title", api->body, api->head_key,
+			       api->base_key };
+	const char *vals[] = { title, body, branch, base };
+	json_t *o = json_object(), *v;
+	size_t i, n = branch ? 4 : 2;
+	int err = 0;
+
+	for (i = 0; !err && i < n; i++)
+		if (!(err = string(&v, keys[i], vals[i] ? vals[i] : "", api)))
+			json_object_set_new(o, keys[i], v);
+	return dump(out, o, err, api);
+}
+
 /* ---- the ops ---- */
 
 /* Load a whole answer's body as JSON. */
@@ -694,4 +712,95 @@ int pr_forge_rest_add_label(struct pr_forge *f, const char *repo,
 
 	return write_route(f, repo, number, &api_of(f)->add_label, &body,
 			   pr_forge_rest_label_json(&body, api_of(f), label));
+}
+
+int pr_forge_rest_clone_url(struct pr_forge *f, char **out, const char *repo)
+{
+	const struct pr_forge_rest *api = api_of(f);
+	struct pr_buf url = PR_BUF_INIT, what = PR_BUF_INIT;
+	json_t *root = NULL;
+	int err;
+
+	*out = NULL;
+	if ((err = api->repo_url(&url, f->opts->api_url, repo, NULL)) ||
+	    (err = get_json(&root, f, url.ptr, NULL, NULL)) ||
+	    (err = pr_buf_addf(&what, "%s repository '%s'", api->name, repo)))
+		goto done;
+	if (!json_is_object(root))
+		err = pr_error(PR_EPARSE, "%s: not an object", what.ptr);
+	else
+		err = pr_forge_json_str(out, root, api->clone_url, true,
+					what.ptr);
+done:
+	json_decref(root);
+	pr_buf_release(&url);
+	pr_buf_release(&what);
+	return err;
+}
+
+int pr_forge_rest_find_pr(struct pr_forge *f, struct pr_forge_pr *out,
+			  const char *repo, const char *branch)
+{
+	const struct pr_forge_rest *api = api_of(f);
+	struct pr_forge_pr_list prs = { 0 };
+	struct items it = { api, &prs };
+	struct pr_buf url = PR_BUF_INIT;
+	size_t owner = strcspn(repo, "/");
+	int err;
+
+	if ((err = api->repo_url(&url, f->opts->api_url, repo, api->find_pr)) ||
+	    (api->find_owner &&
+	     (err = pr_buf_addf(&url, "%.*s:", (int)owner, repo))) ||
+	    (err = pr_http_escape(&url, branch)) ||
+	    (err = pr_forge_get_list(f, url.ptr, NULL, NULL, pr_item, &it)))
+		goto done;
+	if (!prs.nr) {
+		err = PR_ENOENT;
+		goto done;
+	}
+	/* the list's item is the PR as it stands: moved, not copied */
+	*out = prs.items[0];
+	memset(&prs.items[0], 0, sizeof(prs.items[0]));
+done:
+	pr_forge_pr_list_release(&prs);
+	pr_buf_release(&url);
+	return err;
+}
+
+int pr_forge_rest_create_pr(struct pr_forge *f, struct pr_forge_pr *out,
+			    const char *repo, const char *branch,
+			    const char *base, const char *title,
+			    const char *body)
+{
+	const struct pr_forge_rest *api = api_of(f);
+	struct pr_http_response resp = { 0 };
+	struct pr_buf url = PR_BUF_INIT, json = PR_BUF_INIT;
+	json_t *root = NULL;
+	int err;
+
+	if ((err = pr_forge_rest_pr_json(&json, api, branch, base, title,
+					 body)) ||
+	    (err = api->repo_url(&url, f->opts->api_url, repo, api->create_pr)))
+		goto done;
+	err = pr_forge_http(f, &resp, "POST", url.ptr, json.ptr, NULL);
+	if (err == PR_FORGE_NOT_MODIFIED)
+		err = pr_error(PR_ENET, "POST '%s': unexpected 304", url.ptr);
+	if (!err && !(err = load(&root, &resp, url.ptr)))
+		err = pr_forge_rest_pr_from_json(out, api, root);
+done:
+	json_decref(root);
+	pr_http_response_release(&resp);
+	pr_buf_release(&url);
+	pr_buf_release(&json);
+	return err;
+}
+
+int pr_forge_rest_update_pr(struct pr_forge *f, const char *repo,
+			    int64_t number, const char *title, const char *body)
+{
+	struct pr_buf json = PR_BUF_INIT;
+
+	return write_route(f, repo, number, &api_of(f)->update_pr, &json,
+			   pr_forge_rest_pr_json(&json, api_of(f), NULL, NULL,
+						 title, body));
 }

@@ -814,7 +814,8 @@ static int add_summary(struct pr_buf *out, const struct sink_job *j, int number)
 	if (!err && j->mails.root_message_id)
 		err = pr_buf_addf(out, "; Message-ID: <%s>",
 				  j->mails.root_message_id);
-	if (!err && archive) {
+	/* a sink that takes the version whole sent no mail to link */
+	if (!err && archive && j->mails.root_message_id) {
 		err = pr_buf_adds(out, "; archive: ");
 		if (!err)
 			err = pr_outgoing_archive_link(
@@ -866,6 +867,42 @@ static int record_patch_ids(struct pr_store *st, int64_t series_id, int number,
 						   v->nr);
 	free(ids);
 	free(ptrs);
+	return err;
+}
+
+/* One Message-ID of a version's mails into the identity map. */
+static int record_message_id(struct pr_store *st, int64_t series_id,
+			     const char *mid)
+{
+	int err;
+
+	if (!mid || !*mid)
+		return 0;
+	err = pr_store_identity_add(st, series_id, "message-id", mid);
+	/* a mail two series claim stays the first one's */
+	if (err == PR_EEXIST) {
+		pr_log_debug("store", "%s", pr_error_message());
+		pr_error_clear();
+		err = 0;
+	}
+	return err;
+}
+
+/*
+ * Keep the Message-IDs of a new version's mails (a mailed series'): a
+ * reply, a lookup or a bridge finds the series by any of them.
+ */
+static int record_message_ids(struct pr_store *st, int64_t series_id,
+			      const struct pr_version *v)
+{
+	size_t i;
+	int err = 0;
+
+	if (v->cover)
+		err = record_message_id(st, series_id, v->cover->message_id);
+	for (i = 0; i < v->nr && !err; i++)
+		err = record_message_id(st, series_id,
+					v->patches[i]->message_id);
 	return err;
 }
 
@@ -998,7 +1035,9 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 		    (err = pr_store_version_mbox_set(c->st, sv.series_id,
 						     sv.number, mbox.ptr,
 						     mbox.len)) ||
-		    (err = record_patch_ids(c->st, sv.series_id, sv.number, v)))
+		    (err = record_patch_ids(c->st, sv.series_id, sv.number,
+					    v)) ||
+		    (err = record_message_ids(c->st, sv.series_id, v)))
 			goto done;
 	}
 	if ((err = run_steps(c, ev->series, v, &report)))

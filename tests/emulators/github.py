@@ -54,6 +54,7 @@ class GitHub(Emulator):
             ("GET", "/users/" + NAME, self.get_user_login),
             ("GET", R, self.get_repo_api),
             ("GET", R + "/pulls", self.list_pulls),
+            ("POST", R + "/pulls", self.create_pull),
             ("GET", R + r"/pulls/(\d+)", self.get_pull_api),
             ("PATCH", R + r"/pulls/(\d+)", self.patch_pull),
             ("GET", R + r"/pulls/(\d+)/commits", self.list_commits),
@@ -303,6 +304,42 @@ class GitHub(Emulator):
                    reverse=direction == "desc")
         return self.paged(req, pulls, lambda p: self.pull_json(
             req.base, owner, repo, p, False))
+
+    def create_pull(self, req, owner, repo):
+        u = self.need_user(req)
+        self.get_repo(owner, repo)
+        j = req.json(self.bad_json)
+        if not isinstance(j, dict):
+            raise self.bad_json()
+        doc = "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"
+        for k in ("title", "head", "base"):
+            if not isinstance(j.get(k), str) or not j[k]:
+                raise validation("PullRequest", k, "missing_field", doc=doc)
+        who, _, ref = j["head"].rpartition(":")
+        who = who or owner
+        if self.branch_sha(who, repo, ref) is None:
+            raise validation("PullRequest", "head", "invalid", doc=doc)
+        if self.branch_sha(owner, repo, j["base"]) is None:
+            raise validation("PullRequest", "base", "invalid", doc=doc)
+        if self.open_pull_of(owner, repo, who, ref):
+            raise err(422, "Validation Failed", doc, errors=[{
+                "resource": "PullRequest", "code": "custom",
+                "message": "A pull request already exists for %s:%s." %
+                (who, ref)}])
+        if not self.has_commits(owner, repo,
+                                self.branch_sha(who, repo, ref), j["base"]):
+            raise err(422, "Validation Failed", doc, errors=[{
+                "resource": "PullRequest", "code": "custom",
+                "message": "No commits between %s and %s" %
+                (j["base"], ref)}])
+        pr = self.new_pull(owner, repo, u["login"], j["title"],
+                           j.get("body") or "", who, ref, j["base"],
+                           bool(j.get("draft", False)))
+        self.open_from_branch(owner, repo, pr)
+        r = Response(201, self.pull_json(req.base, owner, repo, pr, True))
+        r.headers["Location"] = "%s/repos/%s/%s/pulls/%d" % (
+            req.base, owner, repo, pr["number"])
+        return r
 
     def get_pull_api(self, req, owner, repo, n):
         pr = self.get_pull(owner, repo, int(n))

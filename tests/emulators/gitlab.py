@@ -38,6 +38,7 @@ class GitLab(Emulator):
             ("GET", "/user", self.get_user),
             ("GET", P, self.get_project),
             ("GET", P + "/merge_requests", self.list_mrs),
+            ("POST", P + "/merge_requests", self.create_mr),
             ("GET", M, self.get_mr),
             ("PUT", M, self.put_mr),
             ("GET", M + "/commits", self.list_commits),
@@ -231,6 +232,39 @@ class GitLab(Emulator):
                  reverse=req.arg("sort", "desc") == "desc")
         return self.paged(req, mrs, lambda p: self.mr_json(
             req.base, owner, repo, p, False))
+
+    def create_mr(self, req, pid):
+        u = self.need_user(req)
+        owner, repo = self.project(pid)
+        j = dict((k, v[-1]) for k, v in req.query.items())
+        body = req.json(self.bad_json)
+        if isinstance(body, dict):
+            j.update(body)
+        keys = ("source_branch", "target_branch", "title")
+        missing = [k for k in keys if not j.get(k)]
+        if missing:
+            raise ApiError(400, {"error": ", ".join(
+                "%s is missing" % k for k in missing)})
+        src, dst = j["source_branch"], j["target_branch"]
+        if src == dst:
+            raise ApiError(422, {"message": [
+                "You can't use same project/branch for source and target"]})
+        if self.branch_sha(owner, repo, src) is None:
+            raise ApiError(422, {"message": {"source_branch":
+                                             ["does not exist"]}})
+        if self.branch_sha(owner, repo, dst) is None:
+            raise ApiError(422, {"message": {"target_branch":
+                                             ["does not exist"]}})
+        old = self.open_pull_of(owner, repo, owner, src)
+        if old:
+            raise ApiError(409, {"message": [
+                "Another open merge request already exists for this "
+                "source branch: !%d" % old["number"]]})
+        pr = self.new_pull(owner, repo, u["login"], j["title"],
+                           j.get("description") or "", owner, src, dst,
+                           False)
+        self.open_from_branch(owner, repo, pr)
+        return Response(201, self.mr_json(req.base, owner, repo, pr, True))
 
     def get_mr(self, req, pid, iid):
         owner, repo = self.project(pid)
