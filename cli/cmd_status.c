@@ -1,11 +1,8 @@
 #include "base/pr.h"
 
 #include <jansson.h>
-#include <sys/stat.h>
 
 #include "commands.h"
-#include "engine/cfg.h"
-#include "engine/graph.h"
 #include "engine/store.h"
 
 /* Where the state lives when neither -c nor --state says (the demo's). */
@@ -109,15 +106,12 @@ static int json_landed(const struct pr_store_landed *l, void *payload)
  */
 int cmd_status(int argc, char **argv)
 {
-	struct pr_strlist problems = { 0 };
-	struct pr_graph *g = NULL;
 	struct pr_store *st = NULL;
 	const char *file = NULL, *state = NULL;
 	json_t *rows = NULL, *top = NULL, *landed = NULL;
-	struct stat sb;
 	bool json = false, first = true;
 	char *text = NULL;
-	int i, ret = PR_EXIT_OK;
+	int i, ret;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
@@ -135,32 +129,8 @@ int cmd_status(int argc, char **argv)
 		usage();
 		return PR_EXIT_USAGE;
 	}
-	if (file) {
-		if (pr_graph_load(&g, file, pr_builtin_registry(), &problems) <
-		    0) {
-			for (i = 0; (size_t)i < problems.nr; i++)
-				fprintf(stderr, "patchrelay: error: %s\n",
-					problems.items[i]);
-			pr_cli_error(NULL);
-			ret = PR_EXIT_USAGE;
-			goto done;
-		}
-		state = g->state;
-	}
-	if (!state)
-		state = PR_CLI_DEFAULT_STATE;
-	/* looking must not create a state file where there was none */
-	if (stat(state, &sb) < 0) {
-		fprintf(stderr, "patchrelay: error: no state file '%s'\n",
-			state);
-		ret = PR_EXIT_RUNTIME;
+	if ((ret = pr_cli_open_store(&st, file, state)))
 		goto done;
-	}
-	if (pr_store_open(&st, state) < 0) {
-		pr_cli_error(NULL);
-		ret = PR_EXIT_RUNTIME;
-		goto done;
-	}
 	if (json) {
 		rows = json_array();
 		landed = json_array();
@@ -170,8 +140,8 @@ int cmd_status(int argc, char **argv)
 			ret = PR_EXIT_RUNTIME;
 			goto done;
 		}
-		top = json_pack("{s:s, s:O, s:O}", "state", state, "deliveries",
-				rows, "landed", landed);
+		top = json_pack("{s:s, s:O, s:O}", "state", pr_store_path(st),
+				"deliveries", rows, "landed", landed);
 		text = top ? json_dumps(top, JSON_INDENT(2)) : NULL;
 		if (!text) {
 			fprintf(stderr,
@@ -195,7 +165,5 @@ done:
 	json_decref(rows);
 	json_decref(landed);
 	pr_store_free(st);
-	pr_graph_free(g);
-	pr_strlist_release(&problems);
 	return ret;
 }

@@ -23,6 +23,7 @@ int cmd_demo(int argc, char **argv);
 int cmd_format(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+int cmd_lookup(int argc, char **argv);
 int cmd_parse(int argc, char **argv);
 int cmd_poll(int argc, char **argv);
 int cmd_range_diff(int argc, char **argv);
@@ -35,6 +36,15 @@ int cmd_status(int argc, char **argv);
 
 /* The built-in connector and plugin types (cli/registry.c). */
 const struct pr_registry *pr_builtin_registry(void);
+
+/*
+ * Open the state store of -c FILE (its core.state) or --state PATH (else
+ * PR_CLI_DEFAULT_STATE), never creating one: PR_EXIT_OK with *st open, or
+ * the exit status with the problem printed.
+ */
+struct pr_store;
+int pr_cli_open_store(struct pr_store **st, const char *file,
+		      const char *state);
 
 /* Print "patchrelay: error: <msg>" for the last recorded error. */
 void pr_cli_error(const char *what);

@@ -86,6 +86,18 @@ struct pr_forge_rest {
 	/* the create body's fields: {"title", body, head_key, base_key} */
 	const char *head_key, *base_key;
 
+	/* ---- mirror-reviews (forge.c): what is said on the lines ---- */
+	/* the comments on lines; method NULL: the comment list has them */
+	struct pr_forge_route list_line_comments;
+	/* the reviews (a verdict with text); method NULL: none */
+	struct pr_forge_route list_reviews;
+	/* a comment's URL field; NULL: the PR's URL and "#note_ID" */
+	const char *comment_url;
+	/* the object of a comment holding the fields below; NULL: itself */
+	const char *position;
+	/* its file, line (new side; else old side) and hunk fields */
+	const char *line_path, *line_no, *line_old, *line_hunk;
+
 	/* ---- a pull request's JSON ---- */
 	const char *pr_what; /* "github pull request" */
 	const char *number; /* "number": the N of the PR's routes */
@@ -136,6 +148,8 @@ struct pr_forge_rest {
 		.find_pr = pr_forge_rest_find_pr,                           \
 		.create_pr = pr_forge_rest_create_pr,                       \
 		.update_pr = pr_forge_rest_update_pr,                       \
+		.list_line_comments = pr_forge_rest_list_line_comments,     \
+		.list_reviews = pr_forge_rest_list_reviews,                 \
 	}
 
 /*
@@ -156,7 +170,15 @@ int pr_forge_rest_list_comments(struct pr_forge *f,
 				const char *repo, int64_t number,
 				const char *etag, char **etag_out);
 int pr_forge_rest_post_comment(struct pr_forge *f, const char *repo,
-			       int64_t number, const char *body);
+			       int64_t number, const char *body, int64_t *id);
+int pr_forge_rest_list_line_comments(struct pr_forge *f,
+				     struct pr_forge_comment_list *out,
+				     const char *repo, int64_t number,
+				     const char *etag, char **etag_out);
+int pr_forge_rest_list_reviews(struct pr_forge *f,
+			       struct pr_forge_comment_list *out,
+			       const char *repo, int64_t number,
+			       const char *etag, char **etag_out);
 int pr_forge_rest_close_pr(struct pr_forge *f, const char *repo,
 			   int64_t number);
 int pr_forge_rest_add_label(struct pr_forge *f, const char *repo,

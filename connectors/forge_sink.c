@@ -3,8 +3,10 @@
 #include <git2.h>
 
 #include "base/sha1.h"
+#include "engine/bridge.h"
 #include "engine/delivery.h"
 #include "engine/engine.h"
+#include "engine/idmap.h"
 #include "engine/store.h"
 #include "forge.h"
 #include "git/rangediff.h"
@@ -255,6 +257,33 @@ done:
 	return err;
 }
 
+int pr_forge_ref_id(struct pr_buf *out, const struct pr_forge *f,
+		    const char *kind, int64_t id)
+{
+	return pr_buf_addf(out, "%s-%s:%lld", f->ops->name, kind,
+			   (long long)id);
+}
+
+/*
+ * Post a comment that is patchrelay's own (a range-diff, a closing): the
+ * store keeps its id, so a source reading it back never relays it.
+ */
+static int post_own(struct pr_forge *f, struct pr_store *st, int64_t series_id,
+		    const char *repo, int64_t number, const char *text)
+{
+	struct pr_buf ref = PR_BUF_INIT;
+	int64_t id = 0;
+	int err;
+
+	if (!(err = f->ops->post_comment(f, repo, number, text,
+					 st ? &id : NULL)) &&
+	    st && !(err = pr_forge_ref_id(&ref, f, "comment", id)))
+		err = pr_idmap_relay_add(st, ref.ptr, f->inst->name, series_id,
+					 ref.ptr);
+	pr_buf_release(&ref);
+	return err;
+}
+
 /* Keep one id of the series in the identity map (another series' is
  * logged: the map keeps its first owner). */
 static int remember(const struct pr_instance *inst,
@@ -315,7 +344,8 @@ static int open_pr(struct pr_forge_pr *pr, struct pr_forge *f,
 		goto done;
 	if (d->version->number > 1 &&
 	    !(err = new_version_comment(&note, d, res)))
-		err = f->ops->post_comment(f, repo, pr->number, note.ptr);
+		err = post_own(f, d->store, d->series_id, repo, pr->number,
+			       note.ptr);
 done:
 	pr_buf_release(&title);
 	pr_buf_release(&body);
@@ -336,7 +366,7 @@ int pr_forge_sink_deliver(struct pr_instance *inst,
 	struct pr_gitpush_result res = { 0 };
 	struct pr_forge_pr pr = { 0 };
 	struct pr_buf branch = PR_BUF_INIT;
-	char *url = NULL;
+	char *url = NULL, **trailers = NULL;
 	int err;
 
 	out->status = PR_DELIVER_RETRY;
@@ -350,6 +380,10 @@ int pr_forge_sink_deliver(struct pr_instance *inst,
 		goto done;
 	if (!so->push_url && (err = f->ops->clone_url(f, &url, repo)))
 		goto done;
+	/* the review trailers gathered so far follow the series */
+	if (d->store && (err = pr_bridge_trailers(&trailers, d->store,
+						  d->series_id, d->version)))
+		goto done;
 	p.sink = inst->name;
 	p.url = so->push_url ? so->push_url : url;
 	p.auth = &auth;
@@ -358,6 +392,7 @@ int pr_forge_sink_deliver(struct pr_instance *inst,
 	p.branch = branch.ptr;
 	p.what = d->series->origin_key;
 	p.time = d->time;
+	p.trailers = (const char *const *)trailers;
 	if ((err = pr_gitpush_version(&res, out, &p, d->version)) ||
 	    out->status != PR_DELIVER_OK)
 		goto done;
@@ -374,8 +409,146 @@ done:
 	if (err < 0)
 		err = pr_error_wrap(err, "sink '%s'", inst->name);
 	free(url);
+	pr_bridge_trailers_free(trailers, d->version->nr);
 	pr_forge_pr_release(&pr);
 	pr_gitpush_result_release(&res);
 	pr_buf_release(&branch);
+	return err;
+}
+
+/* ---- the reply relay ---- */
+
+/*
+ * The pull request of r's series in this sink's repository (see forge.h);
+ * 0 with *number 0 when there is none.  own: the series' own PR counts.
+ */
+static int bridged_pr(int64_t *number, struct pr_forge *f,
+		      const struct pr_relay *r, bool own)
+{
+	const char *repo = f->opts->repo.items[0];
+	struct pr_buf b = PR_BUF_INIT, id = PR_BUF_INIT;
+	struct pr_forge_pr pr = { 0 };
+	int64_t n = 0;
+	int err = 0;
+
+	*number = 0;
+	if (own && !pr_forge_split_key(&b, &n, r->series->origin_key) &&
+	    !strcmp(b.ptr, repo)) {
+		*number = n;
+		goto done;
+	}
+	pr_error_clear();
+	pr_buf_reset(&b);
+	if (r->store &&
+	    !pr_store_identity_get(&id, r->store, r->series_id, f->ops->name) &&
+	    !pr_forge_split_key(&b, &n, id.ptr) && !strcmp(b.ptr, repo)) {
+		*number = n;
+		goto done;
+	}
+	pr_error_clear();
+	pr_buf_reset(&b);
+	if ((err = pr_forge_sink_branch(
+		     &b,
+		     f->sink->branch_prefix ? f->sink->branch_prefix
+					    : "patchrelay/",
+		     r->series->origin_connector, r->series->origin_key)))
+		goto done;
+	err = f->ops->find_pr(f, &pr, repo, b.ptr);
+	if (!err)
+		*number = pr.number;
+	else if (err == PR_ENOENT)
+		err = 0;
+done:
+	pr_forge_pr_release(&pr);
+	pr_buf_release(&b);
+	pr_buf_release(&id);
+	return err;
+}
+
+/* The comment a list reply becomes (Markdown). */
+static int relay_text(struct pr_buf *out, const struct pr_relay *r)
+{
+	const struct pr_event *ev = r->comment;
+	const char *name = ev->author.name && *ev->author.name ? ev->author.name
+							       : NULL;
+	size_t i;
+	int err;
+
+	err = pr_buf_addf(out, "**%s** <%s> replied on the list",
+			  name ? name : "someone",
+			  ev->author.email ? ev->author.email : "");
+	if (!err && r->answered)
+		err = pr_buf_addf(out, " to `%s`", r->answered);
+	if (!err && ev->ref.url)
+		err = pr_buf_addf(out, " ([archive](%s))", ev->ref.url);
+	if (!err)
+		err = pr_buf_addf(out, ":\n\n%s", ev->body ? ev->body : "");
+	pr_buf_rtrim(out);
+	if (!err && ev->trailers.nr)
+		err = pr_buf_adds(out, "\n\nTrailers given:");
+	for (i = 0; !err && i < ev->trailers.nr; i++)
+		err = pr_buf_addf(out, "\n- `%s: %s`",
+				  ev->trailers.items[i].key,
+				  ev->trailers.items[i].value);
+	return err ? err : pr_buf_addch(out, '\n');
+}
+
+int pr_forge_sink_relay(struct pr_instance *inst, const struct pr_relay *r,
+			char **posted)
+{
+	struct pr_forge *f = inst->state;
+	struct pr_buf text = PR_BUF_INIT, ref = PR_BUF_INIT;
+	int64_t number, id = 0;
+	int err;
+
+	*posted = NULL;
+	if (!f->sink || !r->comment)
+		return 0;
+	if ((err = bridged_pr(&number, f, r, true)) || !number)
+		goto done;
+	if ((err = relay_text(&text, r)) ||
+	    (err = f->ops->post_comment(f, f->opts->repo.items[0], number,
+					text.ptr, &id)) ||
+	    (err = pr_forge_ref_id(&ref, f, "comment", id)))
+		goto done;
+	*posted = pr_buf_detach(&ref, NULL);
+done:
+	if (err < 0)
+		err = pr_error_wrap(err, "sink '%s'", inst->name);
+	pr_buf_release(&text);
+	pr_buf_release(&ref);
+	return err;
+}
+
+int pr_forge_sink_state(struct pr_instance *inst, const struct pr_relay *r,
+			const char *state, const char *why)
+{
+	struct pr_forge *f = inst->state;
+	const char *repo;
+	struct pr_buf text = PR_BUF_INIT;
+	int64_t number;
+	int err;
+
+	if (!f->sink)
+		return 0;
+	repo = f->opts->repo.items[0];
+	/* a PR from the forge itself is its source's to close (`close`) */
+	if ((err = bridged_pr(&number, f, r, false)) || !number)
+		goto done;
+	if (!(err = pr_buf_addf(&text,
+				"This series was %s%s%s; patchrelay closes "
+				"this pull request.\n",
+				state, why && *why ? ": " : "",
+				why ? why : "")) &&
+	    !(err = post_own(f, r->store, r->series_id, repo, number,
+			     text.ptr)) &&
+	    !(err = f->ops->close_pr(f, repo, number)))
+		pr_log_info(inst->prefix, "'%s' %s: closed %s#%lld",
+			    r->series->origin_key, state, repo,
+			    (long long)number);
+done:
+	if (err < 0)
+		err = pr_error_wrap(err, "sink '%s'", inst->name);
+	pr_buf_release(&text);
 	return err;
 }

@@ -3,6 +3,7 @@
 #include <git2.h>
 
 #include "connectors.h"
+#include "engine/bridge.h"
 #include "engine/delivery.h"
 #include "git/diff.h"
 #include "gitfetch.h"
@@ -524,8 +525,9 @@ static int git_deliver_version(struct pr_instance *inst,
 				d->series->origin_key,
 				d->time,
 				NULL };
-	struct pr_gitpush_result res;
+	struct pr_gitpush_result res = { 0 };
 	struct pr_buf branch = PR_BUF_INIT;
+	char **trailers = NULL;
 	int err;
 
 	if ((err = branch_name(&branch, inst->name,
@@ -534,13 +536,19 @@ static int git_deliver_version(struct pr_instance *inst,
 			       d->series->origin_key, v->number)))
 		goto done;
 	p.branch = branch.ptr;
+	/* the review trailers gathered so far follow the series */
+	if (d->store &&
+	    (err = pr_bridge_trailers(&trailers, d->store, d->series_id, v)))
+		goto done;
+	p.trailers = (const char *const *)trailers;
 	err = pr_gitpush_version(&res, out, &p, v);
 	if (!err && out->status == PR_DELIVER_OK)
 		pr_log_info(inst->prefix, "pushed v%d of '%s' as %s (%s)",
 			    v->number, d->series->origin_key, branch.ptr,
 			    res.tip);
-	pr_gitpush_result_release(&res);
 done:
+	pr_gitpush_result_release(&res);
+	pr_bridge_trailers_free(trailers, v->nr);
 	pr_buf_release(&branch);
 	return err;
 }

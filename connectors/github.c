@@ -115,6 +115,15 @@ const struct pr_forge_rest pr_github_rest = {
 	.head_key = "head",
 	.base_key = "base",
 
+	/* review comments and reviews, both oldest first */
+	.list_line_comments = { "GET", "/pulls/", "/comments?per_page=100" },
+	.list_reviews = { "GET", "/pulls/", "/reviews?per_page=100" },
+	.comment_url = "html_url",
+	.line_path = "path",
+	.line_no = "line",
+	.line_old = "original_line",
+	.line_hunk = "diff_hunk",
+
 	.pr_what = "github pull request",
 	.number = "number",
 	.mark = "#",

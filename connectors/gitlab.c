@@ -80,6 +80,12 @@ const struct pr_forge_rest pr_gitlab_rest = {
 	.head_key = "source_branch",
 	.base_key = "target_branch",
 
+	/* a comment on a line is a note ("DiffNote") with a position */
+	.position = "position",
+	.line_path = "new_path",
+	.line_no = "new_line",
+	.line_old = "old_line",
+
 	.pr_what = "gitlab merge request",
 	.number = "iid",
 	.mark = "!",

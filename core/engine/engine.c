@@ -12,6 +12,7 @@
 #include "engine/engine.h"
 #include "git/format.h"
 #include "engine/cfg.h"
+#include "engine/bridge.h"
 #include "engine/graph.h"
 #include "mail/mailinfo.h"
 #include "mail/mbox.h"
@@ -201,7 +202,10 @@ static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 		pr_buf_reset(&mid);
 		if ((!vd && (err = mail_message_id(&mid, mails[i], lens[i]))) ||
 		    (err = pr_store_delivery_mark_sent_as(
-			     st, id, i, mid.len ? mid.ptr : NULL)))
+			     st, id, i, mid.len ? mid.ptr : NULL)) ||
+		    (!vd &&
+		     (err = pr_bridge_record_sent(st, v->series_id, v->number,
+						  mails[i], lens[i]))))
 			goto done;
 		stats->sent++;
 	}
@@ -226,6 +230,17 @@ int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
 		      const char *const *mails, const size_t *lens, size_t nr)
 {
 	return deliver_mails(stats, st, v, inst->name, inst, type, mails, lens,
+			     nr, NULL, NULL);
+}
+
+int pr_engine_deliver_as(struct pr_engine_stats *stats, struct pr_store *st,
+			 const struct pr_engine_version *v,
+			 const char *sink_key, struct pr_instance *inst,
+			 const struct pr_connector_type *type,
+			 const char *const *mails, const size_t *lens,
+			 size_t nr)
+{
+	return deliver_mails(stats, st, v, sink_key, inst, type, mails, lens,
 			     nr, NULL, NULL);
 }
 
@@ -442,51 +457,6 @@ static int route_takes_version(const struct pass_ctx *c,
 done:
 	pr_strlist_release(&touched);
 	return ret;
-}
-
-/*
- * A node's option by its key, looked up in the node's own option table, so
- * that any sink type with a `from`, `to`, `cc` or `archive-url` option gets
- * the same treatment.  NULL when the type has no such option.
- */
-static const void *node_option(const struct pr_graph_node *n, const char *key,
-			       enum pr_opt_type *type)
-{
-	const struct pr_option *o;
-
-	for (o = n->options; o && o->key; o++)
-		if (!strcmp(o->key, key)) {
-			*type = o->type;
-			return (const char *)n->inst.ctx + o->offset;
-		}
-	return NULL;
-}
-
-static const char *node_string(const struct pr_graph_node *n, const char *key)
-{
-	enum pr_opt_type t;
-	const void *p = node_option(n, key, &t);
-
-	if (!p || (t != PR_OPT_STRING && t != PR_OPT_ENUM && t != PR_OPT_PATH))
-		return NULL;
-	return *(char *const *)p;
-}
-
-/* A list option as is; a string option as a list of one in *tmp. */
-static const struct pr_strlist *node_list(struct pr_strlist *tmp,
-					  const struct pr_graph_node *n,
-					  const char *key)
-{
-	enum pr_opt_type t;
-	const void *p = node_option(n, key, &t);
-
-	if (p && t == PR_OPT_LIST)
-		return p;
-	if (p && t == PR_OPT_STRING && *(char *const *)p) {
-		pr_strlist_add(tmp, *(char *const *)p);
-		return tmp;
-	}
-	return NULL;
 }
 
 /* Post the report (and what was sent) back to the route's feedback node. */
@@ -724,7 +694,7 @@ static int prepare_sink(struct sink_job *j, const struct pass_ctx *c,
 			struct pr_report *report)
 {
 	const struct pr_graph_node *n = j->n;
-	const char *from = node_string(n, "from");
+	const char *from = pr_graph_node_string(n, "from");
 	struct pr_outgoing_opts o = { 0 };
 	struct pr_buf key = PR_BUF_INIT, prev = PR_BUF_INIT;
 	int64_t base;
@@ -739,8 +709,8 @@ static int prepare_sink(struct sink_job *j, const struct pass_ctx *c,
 		goto done;
 	}
 	err = pr_outgoing_recipients(&j->rcpt, ev->series,
-				     node_list(&j->to_tmp, n, "to"),
-				     node_list(&j->cc_tmp, n, "cc"),
+				     pr_graph_node_list(&j->to_tmp, n, "to"),
+				     pr_graph_node_list(&j->cc_tmp, n, "cc"),
 				     ev->preview);
 	if (err == PR_EINVAL) {
 		pr_report_add(report, "deliver", "recipients", PR_VERDICT_FAIL,
@@ -774,7 +744,7 @@ static int prepare_sink(struct sink_job *j, const struct pass_ctx *c,
 	o.rcpt = &j->rcpt;
 	o.stat = v->cover ? v->cover->stat : NULL;
 	o.prev_message_id = prev.len ? prev.ptr : NULL;
-	o.archive_url = node_string(n, "archive-url");
+	o.archive_url = pr_graph_node_string(n, "archive-url");
 	o.url = ev->series->url;
 	o.range_diff = rdiff && *rdiff ? rdiff : NULL;
 	err = pr_outgoing_render(&j->mails, v, &o);
@@ -796,7 +766,7 @@ done:
  */
 static int add_summary(struct pr_buf *out, const struct sink_job *j, int number)
 {
-	const char *archive = node_string(j->n, "archive-url");
+	const char *archive = pr_graph_node_string(j->n, "archive-url");
 	size_t i;
 	int err;
 
@@ -870,40 +840,12 @@ static int record_patch_ids(struct pr_store *st, int64_t series_id, int number,
 	return err;
 }
 
-/* One Message-ID of a version's mails into the identity map. */
-static int record_message_id(struct pr_store *st, int64_t series_id,
-			     const char *mid)
+/* The bridge's view of the pass: its route, store and mode. */
+static struct pr_bridge bridge_of(const struct pass_ctx *c)
 {
-	int err;
+	struct pr_bridge b = { c->g, c->route, c->st, c->opts->dry_run };
 
-	if (!mid || !*mid)
-		return 0;
-	err = pr_store_identity_add(st, series_id, "message-id", mid);
-	/* a mail two series claim stays the first one's */
-	if (err == PR_EEXIST) {
-		pr_log_debug("store", "%s", pr_error_message());
-		pr_error_clear();
-		err = 0;
-	}
-	return err;
-}
-
-/*
- * Keep the Message-IDs of a new version's mails (a mailed series'): a
- * reply, a lookup or a bridge finds the series by any of them.
- */
-static int record_message_ids(struct pr_store *st, int64_t series_id,
-			      const struct pr_version *v)
-{
-	size_t i;
-	int err = 0;
-
-	if (v->cover)
-		err = record_message_id(st, series_id, v->cover->message_id);
-	for (i = 0; i < v->nr && !err; i++)
-		err = record_message_id(st, series_id,
-					v->patches[i]->message_id);
-	return err;
+	return b;
 }
 
 /*
@@ -955,8 +897,16 @@ static int on_landed(const struct pass_ctx *c, const struct pr_event *ev)
 			    landed[i].commit);
 		s->state = PR_SERIES_ACCEPTED;
 		if (pr_buf_addf(&summary, "landed in %s as %s", branch,
-				landed[i].commit) == 0)
+				landed[i].commit) == 0) {
+			struct pr_bridge b = bridge_of(c);
+
 			give_landed_feedback(c, s, &report, summary.ptr);
+			/* a pull request opened for it is closed */
+			if (pr_bridge_state(&b, landed[i].origin, landed[i].key,
+					    "landed", summary.ptr))
+				pr_log_warn(c->route->name, "%s",
+					    pr_error_message());
+		}
 		pr_buf_release(&summary);
 		pr_report_release(&report);
 		pr_series_free(s);
@@ -1020,6 +970,16 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 
 	if ((err = route_takes_version(c, ev->series, v)) <= 0)
 		goto done;
+	/* a pull request patchrelay opened for another series stays there */
+	if ((err = pr_bridge_is_own(c->st, ev->series))) {
+		if (err > 0) {
+			pr_log_debug(c->route->name,
+				     "'%s' is patchrelay's own: not carried",
+				     ev->series->origin_key);
+			err = 0;
+		}
+		goto done;
+	}
 	if ((err = pr_store_fingerprint(fp, v)) ||
 	    (err = pr_store_record_version(&sv, c->st,
 					   ev->series->origin_connector,
@@ -1037,7 +997,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 						     mbox.len)) ||
 		    (err = record_patch_ids(c->st, sv.series_id, sv.number,
 					    v)) ||
-		    (err = record_message_ids(c->st, sv.series_id, v)))
+		    (err = pr_bridge_record_version(c->st, sv.series_id, v)))
 			goto done;
 	}
 	if ((err = run_steps(c, ev->series, v, &report)))
@@ -1152,6 +1112,7 @@ static int on_event(const struct pr_event *ev, void *payload)
 {
 	const struct pass_ctx *c = payload;
 	struct pr_version *v = ev->series ? pr_series_latest(ev->series) : NULL;
+	struct pr_bridge b = bridge_of(c);
 	int err = 0;
 
 	if ((ev->kind == PR_EVENT_SERIES || ev->kind == PR_EVENT_VERSION) && v)
@@ -1159,6 +1120,12 @@ static int on_event(const struct pr_event *ev, void *payload)
 	else if (ev->kind == PR_EVENT_STATE && ev->series && ev->state &&
 		 !strcmp(ev->state, "landed"))
 		err = on_landed(c, ev);
+	else if (ev->kind == PR_EVENT_STATE && ev->series && ev->state)
+		err = pr_bridge_state(&b, ev->series->origin_connector,
+				      ev->series->origin_key, ev->state,
+				      ev->state);
+	else if (ev->kind == PR_EVENT_COMMENT)
+		err = pr_bridge_comment(&b, ev);
 	/* the cursor moves only once the event is stored and handled */
 	if (!err && ev->cursor && !c->opts->dry_run)
 		err = pr_store_cursor_set(c->st, c->cursor_key, ev->cursor,

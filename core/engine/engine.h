@@ -81,6 +81,17 @@ int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
 		      const char *const *mails, const size_t *lens, size_t nr);
 
 /*
+ * pr_engine_deliver under another sink key ("<sink>+reply-..." for a
+ * relayed reply), which keeps its own delivery rows and Message-IDs.
+ */
+int pr_engine_deliver_as(struct pr_engine_stats *stats, struct pr_store *st,
+			 const struct pr_engine_version *v,
+			 const char *sink_key, struct pr_instance *inst,
+			 const struct pr_connector_type *type,
+			 const char *const *mails, const size_t *lens,
+			 size_t nr);
+
+/*
  * Render each patch of `v` as the mail `git format-patch` writes for it
  * ([PATCH i/N] when there are several): *mails[i] of (*lens)[i] bytes.
  * Free with pr_engine_render_free().

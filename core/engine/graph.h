@@ -83,6 +83,22 @@ const struct pr_graph_node *pr_graph_node(const struct pr_graph *g,
 bool pr_graph_route_takes(const struct pr_graph_route *r,
 			  const char *const *paths, size_t nr);
 
+/*
+ * A node's option by its key, looked up in its type's option table, so
+ * that any type with such an option gets the same treatment: its value's
+ * address inside the node's context and its type; NULL when the type has
+ * no such option.
+ */
+const void *pr_graph_node_option(const struct pr_graph_node *n, const char *key,
+				 enum pr_opt_type *type);
+/* A string, enum or path option's value; NULL when none or not one. */
+const char *pr_graph_node_string(const struct pr_graph_node *n,
+				 const char *key);
+/* A list option as is; a string option as a list of one in *tmp; NULL. */
+const struct pr_strlist *pr_graph_node_list(struct pr_strlist *tmp,
+					    const struct pr_graph_node *n,
+					    const char *key);
+
 /* Append the graph as text, or as Graphviz DOT when `dot`. */
 int pr_graph_print(struct pr_buf *out, const struct pr_graph *g, bool dot);
 

@@ -171,12 +171,30 @@ enum pr_event_kind {
 	PR_EVENT_STATE, /* merged, closed, accepted, abandoned, landed */
 };
 
+/*
+ * A comment's whereabouts, for the reply relay (core/engine/bridge.h):
+ * its own id at its source, so that it crosses once and what patchrelay
+ * wrote never comes back: a Message-ID for a mail (mail true), else
+ * "<forge>-<kind>:<id>" ("github-review-comment:1234").  A line comment
+ * names the file and line (of the new side) it is on, and the lines it
+ * answers when the forge gives them (GitHub's diff_hunk).
+ */
+struct pr_comment_ref {
+	char *id; /* NULL: not relayed */
+	bool mail;
+	char *url; /* where it can be read: an archive link, a comment URL */
+	char *path; /* NULL: not on a line */
+	int64_t line; /* 0: not on a line */
+	char *quote; /* NULL: none given */
+};
+
 struct pr_event {
 	enum pr_event_kind kind;
 	struct pr_series *series; /* owned; for a comment, the series answered */
 	struct pr_ident author; /* of a comment */
 	char *body; /* of a comment */
 	struct pr_trailer_list trailers; /* given by a comment */
+	struct pr_comment_ref ref; /* of a comment */
 	char *state; /* for PR_EVENT_STATE: "merged", "landed", ... */
 	char *cursor; /* where the source stands after this event */
 	bool preview;

@@ -387,14 +387,40 @@ class Emulator:
                     "%s..%s" % (pr["base_sha"], pr["head_sha"])],
                    cwd=self.repo_path(owner, repo))
 
+    def diff_hunk(self, owner, repo, pr, path, line):
+        """The PR's diff of path up to new-side line `line`: the hunk
+        header and its lines through that one (GitHub's diff_hunk), or
+        None when the diff does not show that line."""
+        for f in self.pr_files(owner, repo, pr):
+            if f["new_path"] != path:
+                continue
+            out, new = [], None
+            for h in f["hunks"]:
+                if h.startswith("@@"):
+                    m = re.match(r"@@ -\d+(?:,\d+)? \+(\d+)", h)
+                    new = int(m.group(1)) if m else None
+                    out = [h]
+                    continue
+                if new is None:
+                    continue
+                out.append(h)
+                if h.startswith("-") or h.startswith("\\"):
+                    continue
+                if new == line:
+                    return "\n".join(out)
+                new += 1
+        return None
+
     def touch(self, pr):
         pr["updated_at"] = max(time.time(), pr["updated_at"] + 0.001)
 
-    def add_comment(self, pr, login, body, system=False):
+    def add_comment(self, pr, login, body, system=False, where="comments",
+                    **extra):
         c = {"id": self.new_id(), "user": login, "body": body,
              "created_at": time.time(), "system": system}
         c["updated_at"] = c["created_at"]
-        pr["comments"].append(c)
+        c.update(extra)
+        pr.setdefault(where, []).append(c)
         self.touch(pr)
         return c
 

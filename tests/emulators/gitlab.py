@@ -45,6 +45,7 @@ class GitLab(Emulator):
             ("GET", M + "/diffs", self.list_diffs),
             ("GET", M + "/notes", self.list_notes),
             ("POST", M + "/notes", self.post_note),
+            ("POST", M + "/discussions", self.post_discussion),
         ]
 
     def authenticate(self, req):
@@ -173,6 +174,14 @@ class GitLab(Emulator):
         return d
 
     def note_json(self, base, pr, c):
+        d = self.plain_note_json(base, pr, c)
+        if c.get("position"):
+            d["type"] = "DiffNote"
+            d["position"] = c["position"]
+            d["resolvable"] = True
+        return d
+
+    def plain_note_json(self, base, pr, c):
         return {"id": c["id"], "type": None, "body": c["body"],
                 "author": self.user_json(base, c["user"]),
                 "created_at": iso(c["created_at"]),
@@ -347,6 +356,40 @@ class GitLab(Emulator):
                     "generated_file": False, "collapsed": False,
                     "too_large": False}
         return self.paged(req, self.pr_files(owner, repo, pr), render)
+
+    def post_discussion(self, req, pid, iid):
+        """A new thread: with a position, a comment on a line of the
+        diff (a DiffNote), as GitLab checks the position."""
+        u = self.need_user(req)
+        owner, repo = self.project(pid)
+        pr = self.get_pull(owner, repo, int(iid))
+        j = dict((k, v[-1]) for k, v in req.query.items())
+        body = req.json(self.bad_json)
+        if isinstance(body, dict):
+            j.update(body)
+        if not str(j.get("body", "")).strip():
+            raise ApiError(400, {"error": "body is missing"})
+        pos = j.get("position")
+        if pos is not None:
+            if not isinstance(pos, dict) or \
+                    pos.get("position_type") != "text":
+                raise ApiError(400, {"error": "position[position_type] "
+                                     "does not have a valid value"})
+            line = pos.get("new_line")
+            if isinstance(line, str) and line.isdigit():
+                line = int(line)
+            ok = pos.get("head_sha") == pr["head_sha"] and \
+                isinstance(line, int) and self.diff_hunk(
+                    owner, repo, pr, pos.get("new_path"), line) is not None
+            if not ok:
+                raise ApiError(400, {"message": "400 Bad request - Note "
+                                     "{:line_code=>[\"can't be blank\", "
+                                     "\"must be a valid line code\"]}"})
+            pos = dict(pos, new_line=line)
+        c = self.add_comment(pr, u["login"], str(j["body"]), position=pos)
+        return Response(201, {"id": "%040x" % c["id"],
+                              "individual_note": pos is None,
+                              "notes": [self.note_json(req.base, pr, c)]})
 
     def list_notes(self, req, pid, iid):
         owner, repo = self.project(pid)
