@@ -42,7 +42,8 @@ int pr_idmap_candidates(struct pr_strlist *out, const char *id)
 		add_once(out, s + 1, n - 2);
 	if (memmem(s, n, "://", 3)) {
 		err = pr_assemble_link_msgid(&mid, s, n);
-		if (!err)
+		/* a Message-ID has its '@': github.com/o/r/pull names none */
+		if (!err && memchr(mid.ptr, '@', mid.len))
 			add_once(out, mid.ptr, mid.len);
 		else if (err == PR_ENOENT)
 			err = 0;

@@ -890,9 +890,10 @@ int pr_outgoing_reply(struct pr_buf *out, const struct pr_outgoing_reply *r)
 	if (r->rcpt && ((err = add_rcpt_header(out, "To", &r->rcpt->to)) ||
 			(err = add_rcpt_header(out, "Cc", &r->rcpt->cc))))
 		goto done;
-	err = pr_buf_adds(out, "Subject: ");
-	if (!err && strncasecmp(subject, "re:", 3))
-		err = pr_buf_adds(out, "Re: ");
+	/* one "Re: ", written plain before what must be encoded */
+	if (!strncasecmp(subject, "re:", 3))
+		subject += 3 + strspn(subject + 3, " \t");
+	err = pr_buf_adds(out, "Subject: Re: ");
 	if (!err && must_encode(subject))
 		err = pr_format_add_rfc2047(out, subject, strlen(subject),
 					    PR_RFC2047_SUBJECT);
