@@ -11,12 +11,15 @@ the sshd process serving it) so the knobs can cut streams and `gerrit.sh
 stop` can end what is left.
 """
 
+import fcntl
 import json
 import os
 import select
 import shlex
 import signal
+import struct
 import sys
+import termios
 import time
 
 import gerrit_query
@@ -264,9 +267,23 @@ def stream_events(store, user, args, session):
 
 
 def cut_now(cut, session):
+    """End the stream: "eof" ends the command; "drop" kills the sshd
+    process of the session, so the TCP connection closes with no SSH
+    goodbye, once what was written has left the pipe to sshd."""
     sys.stdout.flush()
     if cut.get("mode") == "eof":
         return 0
+    fd = sys.stdout.fileno()
+    for _ in range(100):
+        try:
+            left = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD,
+                                                  b"\0\0\0\0"))[0]
+        except OSError:
+            left = 0
+        if left == 0:
+            break
+        time.sleep(0.01)
+    time.sleep(0.1)
     pid = session.info.get("sshd")
     if pid:
         os.kill(pid, signal.SIGKILL)
