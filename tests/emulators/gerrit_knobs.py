@@ -255,7 +255,7 @@ def new_commit(st, c, user, message, rebase):
     ienv = dict(env, GIT_INDEX_FILE=index)
     try:
         if rebase:
-            tip = st.branch_tip(c["project"], c["branch"])
+            tip = rebase_target(st, c)
             git(["read-tree", tip], cwd=path, env=ienv)
             diff = git(["diff-tree", "-p", "--binary", parents[0],
                         cur["revision"]], cwd=path)
@@ -288,6 +288,18 @@ def new_commit(st, c, user, message, rebase):
     for par in parents:
         args += ["-p", par]
     return git(args, cwd=path, env=env, input=msg.encode()).strip()
+
+
+def rebase_target(st, c):
+    """Where Gerrit's Rebase puts c: on the current patch set of the open
+    change its parent is a patch set of, else on the branch tip."""
+    parent = st.current(c)["commit"]["parents"][0]
+    for x in st.changes():
+        if x is not c and x["status"] == "NEW" and \
+                x["project"] == c["project"] and \
+                any(p["revision"] == parent for p in x["patch_sets"]):
+            return st.current(x)["revision"]
+    return st.branch_tip(c["project"], c["branch"])
 
 
 def merge(store, p):

@@ -672,11 +672,11 @@ class State:
                     "unresolved": bool(cm.get("unresolved", False)),
                     "updated": t})
                 ncomments += 1
-        if ready and c["wip"]:
-            c["wip"] = False
-            c["review_started"] = True
-        elif wip and not c["wip"]:
-            c["wip"] = True
+        if ready and c["wip"] or wip and not c["wip"]:
+            c["wip"] = not c["wip"]
+            c["review_started"] = c["review_started"] or not c["wip"]
+            self.change_event("wip-state-changed", c, ps,
+                              changer=self.event_account(user))
         if not changed and not message and not ncomments:
             return applied
         text = "Patch Set %d:" % ps["number"]
