@@ -142,7 +142,25 @@ def cut_streams(store, p):
     return {"cut": cut, "streams": len(sessions(store, streams=True))}
 
 
+def comm(pid):
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except (OSError, TypeError):
+        return None
+
+
+def cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 def sessions(store, streams=False):
+    """The registered ssh sessions still alive: the pid must still be the
+    emulator (a reused pid is not ours) and the sshd pid still sshd."""
     d = os.path.join(store.root, "sessions")
     out = []
     for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
@@ -151,13 +169,16 @@ def sessions(store, streams=False):
         try:
             with open(os.path.join(d, name)) as f:
                 s = json.load(f)
-            os.kill(s["pid"], 0)
         except (OSError, ValueError):
+            continue
+        if "gerrit.py" not in cmdline(s["pid"]):
             try:
                 os.unlink(os.path.join(d, name))
             except OSError:
                 pass
             continue
+        if comm(s.get("sshd")) != "sshd":
+            s["sshd"] = None
         if streams and not s.get("stream"):
             continue
         out.append(s)

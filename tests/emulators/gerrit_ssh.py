@@ -121,7 +121,7 @@ def dispatch(store, user, cmd, session):
             argv[:2] in (["git", "upload-pack"], ["git", "receive-pack"]):
         if argv[0] == "git":
             argv = ["git-" + argv[1]] + argv[2:]
-        return git_service(store, user, argv)
+        return git_service(store, user, argv, session)
     if argv[0] == "scp":
         return scp(argv[1:])
     if argv[0] != "gerrit" or len(argv) < 2:
@@ -145,7 +145,7 @@ def dispatch(store, user, cmd, session):
 
 # ---- git ----
 
-def git_service(store, user, argv):
+def git_service(store, user, argv, session):
     if len(argv) != 2:
         raise Fatal("%s: usage: %s PROJECT.git" % (argv[0], argv[0]))
     name = argv[1].strip("/")
@@ -169,6 +169,8 @@ def git_service(store, user, argv):
         cmd += ["-c", "uploadpack.hideRefs=" + ref]
     cmd += [argv[0][4:], path]
     sys.stdout.flush()
+    # git replaces this process: it is no longer a session to end
+    session.close()
     os.execvpe("git", cmd, env)
 
 
@@ -285,7 +287,7 @@ def cut_now(cut, session):
         time.sleep(0.01)
     time.sleep(0.1)
     pid = session.info.get("sshd")
-    if pid:
+    if pid and open("/proc/%d/comm" % pid).read().strip() == "sshd":
         os.kill(pid, signal.SIGKILL)
     return 0
 
