@@ -622,22 +622,16 @@ def post_review(st, req, ident, rev):
     return json_response(req, out)
 
 
-def post_abandon(st, req, ident):
-    c = st.resolve(ident, req.user)
-    body = parse_body(req)
-    if isinstance(body, str):
-        body = {"message": body}
-    st.abandon(c, req.user, body.get("message") or "")
-    return json_response(req, change_info(st, c, {}))
-
-
-def post_restore(st, req, ident):
-    c = st.resolve(ident, req.user)
-    body = parse_body(req)
-    if isinstance(body, str):
-        body = {"message": body}
-    st.restore(c, req.user, body.get("message") or "")
-    return json_response(req, change_info(st, c, {}))
+def post_move(what):
+    """POST /changes/{id}/abandon or /restore with {"message"}."""
+    def post(st, req, ident):
+        c = st.resolve(ident, req.user)
+        body = parse_body(req)
+        if isinstance(body, str):
+            body = {"message": body}
+        st.move(c, what, req.user, body.get("message") or "")
+        return json_response(req, change_info(st, c, {}))
+    return post
 
 
 def post_submit(st, req, ident):
@@ -670,8 +664,8 @@ ROUTES = [
     ("DELETE", CHANGE + "/topic", put_topic),
     ("GET", CHANGE + "/messages", get_messages),
     ("GET", CHANGE + "/comments", get_comments),
-    ("POST", CHANGE + "/abandon", post_abandon),
-    ("POST", CHANGE + "/restore", post_restore),
+    ("POST", CHANGE + "/abandon", post_move("abandon")),
+    ("POST", CHANGE + "/restore", post_move("restore")),
     ("POST", CHANGE + "/submit", post_submit),
     ("GET", REV + "/commit", get_revision_commit),
     ("GET", REV + "/files/?", get_revision_files),

@@ -330,18 +330,14 @@ def merge(store, p):
         return {"change": c["number"], "status": c["status"], "rev": sha}
 
 
-def abandon(store, p):
-    with store.open(write=True) as st:
-        c = find_change(st, p)
-        st.abandon(c, user_of(st, p, c["owner"]), p.get("reason", ""))
-        return {"change": c["number"], "status": c["status"]}
-
-
-def restore(store, p):
-    with store.open(write=True) as st:
-        c = find_change(st, p)
-        st.restore(c, user_of(st, p, c["owner"]), p.get("reason", ""))
-        return {"change": c["number"], "status": c["status"]}
+def move(what):
+    """The abandon and restore knobs."""
+    def knob(store, p):
+        with store.open(write=True) as st:
+            c = find_change(st, p)
+            st.move(c, what, user_of(st, p, c["owner"]), p.get("reason", ""))
+            return {"change": c["number"], "status": c["status"]}
+    return knob
 
 
 def topic(store, p):
@@ -371,6 +367,6 @@ KNOBS = {
     "cut-streams": cut_streams, "streams": list_streams,
     "wait-streams": wait_streams, "end-sessions": end_sessions,
     "dropped-output": dropped_output, "review": review, "patchset": patchset,
-    "merge": merge, "abandon": abandon, "restore": restore, "topic": topic,
-    "log": log, "state": state,
+    "merge": merge, "abandon": move("abandon"), "restore": move("restore"),
+    "topic": topic, "log": log, "state": state,
 }

@@ -510,10 +510,7 @@ def review(store, user, args):
                     if labels:
                         st.review(c, ps, user, "", labels, tag,
                                   strict=strict)
-                    if action == "--abandon":
-                        st.abandon(c, user, msg or "")
-                    else:
-                        st.restore(c, user, msg or "")
+                    st.move(c, action[2:], user, msg or "")
                     continue
                 st.review(c, ps, user, msg or "", labels, tag,
                           strict=strict, ready=action == "--ready",
