@@ -9,10 +9,12 @@ a write is 403 "Authentication required").  JSON answers start with
 """
 
 import base64
+import io
 import json
 import re
 import time
 import urllib.parse
+import zipfile
 
 import gerrit_query
 from gerrit_rest import Response, json_response, text
@@ -483,6 +485,14 @@ def get_patch(st, req, ident, rev):
         raise Error(404, "File not found: %s." % path)
     data = (body + diff).encode("utf-8")
     short = ps["revision"][:7] + ".diff"
+    if req.has("zip"):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            info = zipfile.ZipInfo(short, time.gmtime(
+                cm["committer"]["date"])[:6])
+            z.writestr(info, data)
+        return Response(200, buf.getvalue(), "application/zip", {
+            "Content-Disposition": 'attachment; filename="%s.zip"' % short})
     if raw:
         h = {"X-Content-Type-Options": "nosniff"}
         if req.has("download"):

@@ -357,6 +357,16 @@ def log(store, p):
     return {"requests": reqs}
 
 
+def events(store, p):
+    out = []
+    try:
+        with open(store.events_path) as f:
+            out = [json.loads(line)["event"] for line in f if line.strip()]
+    except OSError:
+        pass
+    return {"events": out}
+
+
 def state(store, p):
     with store.open() as st:
         return st.d
@@ -368,5 +378,5 @@ KNOBS = {
     "wait-streams": wait_streams, "end-sessions": end_sessions,
     "dropped-output": dropped_output, "review": review, "patchset": patchset,
     "merge": merge, "abandon": move("abandon"), "restore": move("restore"),
-    "topic": topic, "log": log, "state": state,
+    "topic": topic, "log": log, "events": events, "state": state,
 }
