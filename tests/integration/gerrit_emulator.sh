@@ -234,6 +234,17 @@ assert [c["_number"] for c in p1] == [4, 3] and p1[-1]["_more_changes"] is True
 assert [c["_number"] for c in p2] == [2] and "_more_changes" not in p2[-1]
 EOF
 
+# every change id form names the same change; the commit of a revision
+for id in 3 test-project~3 "test-project~master~$(sed -n 2p query.out | $PY -c 'import json,sys; print(json.loads(sys.stdin.readline())["id"])')" \
+	"$(sed -n 2p query.out | $PY -c 'import json,sys; print(json.loads(sys.stdin.readline())["id"])')"; do
+	curl -sf -u "$A" -H 'Accept: application/json' "$GERRIT_REST_URL/a/changes/$id" | grep -q '"_number":3,' ||
+		fail "change id $id"
+done
+curl -sf -u "$A" -H 'Accept: application/json' "$GERRIT_REST_URL/a/changes/3/revisions/1/commit" |
+	grep -q "\"commit\":\"$(git -C w rev-parse HEAD~1)\",\"parents\":\[{\"commit\":\"$(git -C w rev-parse HEAD~2)\",\"subject\":\"f1: add\"}\]" ||
+	fail "revision commit"
+curl -sf -u "$A" "$GERRIT_REST_URL/a/config/server/version" | grep -qx '"3\.[0-9.]*"' || fail "server version"
+
 # refs/changes over git-upload-pack
 git -C w fetch -q origin refs/changes/03/3/1 || fail "fetch refs/changes/03/3/1"
 [ "$(git -C w rev-parse FETCH_HEAD)" = "$(git -C w rev-parse HEAD~1)" ] ||
@@ -298,18 +309,47 @@ code=$(curl -s -D h429 -o /dev/null -w '%{http_code}' -u "$A" "$GERRIT_REST_URL/
 code=$(curl -s -o /dev/null -w '%{http_code}' -u "$A" "$GERRIT_REST_URL/a/changes/3")
 [ "$code" = 200 ] || fail "after the fail rules: $code"
 
-# ---- the stream is cut by the knob: the ssh client sees the connection go ----
-$GERRIT_CTL cut-streams > /dev/null
+# dropped-output reaches the stream; a cut after 2 events leaves it 2 more
+$GERRIT_CTL dropped-output > /dev/null
+$GERRIT_CTL cut-streams after=2 > /dev/null
+n0=$(wc -l < events.out)
+$GERRIT_CTL patchset change=2 count=3 > /dev/null
 i=0
 while kill -0 "$spid" 2> /dev/null; do
 	i=$((i + 1))
-	[ $i -lt 100 ] || fail "the stream was not cut"
+	[ $i -lt 100 ] || fail "the stream was not cut after 2 events"
+	sleep 0.1
+done
+rc=0
+wait "$spid" || rc=$?
+[ "$rc" = 255 ] || fail "ssh exited $rc after the cut: $(cat events.err)"
+[ "$(wc -l < events.out)" = $((n0 + 2)) ] || fail "not 2 events before the cut: $(tail -4 events.out)"
+grep -q '^{"type":"dropped-output","eventCreatedOn":[0-9]*}$' events.out || fail "no dropped-output"
+tail -1 events.out | grep -q '"patchSet":{"number":3,' || fail "the cut came at the wrong event"
+# a new session starts at the next event; mode=eof ends it cleanly after
+# the one more event it was given
+$GERRIT_SSH_relay gerrit stream-events > events2.out 2> events.err &
+spid=$!
+$GERRIT_CTL wait-streams > /dev/null || fail "no new stream-events session"
+$GERRIT_CTL review change=2 user=bob label=Code-Review-1 message=nit > /dev/null
+$GERRIT_CTL cut-streams after=1 mode=eof > /dev/null
+
+# ---- the stream is cut by the knob ----
+$GERRIT_CTL patchset change=3 > /dev/null
+i=0
+while kill -0 "$spid" 2> /dev/null; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || fail "the stream was not ended"
 	sleep 0.1
 done
 rc=0
 wait "$spid" || rc=$?
 spid=
-[ "$rc" = 255 ] || fail "ssh exited $rc after the cut: $(cat events.err)"
+[ "$rc" = 0 ] || fail "ssh exited $rc after an eof cut: $(cat events.err)"
+# the review came before the knob, the patch set is the one more event
+[ "$(grep -c . events2.out)" = 2 ] && head -1 events2.out | grep -q '"comment-added"' &&
+	tail -1 events2.out | grep -q '"patchset-created"' ||
+	fail "the second stream: $(cat events2.out)"
 
 sshd=$(cat "$tmp/gerrit/sshd.pid.run")
 rest=$(cat "$tmp/gerrit/rest.pid")
