@@ -314,9 +314,13 @@ def query(store, user, args):
             i += 1
         elif a in QUERY_FLAGS:
             flags.add(a)
-        elif a in ("-S", "--start") and i + 1 < len(args):
-            start = int(args[i + 1])
-            i += 1
+        elif a in ("-S", "--start") and i + 1 < len(args) or \
+                a.startswith("--start="):
+            v = a.split("=", 1)[1] if "=" in a else args[i + 1]
+            if not v.isdigit():
+                raise Fatal('"%s" is not a valid value for "--start"' % v)
+            start = int(v)
+            i += 0 if "=" in a else 1
         elif a == "--":
             words += args[i + 1:]
             break
