@@ -309,20 +309,27 @@ code=$(curl -s -D h429 -o /dev/null -w '%{http_code}' -u "$A" "$GERRIT_REST_URL/
 code=$(curl -s -o /dev/null -w '%{http_code}' -u "$A" "$GERRIT_REST_URL/a/changes/3")
 [ "$code" = 200 ] || fail "after the fail rules: $code"
 
+# stream_ends STATUS: the ssh client of the stream ($spid) ends, with STATUS
+# (255: the connection was dropped; 0: the command ended)
+stream_ends() {
+	i=0
+	while kill -0 "$spid" 2> /dev/null; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || fail "the stream was not cut"
+		sleep 0.1
+	done
+	rc=0
+	wait "$spid" || rc=$?
+	spid=
+	[ "$rc" = "$1" ] || fail "ssh exited $rc after the cut, not $1: $(cat events.err)"
+}
+
 # dropped-output reaches the stream; a cut after 2 events leaves it 2 more
 $GERRIT_CTL dropped-output > /dev/null
 $GERRIT_CTL cut-streams after=2 > /dev/null
 n0=$(wc -l < events.out)
 $GERRIT_CTL patchset change=2 count=3 > /dev/null
-i=0
-while kill -0 "$spid" 2> /dev/null; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "the stream was not cut after 2 events"
-	sleep 0.1
-done
-rc=0
-wait "$spid" || rc=$?
-[ "$rc" = 255 ] || fail "ssh exited $rc after the cut: $(cat events.err)"
+stream_ends 255
 [ "$(wc -l < events.out)" = $((n0 + 2)) ] || fail "not 2 events before the cut: $(tail -4 events.out)"
 grep -q '^{"type":"dropped-output","eventCreatedOn":[0-9]*}$' events.out || fail "no dropped-output"
 tail -1 events.out | grep -q '"patchSet":{"number":3,' || fail "the cut came at the wrong event"
@@ -334,18 +341,8 @@ $GERRIT_CTL wait-streams > /dev/null || fail "no new stream-events session"
 $GERRIT_CTL review change=2 user=bob label=Code-Review-1 message=nit > /dev/null
 $GERRIT_CTL cut-streams after=1 mode=eof > /dev/null
 
-# ---- the stream is cut by the knob ----
 $GERRIT_CTL patchset change=3 > /dev/null
-i=0
-while kill -0 "$spid" 2> /dev/null; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "the stream was not ended"
-	sleep 0.1
-done
-rc=0
-wait "$spid" || rc=$?
-spid=
-[ "$rc" = 0 ] || fail "ssh exited $rc after an eof cut: $(cat events.err)"
+stream_ends 0
 # the review came before the knob, the patch set is the one more event
 [ "$(grep -c . events2.out)" = 2 ] && head -1 events2.out | grep -q '"comment-added"' &&
 	tail -1 events2.out | grep -q '"patchset-created"' ||
