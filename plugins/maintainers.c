@@ -134,8 +134,8 @@ static const char *const rx_src[] = {
 	[RX_FILE_SPLIT] = "[^A-Za-z\\x80-\\xC3\\'\\,\\.\\+-]",
 };
 
-static pcre2_code *rx_compile(const char *src, size_t len, uint32_t flags,
-			      bool jit)
+static pcre2_code *pr_maint_rx_compile(const char *src, size_t len,
+				       uint32_t flags, bool jit)
 {
 	int err;
 	PCRE2_SIZE off;
@@ -151,8 +151,8 @@ static pcre2_code *rx_compile(const char *src, size_t len, uint32_t flags,
 	return re;
 }
 
-static bool rx_match(pcre2_code *re, const char *s, size_t len,
-		     pcre2_match_data *md)
+static bool pr_maint_rx_match(pcre2_code *re, const char *s, size_t len,
+			      pcre2_match_data *md)
 {
 	if (!re)
 		return false;
@@ -160,7 +160,7 @@ static bool rx_match(pcre2_code *re, const char *s, size_t len,
 }
 
 /* Group g of the last match as a new string ("" when unset). */
-static char *rx_group(pcre2_match_data *md, const char *s, int g)
+static char *pr_maint_rx_group(pcre2_match_data *md, const char *s, int g)
 {
 	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 
@@ -169,7 +169,7 @@ static char *rx_group(pcre2_match_data *md, const char *s, int g)
 	return pr_memdup(s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
 }
 
-static bool perl_space(int c)
+static bool pr_maint_perl_space(int c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
 	       c == '\v';
@@ -180,9 +180,9 @@ static void trim(char *s)
 {
 	size_t a = 0, n = strlen(s);
 
-	while (a < n && perl_space((unsigned char)s[a]))
+	while (a < n && pr_maint_perl_space((unsigned char)s[a]))
 		a++;
-	while (n > a && perl_space((unsigned char)s[n - 1]))
+	while (n > a && pr_maint_perl_space((unsigned char)s[n - 1]))
 		n--;
 	memmove(s, s + a, n - a);
 	s[n - a] = '\0';
@@ -213,7 +213,7 @@ static char *clean_name(const struct pr_maint *m, pcre2_match_data *md,
 	trim(name);
 	strip_quotes(name);
 	n = strlen(name);
-	if (!rx_match(m->rx[RX_QUOTE], name, n, md))
+	if (!pr_maint_rx_match(m->rx[RX_QUOTE], name, n, md))
 		return name;
 	/* s/(?<!\\)"/\\"/g; then wrap in quotes */
 	pr_buf_addch(&b, '"');
@@ -227,20 +227,20 @@ static char *clean_name(const struct pr_maint *m, pcre2_match_data *md,
 	return pr_buf_detach(&b, NULL);
 }
 
-static void parse_email(const struct pr_maint *m, pcre2_match_data *md,
-			const char *s, char **name, char **addr)
+static void pr_maint_parse_email(const struct pr_maint *m, pcre2_match_data *md,
+				 const char *s, char **name, char **addr)
 {
 	size_t n = strlen(s);
 
-	if (rx_match(m->rx[RX_PARSE1], s, n, md)) {
-		*name = rx_group(md, s, 1);
-		*addr = rx_group(md, s, 2);
-	} else if (rx_match(m->rx[RX_PARSE2], s, n, md)) {
+	if (pr_maint_rx_match(m->rx[RX_PARSE1], s, n, md)) {
+		*name = pr_maint_rx_group(md, s, 1);
+		*addr = pr_maint_rx_group(md, s, 2);
+	} else if (pr_maint_rx_match(m->rx[RX_PARSE2], s, n, md)) {
 		*name = pr_strdup("");
-		*addr = rx_group(md, s, 1);
-	} else if (rx_match(m->rx[RX_PARSE3], s, n, md)) {
+		*addr = pr_maint_rx_group(md, s, 1);
+	} else if (pr_maint_rx_match(m->rx[RX_PARSE3], s, n, md)) {
 		*name = pr_strdup("");
-		*addr = rx_group(md, s, 1);
+		*addr = pr_maint_rx_group(md, s, 1);
 	} else {
 		*name = pr_strdup("");
 		*addr = pr_strdup("");
@@ -250,8 +250,9 @@ static void parse_email(const struct pr_maint *m, pcre2_match_data *md,
 }
 
 /* format_email($name, $address, 1); name and address are not changed. */
-static char *format_email(const struct pr_maint *m, pcre2_match_data *md,
-			  const char *name, const char *addr)
+static char *pr_maint_format_email(const struct pr_maint *m,
+				   pcre2_match_data *md, const char *name,
+				   const char *addr)
 {
 	char *n = clean_name(m, md, pr_strdup(name));
 	char *a = pr_strdup(addr);
@@ -341,54 +342,54 @@ static void mailmap_line(struct pr_maint *m, pcre2_match_data *md,
 	char *rn = NULL, *ra = NULL, *wn = NULL, *wa = NULL, *t = NULL;
 	int i;
 
-	if (rx_match(m->rx[RX_MM1], s, n, md)) {
-		g[1] = rx_group(md, s, 1);
-		g[2] = rx_group(md, s, 2);
+	if (pr_maint_rx_match(m->rx[RX_MM1], s, n, md)) {
+		g[1] = pr_maint_rx_group(md, s, 1);
+		g[2] = pr_maint_rx_group(md, s, 2);
 		trim(g[1]);
 		{
 			struct pr_buf b = PR_BUF_INIT;
 
 			pr_buf_addf(&b, "%s <%s>", g[1], g[2]);
-			parse_email(m, md, b.ptr, &rn, &ra);
+			pr_maint_parse_email(m, md, b.ptr, &rn, &ra);
 			pr_buf_release(&b);
 		}
 		map_set(&m->names, &m->nnames, &m->alloc_names, ra, rn);
-	} else if (rx_match(m->rx[RX_MM2], s, n, md)) {
-		g[1] = rx_group(md, s, 1);
-		g[2] = rx_group(md, s, 2);
+	} else if (pr_maint_rx_match(m->rx[RX_MM2], s, n, md)) {
+		g[1] = pr_maint_rx_group(md, s, 1);
+		g[2] = pr_maint_rx_group(md, s, 2);
 		map_set(&m->addrs, &m->naddrs, &m->alloc_addrs, g[2], g[1]);
-	} else if (rx_match(m->rx[RX_MM3], s, n, md)) {
+	} else if (pr_maint_rx_match(m->rx[RX_MM3], s, n, md)) {
 		struct pr_buf b = PR_BUF_INIT;
 
 		for (i = 1; i <= 3; i++)
-			g[i] = rx_group(md, s, i);
+			g[i] = pr_maint_rx_group(md, s, i);
 		/* Perl's s/\s+$// only trims trailing space here */
 		n = strlen(g[1]);
-		while (n && perl_space((unsigned char)g[1][n - 1]))
+		while (n && pr_maint_perl_space((unsigned char)g[1][n - 1]))
 			g[1][--n] = '\0';
 		pr_buf_addf(&b, "%s <%s>", g[1], g[2]);
-		parse_email(m, md, b.ptr, &rn, &ra);
+		pr_maint_parse_email(m, md, b.ptr, &rn, &ra);
 		pr_buf_release(&b);
 		map_set(&m->names, &m->nnames, &m->alloc_names, g[3], rn);
 		map_set(&m->addrs, &m->naddrs, &m->alloc_addrs, g[3], ra);
-	} else if (rx_match(m->rx[RX_MM4], s, n, md)) {
+	} else if (pr_maint_rx_match(m->rx[RX_MM4], s, n, md)) {
 		struct pr_buf b = PR_BUF_INIT;
 
 		for (i = 1; i <= 4; i++)
-			g[i] = rx_group(md, s, i);
+			g[i] = pr_maint_rx_group(md, s, i);
 		n = strlen(g[1]);
-		while (n && perl_space((unsigned char)g[1][n - 1]))
+		while (n && pr_maint_perl_space((unsigned char)g[1][n - 1]))
 			g[1][--n] = '\0';
 		pr_buf_addf(&b, "%s <%s>", g[1], g[2]);
-		parse_email(m, md, b.ptr, &rn, &ra);
+		pr_maint_parse_email(m, md, b.ptr, &rn, &ra);
 		pr_buf_reset(&b);
 		n = strlen(g[3]);
-		while (n && perl_space((unsigned char)g[3][n - 1]))
+		while (n && pr_maint_perl_space((unsigned char)g[3][n - 1]))
 			g[3][--n] = '\0';
 		pr_buf_addf(&b, "%s <%s>", g[3], g[4]);
-		parse_email(m, md, b.ptr, &wn, &wa);
+		pr_maint_parse_email(m, md, b.ptr, &wn, &wa);
 		pr_buf_release(&b);
-		t = format_email(m, md, wn, wa);
+		t = pr_maint_format_email(m, md, wn, wa);
 		map_set(&m->names, &m->nnames, &m->alloc_names, t, rn);
 		map_set(&m->addrs, &m->naddrs, &m->alloc_addrs, t, ra);
 		free(t);
@@ -522,7 +523,7 @@ static void file_entry(struct tv *t)
  * one); the stat runs once, on first use, and is kept (a race only runs
  * it twice, with the same answer).
  */
-static bool tv_isdir(const struct pr_maint *m, struct tv *t)
+static bool pr_maint_tv_isdir(const struct pr_maint *m, struct tv *t)
 {
 	unsigned char d = __atomic_load_n(&t->dir, __ATOMIC_ACQUIRE);
 	struct pr_buf path = PR_BUF_INIT;
@@ -538,9 +539,9 @@ static bool tv_isdir(const struct pr_maint *m, struct tv *t)
 }
 
 /* Slashes of the value as get_maintainer.pl matches it. */
-static size_t tv_nslash(const struct pr_maint *m, struct tv *t)
+static size_t pr_maint_tv_nslash(const struct pr_maint *m, struct tv *t)
 {
-	return (size_t)t->nslash + (!t->slash_end && tv_isdir(m, t));
+	return (size_t)t->nslash + (!t->slash_end && pr_maint_tv_isdir(m, t));
 }
 
 /* "^" and the F:/X: value as get_maintainer.pl converts it. */
@@ -560,7 +561,8 @@ static void convert_file_pattern(struct pr_buf *b, const char *s)
 }
 
 /* The regex of t (K: patch form when `patch`), compiled on first use. */
-static pcre2_code *tv_re(const struct pr_maint *m, struct tv *t, bool patch)
+static pcre2_code *pr_maint_tv_re(const struct pr_maint *m, struct tv *t,
+				  bool patch)
 {
 	pcre2_code **slot = patch ? &t->re_patch : &t->re;
 	pcre2_code *re = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *expect;
@@ -572,9 +574,9 @@ static pcre2_code *tv_re(const struct pr_maint *m, struct tv *t, bool patch)
 	case 'F':
 	case 'X':
 		convert_file_pattern(&b, t->value);
-		if (!t->slash_end && tv_isdir(m, t))
+		if (!t->slash_end && pr_maint_tv_isdir(m, t))
 			pr_buf_addch(&b, '/');
-		re = rx_compile(b.ptr, b.len, 0, false);
+		re = pr_maint_rx_compile(b.ptr, b.len, 0, false);
 		break;
 	case 'N':
 	case 'K':
@@ -582,7 +584,7 @@ static pcre2_code *tv_re(const struct pr_maint *m, struct tv *t, bool patch)
 			pr_buf_addf(&b, "^[+-].*%s", t->value);
 		else
 			pr_buf_adds(&b, t->value);
-		re = rx_compile(b.ptr, b.len, PCRE2_EXTENDED, m->jit);
+		re = pr_maint_rx_compile(b.ptr, b.len, PCRE2_EXTENDED, m->jit);
 		break;
 	default:
 		break;
@@ -603,7 +605,7 @@ static pcre2_code *tv_re(const struct pr_maint *m, struct tv *t, bool patch)
 
 static bool blank_or_comment(const char *s)
 {
-	while (perl_space((unsigned char)*s))
+	while (pr_maint_perl_space((unsigned char)*s))
 		s++;
 	return !*s || *s == '#';
 }
@@ -611,8 +613,8 @@ static bool blank_or_comment(const char *s)
 static size_t find_starting_index(const struct pr_maint *m, size_t i);
 
 /* The bucket of component comp[0..len), or NULL. */
-static struct fx_bucket *fx_find(const struct pr_maint *m, const char *comp,
-				 size_t len)
+static struct fx_bucket *pr_maint_fx_find(const struct pr_maint *m,
+					  const char *comp, size_t len)
 {
 	size_t i;
 
@@ -660,7 +662,7 @@ static void build_index(struct pr_maint *m)
 		/* neighbours mostly share a component: try the last first */
 		if (!last || last->len != len ||
 		    memcmp(last->comp, t->value, len))
-			last = fx_find(m, t->value, len);
+			last = pr_maint_fx_find(m, t->value, len);
 		if (!last) {
 			PR_ALLOC_GROW(m->fx, m->nfx + 1, m->alloc_fx);
 			last = &m->fx[m->nfx++];
@@ -687,8 +689,8 @@ int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
 		tree = ".";
 	m->tree = pr_strdup(tree);
 	for (i = 0; i < PR_ARRAY_SIZE(rx_src); i++) {
-		m->rx[i] =
-			rx_compile(rx_src[i], PCRE2_ZERO_TERMINATED, 0, true);
+		m->rx[i] = pr_maint_rx_compile(rx_src[i], PCRE2_ZERO_TERMINATED,
+					       0, true);
 		if (!m->rx[i]) {
 			err = pr_error(PR_EINTERNAL,
 				       "regex %zu does not compile", i);
@@ -906,7 +908,8 @@ static void add_keyword_matches(struct route *r, const char *line, size_t len,
 	for (i = 0; i < m->nkw; i++) {
 		struct tv *t = (struct tv *)&m->tv[m->kw[i]];
 
-		if (rx_match(tv_re(m, t, in_patch), line, len, r->md)) {
+		if (pr_maint_rx_match(pr_maint_tv_re(m, t, in_patch), line, len,
+				      r->md)) {
 			PR_ALLOC_GROW(r->ktvi, r->nktvi + 1, r->alloc_ktvi);
 			r->ktvi[r->nktvi++] = m->kw[i];
 		}
@@ -925,17 +928,17 @@ static void read_patch(struct route *r, const struct pr_buf *patch)
 		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
 
 		/* each line as Perl reads it: with its newline */
-		if (rx_match(m->rx[RX_MODE], p, len, md) ||
-		    rx_match(m->rx[RX_RENAME], p, len, md)) {
-			strv_push(&r->files, rx_group(md, p, 1));
-		} else if (rx_match(m->rx[RX_DIFFGIT], p, len, md)) {
-			strv_push(&r->files, rx_group(md, p, 1));
-			strv_push(&r->files, rx_group(md, p, 2));
-		} else if (rx_match(m->rx[RX_FIXES], p, len, md)) {
+		if (pr_maint_rx_match(m->rx[RX_MODE], p, len, md) ||
+		    pr_maint_rx_match(m->rx[RX_RENAME], p, len, md)) {
+			strv_push(&r->files, pr_maint_rx_group(md, p, 1));
+		} else if (pr_maint_rx_match(m->rx[RX_DIFFGIT], p, len, md)) {
+			strv_push(&r->files, pr_maint_rx_group(md, p, 1));
+			strv_push(&r->files, pr_maint_rx_group(md, p, 2));
+		} else if (pr_maint_rx_match(m->rx[RX_FIXES], p, len, md)) {
 			/* commit signers need git history: not used */
-		} else if (rx_match(m->rx[RX_PLUS], p, len, md) ||
-			   rx_match(m->rx[RX_MINUS], p, len, md)) {
-			char *f = rx_group(md, p, 1);
+		} else if (pr_maint_rx_match(m->rx[RX_PLUS], p, len, md) ||
+			   pr_maint_rx_match(m->rx[RX_MINUS], p, len, md)) {
+			char *f = pr_maint_rx_group(md, p, 1);
 			char *slash = strchr(f, '/');
 
 			/* s@^[^/]*\/@@ */
@@ -943,7 +946,7 @@ static void read_patch(struct route *r, const struct pr_buf *patch)
 				memmove(f, slash + 1, strlen(slash + 1) + 1);
 			strv_push(&r->files, f);
 			in_patch = true;
-		} else if (rx_match(m->rx[RX_HUNK], p, len, md)) {
+		} else if (pr_maint_rx_match(m->rx[RX_HUNK], p, len, md)) {
 			/* ranges serve only git blame */
 		} else if (r->o->keywords) {
 			add_keyword_matches(r, p, len, in_patch);
@@ -960,13 +963,15 @@ static bool file_match_pattern(struct route *r, const char *file, size_t flen,
 		return false;
 	if (t->literal) {
 		/* "^value" is a prefix test; "^value/" for a directory */
-		if (!t->slash_end && tv_isdir(r->m, t) &&
+		if (!t->slash_end && pr_maint_tv_isdir(r->m, t) &&
 		    (flen == t->prefix_len || file[t->prefix_len] != '/'))
 			return false;
-	} else if (!rx_match(tv_re(r->m, t, false), file, flen, r->md)) {
+	} else if (!pr_maint_rx_match(pr_maint_tv_re(r->m, t, false), file,
+				      flen, r->md)) {
 		return false;
 	}
-	return tv_isdir(r->m, t) || fslash == tv_nslash(r->m, t);
+	return pr_maint_tv_isdir(r->m, t) ||
+	       fslash == pr_maint_tv_nslash(r->m, t);
 }
 
 static size_t find_starting_index(const struct pr_maint *m, size_t i)
@@ -996,7 +1001,7 @@ static char *subsystem_name(const struct pr_maint *m, size_t i)
 	if (n <= 50)
 		return pr_strdup(s);
 	n = 47;
-	while (n && perl_space((unsigned char)s[n - 1]))
+	while (n && pr_maint_perl_space((unsigned char)s[n - 1]))
 		n--;
 	out = pr_malloc(n + 4);
 	memcpy(out, s, n);
@@ -1058,7 +1063,7 @@ static void push_email_address(struct route *r, const char *line,
 {
 	char *name, *addr, *lname, *laddr;
 
-	parse_email(r->m, r->md, line, &name, &addr);
+	pr_maint_parse_email(r->m, r->md, line, &name, &addr);
 	if (!*addr)
 		goto done;
 	lname = lower(name);
@@ -1071,7 +1076,7 @@ static void push_email_address(struct route *r, const char *line,
 		goto done;
 	}
 	PR_ALLOC_GROW(r->to, r->nto + 1, r->alloc_to);
-	r->to[r->nto].email = format_email(r->m, r->md, name, addr);
+	r->to[r->nto].email = pr_maint_format_email(r->m, r->md, name, addr);
 	r->to[r->nto].role = pr_strdup(role);
 	r->to[r->nto].kind = kind;
 	r->to[r->nto].section = section;
@@ -1112,12 +1117,12 @@ static void add_list(struct route *r, size_t i)
 	if (strcmp(sub, "THE REST"))
 		pr_buf_addf(&role, ":%s", sub);
 	/* m/([^\s]+)\s+(.*)$/: the first word, and what follows the space */
-	for (sp = v; *sp && !perl_space((unsigned char)*sp); sp++)
+	for (sp = v; *sp && !pr_maint_perl_space((unsigned char)*sp); sp++)
 		;
 	if (*sp && sp > v) {
 		const char *rest = sp;
 
-		while (*rest && perl_space((unsigned char)*rest))
+		while (*rest && pr_maint_perl_space((unsigned char)*rest))
 			rest++;
 		addr = pr_memdup(v, (size_t)(sp - v));
 		extra = pr_strdup(rest);
@@ -1202,7 +1207,7 @@ static char *clean_file_email(struct route *r, const char *cand)
 	}
 	if (off < n)
 		pr_buf_add(&e, s + off, n - off);
-	parse_email(m, md, e.ptr, &name, &addr);
+	pr_maint_parse_email(m, md, e.ptr, &name, &addr);
 	pr_buf_release(&e);
 	if (!strcmp(name, "\"[,\\.]\""))
 		name[0] = '\0';
@@ -1251,7 +1256,7 @@ static char *clean_file_email(struct route *r, const char *cand)
 		   (name[1] == ',' || name[1] == '.')) {
 		memmove(name + 1, name + 2, len - 1);
 	}
-	out = format_email(m, md, name, addr);
+	out = pr_maint_format_email(m, md, name, addr);
 	free(name);
 	free(addr);
 	strv_release(&nw);
@@ -1298,12 +1303,12 @@ static void add_file_role(struct route *r, const char *email)
 	char *name, *addr;
 	size_t i;
 
-	parse_email(r->m, r->md, email, &name, &addr);
+	pr_maint_parse_email(r->m, r->md, email, &name, &addr);
 	for (i = 0; i < r->nto; i++) {
 		char *en, *ea;
 		struct pr_buf b = PR_BUF_INIT;
 
-		parse_email(r->m, r->md, r->to[i].email, &en, &ea);
+		pr_maint_parse_email(r->m, r->md, r->to[i].email, &en, &ea);
 		if ((!strcmp(name, en) || !strcmp(addr, ea)) &&
 		    !strstr(r->to[i].role, "in file")) {
 			if (*r->to[i].role)
@@ -1344,7 +1349,8 @@ static void candidates(struct route *r, const char *file, size_t flen)
 	const struct pr_maint *m = r->m;
 	const char *slash = memchr(file, '/', flen);
 	const struct fx_bucket *b =
-		slash ? fx_find(m, file, (size_t)(slash - file)) : NULL;
+		slash ? pr_maint_fx_find(m, file, (size_t)(slash - file))
+		      : NULL;
 	const size_t *l[3] = { b ? b->tvi : NULL, m->fx_any, m->nk };
 	size_t nl[3] = { b ? b->nr : 0, m->nfx_any, m->nn }, at[3] = { 0 };
 
@@ -1396,9 +1402,9 @@ static size_t file_hits(struct route *r, const char *file, struct hit **hits,
 
 			if (t->type == 'F' &&
 			    file_match_pattern(r, file, flen, fslash, t)) {
-				long pd = (long)tv_nslash(m, t);
+				long pd = (long)pr_maint_tv_nslash(m, t);
 
-				if (!tv_isdir(m, t))
+				if (!pr_maint_tv_isdir(m, t))
 					pd++;
 				/* the converted value starts ".*" */
 				if (t->value[0] == '*')
@@ -1406,8 +1412,9 @@ static size_t file_hits(struct route *r, const char *file, struct hit **hits,
 				depth = pd;
 				hit = true;
 			} else if (t->type == 'N' &&
-				   rx_match(tv_re(m, t, false), file, flen,
-					    r->md)) {
+				   pr_maint_rx_match(pr_maint_tv_re(m, t,
+								    false),
+						     file, flen, r->md)) {
 				depth = 0;
 				hit = true;
 			}
@@ -1437,14 +1444,14 @@ static void match_file(struct route *r, const char *file, struct hit **hits,
 }
 
 /* Perl's deduplicate_email, with mailmap_email on both ends. */
-static char *mailmap_email(struct route *r, const char *line)
+static char *pr_maint_mailmap_email(const struct pr_maint *m,
+				    pcre2_match_data *md, const char *line)
 {
-	const struct pr_maint *m = r->m;
 	char *name, *addr, *email, *out;
 	const char *rn, *ra, *v;
 
-	parse_email(m, r->md, line, &name, &addr);
-	email = format_email(m, r->md, name, addr);
+	pr_maint_parse_email(m, md, line, &name, &addr);
+	email = pr_maint_format_email(m, md, name, addr);
 	rn = name;
 	ra = addr;
 	if (map_get(m->names, m->nnames, email) ||
@@ -1459,7 +1466,7 @@ static char *mailmap_email(struct route *r, const char *line)
 		if ((v = map_get(m->addrs, m->naddrs, addr)))
 			ra = v;
 	}
-	out = format_email(m, r->md, rn, ra);
+	out = pr_maint_format_email(m, md, rn, ra);
 	free(name);
 	free(addr);
 	free(email);
@@ -1472,13 +1479,13 @@ static char *deduplicate_email(struct route *r, const char *in)
 	size_t i;
 	bool matched = false;
 
-	parse_email(r->m, r->md, in, &name, &addr);
-	email = format_email(r->m, r->md, name, addr);
+	pr_maint_parse_email(r->m, r->md, in, &name, &addr);
+	email = pr_maint_format_email(r->m, r->md, name, addr);
 	free(name);
 	free(addr);
-	out = mailmap_email(r, email);
+	out = pr_maint_mailmap_email(r->m, r->md, email);
 	free(email);
-	parse_email(r->m, r->md, out, &name, &addr);
+	pr_maint_parse_email(r->m, r->md, out, &name, &addr);
 	free(out);
 	lname = lower(name);
 	laddr = lower(addr);
@@ -1511,8 +1518,8 @@ static char *deduplicate_email(struct route *r, const char *in)
 		free(lname);
 		free(laddr);
 	}
-	email = format_email(r->m, r->md, name, addr);
-	out = mailmap_email(r, email);
+	email = pr_maint_format_email(r->m, r->md, name, addr);
+	out = pr_maint_mailmap_email(r->m, r->md, email);
 	free(email);
 	free(name);
 	free(addr);
@@ -1609,13 +1616,13 @@ static void route_compute(struct route *r, const struct pr_maint *m,
 		r->lists[i].email = e;
 	}
 	/* the chief penguin is dropped unless asked for (a regex match) */
-	chief = rx_compile(chief_src, PCRE2_ZERO_TERMINATED, 0, false);
+	chief = pr_maint_rx_compile(chief_src, PCRE2_ZERO_TERMINATED, 0, false);
 	{
 		size_t j = 0;
 
 		for (i = 0; i < r->nto; i++) {
-			if (rx_match(chief, r->to[i].email,
-				     strlen(r->to[i].email), r->md)) {
+			if (pr_maint_rx_match(chief, r->to[i].email,
+					      strlen(r->to[i].email), r->md)) {
 				free(r->to[i].email);
 				free(r->to[i].role);
 				continue;
@@ -1626,11 +1633,12 @@ static void route_compute(struct route *r, const struct pr_maint *m,
 	}
 	pcre2_code_free(chief);
 	for (i = 0; i < r->file_emails.nr; i++) {
-		char *e = mailmap_email(r, r->file_emails.v[i]);
+		char *e = pr_maint_mailmap_email(r->m, r->md,
+						 r->file_emails.v[i]);
 		char *name, *addr, *tmp;
 
-		parse_email(m, r->md, e, &name, &addr);
-		tmp = format_email(m, r->md, name, addr);
+		pr_maint_parse_email(m, r->md, e, &name, &addr);
+		tmp = pr_maint_format_email(m, r->md, name, addr);
 		push_email_address(r, tmp, "", PR_MAINT_FILE, SIZE_MAX);
 		add_file_role(r, tmp);
 		free(tmp);
