@@ -34,7 +34,7 @@ static int abbrev_id(struct pr_buf *out, const char *hex, void *payload)
 {
 	const char *const *dir = payload;
 
-	return pr_gitrepo_abbrev(out, *dir, hex);
+	return pr_abbrev_id(out, *dir, hex);
 }
 
 /*

@@ -23,7 +23,7 @@ static time_t time_now(void)
 	return time(NULL);
 }
 
-static int git_fail(const char *what, const char *arg)
+static int pr_libgit_fail(const char *what, const char *arg)
 {
 	const git_error *e = git_error_last();
 
@@ -574,7 +574,7 @@ static int add_config_file(git_config *cfg, const char *path,
 	if (!path || !*path || access(path, F_OK))
 		return 0;
 	if (git_config_add_file_ondisk(cfg, path, level, repo, 0) < 0)
-		return git_fail("config", path);
+		return pr_libgit_fail("config", path);
 	return 0;
 }
 
@@ -597,7 +597,7 @@ static int repo_config(git_config **out, git_repository *repo)
 
 	*out = NULL;
 	if (git_config_new(&cfg) < 0) {
-		err = git_fail("config", "new");
+		err = pr_libgit_fail("config", "new");
 		goto done;
 	}
 	if (!env_true("GIT_CONFIG_NOSYSTEM")) {
@@ -712,7 +712,7 @@ static int abbrev_start(int *out, git_repository *repo, const git_oid *ids,
 		if (ret == GIT_ENOTFOUND) {
 			midx = 1;
 		} else if (ret < 0) {
-			err = git_fail("config", "core.multiPackIndex");
+			err = pr_libgit_fail("config", "core.multiPackIndex");
 			goto done;
 		}
 	}
@@ -748,7 +748,7 @@ static int abbrev_hex(struct pr_buf *out, git_odb *odb, const char *hex,
 		if (r == GIT_ENOTFOUND || (!r && git_oid_equal(&found, &full)))
 			break;
 		if (r < 0 && r != GIT_EAMBIGUOUS)
-			return git_fail("object", hex);
+			return pr_libgit_fail("object", hex);
 	}
 	return pr_buf_add(out, hex, (size_t)len);
 }
@@ -771,13 +771,13 @@ static bool is_hex40(const char *s, const char *end)
  * which are those of the objects it had read: seeds, the commits of the
  * walk, to which the first diff adds its trees and blobs.
  */
-struct abbrev_ctx {
+struct pr_abbrev_ctx {
 	int len; /* 0 until the first abbreviation */
 	git_oid *seeds;
 	size_t nr, alloc;
 };
 
-static void abbrev_ctx_add(struct abbrev_ctx *ctx, const git_oid *id)
+static void pr_abbrev_ctx_add(struct pr_abbrev_ctx *ctx, const git_oid *id)
 {
 	if (git_oid_is_zero(id))
 		return;
@@ -789,7 +789,7 @@ static void abbrev_ctx_add(struct abbrev_ctx *ctx, const git_oid *id)
  * The subtrees git's tree diff reads down to path in tree (every folder
  * on the way: a changed file changes them all).
  */
-static void abbrev_ctx_add_dirs(struct abbrev_ctx *ctx, git_tree *tree,
+static void abbrev_ctx_add_dirs(struct pr_abbrev_ctx *ctx, git_tree *tree,
 				const char *path)
 {
 	const char *slash;
@@ -800,7 +800,7 @@ static void abbrev_ctx_add_dirs(struct abbrev_ctx *ctx, git_tree *tree,
 		char *dir = pr_strndup(path, (size_t)(slash - path));
 
 		if (!git_tree_entry_bypath(&e, tree, dir)) {
-			abbrev_ctx_add(ctx, git_tree_entry_id(e));
+			pr_abbrev_ctx_add(ctx, git_tree_entry_id(e));
 			git_tree_entry_free(e);
 		}
 		free(dir);
@@ -812,15 +812,15 @@ static void abbrev_ctx_add_dirs(struct abbrev_ctx *ctx, git_tree *tree,
  * trees, the folders down to each file, and the blobs of each changed
  * file (the stat and rename detection read them).
  */
-static void abbrev_ctx_add_diff(struct abbrev_ctx *ctx, git_diff *diff,
-				git_tree *old, git_tree *new)
+static void pr_abbrev_ctx_add_diff(struct pr_abbrev_ctx *ctx, git_diff *diff,
+				   git_tree *old, git_tree *new)
 {
 	size_t i, n = git_diff_num_deltas(diff);
 
 	if (old)
-		abbrev_ctx_add(ctx, git_tree_id(old));
+		pr_abbrev_ctx_add(ctx, git_tree_id(old));
 	if (new)
-		abbrev_ctx_add(ctx, git_tree_id(new));
+		pr_abbrev_ctx_add(ctx, git_tree_id(new));
 	for (i = 0; i < n; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 
@@ -829,12 +829,12 @@ static void abbrev_ctx_add_diff(struct abbrev_ctx *ctx, git_diff *diff,
 		/* an unchanged blob (a pure rename) is not read */
 		if (git_oid_equal(&d->old_file.id, &d->new_file.id))
 			continue;
-		abbrev_ctx_add(ctx, &d->old_file.id);
-		abbrev_ctx_add(ctx, &d->new_file.id);
+		pr_abbrev_ctx_add(ctx, &d->old_file.id);
+		pr_abbrev_ctx_add(ctx, &d->new_file.id);
 	}
 }
 
-static void abbrev_ctx_release(struct abbrev_ctx *ctx)
+static void pr_abbrev_ctx_release(struct pr_abbrev_ctx *ctx)
 {
 	free(ctx->seeds);
 	memset(ctx, 0, sizeof(*ctx));
@@ -845,8 +845,8 @@ static void abbrev_ctx_release(struct abbrev_ctx *ctx)
  * them as find_unique_abbrev does, except for a binary file patched with
  * --binary, where both stay full.
  */
-static int abbrev_index_lines(struct pr_buf *text, git_repository *repo,
-			      struct abbrev_ctx *ctx)
+static int pr_abbrev_index_lines(struct pr_buf *text, git_repository *repo,
+				 struct pr_abbrev_ctx *ctx)
 {
 	struct pr_buf out = PR_BUF_INIT;
 	const char *p = text->ptr, *end = text->ptr + text->len;
@@ -860,7 +860,7 @@ static int abbrev_index_lines(struct pr_buf *text, git_repository *repo,
 		goto done;
 	ctx->len = len;
 	if (git_repository_odb(&odb, repo) < 0) {
-		err = git_fail("repository", "object database");
+		err = pr_libgit_fail("repository", "object database");
 		goto done;
 	}
 	while (p < end && !err) {
@@ -915,7 +915,7 @@ done:
 	return err;
 }
 
-int pr_gitrepo_abbrev(struct pr_buf *out, const char *dir, const char *hex)
+int pr_abbrev_id(struct pr_buf *out, const char *dir, const char *hex)
 {
 	git_repository *repo = NULL;
 	git_odb *odb = NULL;
@@ -924,7 +924,7 @@ int pr_gitrepo_abbrev(struct pr_buf *out, const char *dir, const char *hex)
 	git_libgit2_init();
 	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0 ||
 	    git_repository_odb(&odb, repo) < 0) {
-		err = git_fail("repository", dir);
+		err = pr_libgit_fail("repository", dir);
 		goto done;
 	}
 	/* range-diff's ids: every pack of a multi-pack index counts */
@@ -1096,9 +1096,10 @@ static int sim_score(int *score, void *pa, void *pb, void *payload)
 }
 
 /* The diff text and --stat --summary text between two trees. */
-static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
-		      git_repository *repo, git_tree *old, git_tree *new,
-		      bool renames, bool binary, struct abbrev_ctx *ctx)
+static int pr_treediff_render(struct pr_buf *text, struct pr_buf *stat,
+			      git_repository *repo, git_tree *old,
+			      git_tree *new, bool renames, bool binary,
+			      struct pr_abbrev_ctx *ctx)
 {
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
@@ -1110,7 +1111,7 @@ static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 	size_t i;
 	int err;
 
-	/* binary patches; full ids, abbreviated by abbrev_index_lines() */
+	/* binary patches; full ids, abbreviated by pr_abbrev_index_lines() */
 	if (binary)
 		dopts.flags |= GIT_DIFF_SHOW_BINARY;
 	dopts.id_abbrev = GIT_OID_HEXSZ;
@@ -1120,16 +1121,16 @@ static int diff_trees(struct pr_buf *text, struct pr_buf *stat,
 	if (git_diff_tree_to_tree(&diff, repo, old, new, &dopts) < 0 ||
 	    (renames && git_diff_find_similar(diff, &fopts) < 0) ||
 	    git_diff_to_buf(&raw, diff, GIT_DIFF_FORMAT_PATCH) < 0) {
-		err = git_fail("diff of", "tree");
+		err = pr_libgit_fail("diff of", "tree");
 		goto done;
 	}
 	err = pr_buf_add(text, raw.ptr, raw.size);
 	if (!err)
 		err = fix_binary(text);
 	if (!err && !ctx->len)
-		abbrev_ctx_add_diff(ctx, diff, old, new);
+		pr_abbrev_ctx_add_diff(ctx, diff, old, new);
 	if (!err)
-		err = abbrev_index_lines(text, repo, ctx);
+		err = pr_abbrev_index_lines(text, repo, ctx);
 	if (!stat)
 		goto done;
 	/* the stat is computed from the text, as it is for mails */
@@ -1163,7 +1164,7 @@ done:
 }
 
 static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c,
-		     bool binary, struct abbrev_ctx *ctx)
+		     bool binary, struct pr_abbrev_ctx *ctx)
 {
 	git_tree *old = NULL, *new = NULL;
 	git_commit *parent = NULL;
@@ -1174,10 +1175,11 @@ static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c,
 	    (git_commit_parentcount(c) > 0 &&
 	     (git_commit_parent(&parent, c, 0) < 0 ||
 	      git_commit_tree(&old, parent) < 0))) {
-		err = git_fail("commit", p->commit_id);
+		err = pr_libgit_fail("commit", p->commit_id);
 		goto done;
 	}
-	err = diff_trees(&text, &stat, repo, old, new, true, binary, ctx);
+	err = pr_treediff_render(&text, &stat, repo, old, new, true, binary,
+				 ctx);
 	if (err)
 		goto done;
 	p->diff = pr_buf_detach(&text, NULL);
@@ -1192,7 +1194,8 @@ done:
 }
 
 static int load_commit(struct pr_patch **out, git_repository *repo,
-		       const git_oid *id, bool binary, struct abbrev_ctx *ctx)
+		       const git_oid *id, bool binary,
+		       struct pr_abbrev_ctx *ctx)
 {
 	struct pr_patch *p = pr_patch_new();
 	struct pr_buf date = PR_BUF_INIT;
@@ -1202,7 +1205,7 @@ static int load_commit(struct pr_patch **out, git_repository *repo,
 
 	git_oid_tostr(p->commit_id, sizeof(p->commit_id), id);
 	if (git_commit_lookup(&c, repo, id) < 0) {
-		err = git_fail("commit", p->commit_id);
+		err = pr_libgit_fail("commit", p->commit_id);
 		goto done;
 	}
 	a = git_commit_author(c);
@@ -1241,7 +1244,7 @@ static int setup_walk(git_revwalk *walk, git_repository *repo,
 					"revision range '%s': bad count",
 					range);
 		if (git_revwalk_push_head(walk) < 0)
-			return git_fail("revision range", range);
+			return pr_libgit_fail("revision range", range);
 		return (int)count;
 	}
 	memset(&spec, 0, sizeof(spec));
@@ -1250,7 +1253,7 @@ static int setup_walk(git_revwalk *walk, git_repository *repo,
 		 * libgit2 1.5 leaves spec.from set when only the right side
 		 * of "A..B" fails to resolve; free what it filled in.
 		 */
-		err = git_fail("revision range", range);
+		err = pr_libgit_fail("revision range", range);
 		git_object_free(spec.from);
 		git_object_free(spec.to);
 		return err;
@@ -1263,13 +1266,13 @@ static int setup_walk(git_revwalk *walk, git_repository *repo,
 		git_oid_cpy(tip, git_object_id(spec.to));
 		if (git_revwalk_push(walk, tip) < 0 ||
 		    git_revwalk_hide(walk, git_object_id(spec.from)) < 0)
-			err = git_fail("revision range", range);
+			err = pr_libgit_fail("revision range", range);
 	} else {
 		/* a single revision means "since": rev..HEAD */
 		if (git_reference_name_to_id(tip, repo, "HEAD") < 0 ||
 		    git_revwalk_push(walk, tip) < 0 ||
 		    git_revwalk_hide(walk, git_object_id(spec.from)) < 0)
-			err = git_fail("revision range", range);
+			err = pr_libgit_fail("revision range", range);
 	}
 	git_object_free(spec.from);
 	git_object_free(spec.to);
@@ -1351,7 +1354,7 @@ static int git_order(git_oid **out, size_t *nr_out, git_repository *repo,
 		unsigned i, np;
 
 		if (git_commit_lookup(&c, repo, &id) < 0) {
-			err = git_fail("commit", "walk");
+			err = pr_libgit_fail("commit", "walk");
 			goto done;
 		}
 		np = git_commit_parentcount(c);
@@ -1367,7 +1370,7 @@ static int git_order(git_oid **out, size_t *nr_out, git_repository *repo,
 			if (!reach_first(&r, pid))
 				continue;
 			if (git_commit_lookup(&pc, repo, pid) < 0) {
-				err = git_fail("commit", "walk");
+				err = pr_libgit_fail("commit", "walk");
 				goto done;
 			}
 			date = git_commit_time(pc);
@@ -1403,7 +1406,7 @@ static int boundary_of(git_oid *out, git_repository *repo, const git_oid *shown,
  * they join what the first abbreviation counts the packs of.  No unique
  * boundary: git prints no stat and reads nothing.
  */
-static int cover_stat_seeds(struct abbrev_ctx *ctx, git_repository *repo,
+static int cover_stat_seeds(struct pr_abbrev_ctx *ctx, git_repository *repo,
 			    const git_oid *ids, size_t nr)
 {
 	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
@@ -1424,11 +1427,11 @@ static int cover_stat_seeds(struct abbrev_ctx *ctx, git_repository *repo,
 	    git_commit_tree(&old, bc) < 0 || git_commit_tree(&new, tc) < 0 ||
 	    git_diff_tree_to_tree(&diff, repo, old, new, NULL) < 0 ||
 	    git_diff_find_similar(diff, &fopts) < 0) {
-		err = git_fail("cover letter stat", "boundary");
+		err = pr_libgit_fail("cover letter stat", "boundary");
 		goto done;
 	}
-	abbrev_ctx_add(ctx, &bid);
-	abbrev_ctx_add_diff(ctx, diff, old, new);
+	pr_abbrev_ctx_add(ctx, &bid);
+	pr_abbrev_ctx_add_diff(ctx, diff, old, new);
 done:
 	git_diff_free(diff);
 	git_tree_free(old);
@@ -1451,18 +1454,18 @@ int pr_gitrepo_load_flags(struct pr_version **out, const char *dir,
 	git_repository *repo = NULL;
 	git_revwalk *walk = NULL;
 	git_oid *ids = NULL, *all = NULL;
-	struct abbrev_ctx ctx = { 0 };
+	struct pr_abbrev_ctx ctx = { 0 };
 	size_t nr = 0, alloc = 0, i;
 	git_oid id, tip;
 	int err, count;
 
 	git_libgit2_init();
 	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0) {
-		err = git_fail("repository", dir);
+		err = pr_libgit_fail("repository", dir);
 		goto done;
 	}
 	if (git_revwalk_new(&walk, repo) < 0) {
-		err = git_fail("repository", dir);
+		err = pr_libgit_fail("repository", dir);
 		goto done;
 	}
 	count = setup_walk(walk, repo, range, &tip);
@@ -1480,7 +1483,7 @@ int pr_gitrepo_load_flags(struct pr_version **out, const char *dir,
 			goto done;
 		}
 		if (git_reference_name_to_id(&tip, repo, "HEAD") < 0) {
-			err = git_fail("revision range", range);
+			err = pr_libgit_fail("revision range", range);
 			goto done;
 		}
 		err = git_order(&ids, &nr, repo, &tip, NULL, 0, (size_t)count);
@@ -1510,11 +1513,11 @@ int pr_gitrepo_load_flags(struct pr_version **out, const char *dir,
 		git_commit *c = NULL;
 		unsigned k;
 
-		abbrev_ctx_add(&ctx, &ids[i]);
+		pr_abbrev_ctx_add(&ctx, &ids[i]);
 		if (git_commit_lookup(&c, repo, &ids[i]) < 0)
 			continue;
 		for (k = 0; k < git_commit_parentcount(c); k++)
-			abbrev_ctx_add(&ctx, git_commit_parent_id(c, k));
+			pr_abbrev_ctx_add(&ctx, git_commit_parent_id(c, k));
 		git_commit_free(c);
 	}
 	if (nr && (flags & PR_GITREPO_COVER_STAT) &&
@@ -1533,7 +1536,7 @@ int pr_gitrepo_load_flags(struct pr_version **out, const char *dir,
 	v = NULL;
 	err = 0;
 done:
-	abbrev_ctx_release(&ctx);
+	pr_abbrev_ctx_release(&ctx);
 	free(ids);
 	free(all);
 	pr_version_free(v);
@@ -1552,7 +1555,7 @@ int pr_gitrepo_resolve(char out[41], const char *dir, const char *rev)
 	git_libgit2_init();
 	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0 ||
 	    git_revparse_single(&obj, repo, rev) < 0)
-		err = git_fail("revision", rev);
+		err = pr_libgit_fail("revision", rev);
 	else
 		git_oid_tostr(out, 41, git_object_id(obj));
 	git_object_free(obj);
@@ -1568,7 +1571,7 @@ int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
 	git_object *a = NULL, *b = NULL;
 	git_tree *ta = NULL, *tb = NULL;
 	struct pr_buf text = PR_BUF_INIT;
-	struct abbrev_ctx ctx = { 0 };
+	struct pr_abbrev_ctx ctx = { 0 };
 	int err = 0;
 
 	git_libgit2_init();
@@ -1577,10 +1580,11 @@ int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
 	    git_revparse_single(&b, repo, to) < 0 ||
 	    git_object_peel((git_object **)&ta, a, GIT_OBJECT_TREE) < 0 ||
 	    git_object_peel((git_object **)&tb, b, GIT_OBJECT_TREE) < 0)
-		err = git_fail("revision range", from);
+		err = pr_libgit_fail("revision range", from);
 	else
-		err = diff_trees(&text, out, repo, ta, tb, true, true, &ctx);
-	abbrev_ctx_release(&ctx);
+		err = pr_treediff_render(&text, out, repo, ta, tb, true, true,
+					 &ctx);
+	pr_abbrev_ctx_release(&ctx);
 	pr_buf_release(&text);
 	git_tree_free(ta);
 	git_tree_free(tb);
@@ -1634,7 +1638,7 @@ int pr_gitrepo_committer(struct pr_ident *out, int64_t *time, int *tz,
 	if ((!name || !email) &&
 	    (git_repository_open_ext(&repo, dir, 0, NULL) < 0 ||
 	     git_signature_default(&sig, repo) < 0)) {
-		err = git_fail("committer of repository", dir);
+		err = pr_libgit_fail("committer of repository", dir);
 		goto done;
 	}
 	pr_ident_set(out, name ? name : sig->name, email ? email : sig->email);
@@ -1668,14 +1672,14 @@ int pr_gitrepo_descends(const char *dir, const char *commit,
 	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0 ||
 	    git_revparse_single(&a, repo, commit) < 0 ||
 	    git_revparse_single(&b, repo, ancestor) < 0) {
-		ret = git_fail("revision", commit);
+		ret = pr_libgit_fail("revision", commit);
 	} else if (git_oid_equal(git_object_id(a), git_object_id(b))) {
 		ret = 1;
 	} else {
 		ret = git_graph_descendant_of(repo, git_object_id(a),
 					      git_object_id(b));
 		if (ret < 0)
-			ret = git_fail("revision", commit);
+			ret = pr_libgit_fail("revision", commit);
 	}
 	git_object_free(a);
 	git_object_free(b);
@@ -1845,7 +1849,7 @@ int pr_gitrepo_patch_id(char out[41], const char *dir, const char *rev)
 	git_commit *c = NULL, *parent = NULL;
 	git_tree *old = NULL, *new = NULL;
 	struct pr_buf text = PR_BUF_INIT;
-	struct abbrev_ctx ctx = { 0 };
+	struct pr_abbrev_ctx ctx = { 0 };
 	int err;
 
 	git_libgit2_init();
@@ -1856,15 +1860,15 @@ int pr_gitrepo_patch_id(char out[41], const char *dir, const char *rev)
 	    (git_commit_parentcount(c) > 0 &&
 	     (git_commit_parent(&parent, c, 0) < 0 ||
 	      git_commit_tree(&old, parent) < 0))) {
-		err = git_fail("revision", rev);
+		err = pr_libgit_fail("revision", rev);
 		goto done;
 	}
 	/* git's commit_patch_id finds renames as diff.renames says */
-	err = diff_trees(&text, NULL, repo, old, new, true, true, &ctx);
+	err = pr_treediff_render(&text, NULL, repo, old, new, true, true, &ctx);
 	if (!err)
 		err = internal_patch_id(out, &text);
 done:
-	abbrev_ctx_release(&ctx);
+	pr_abbrev_ctx_release(&ctx);
 	pr_buf_release(&text);
 	git_tree_free(old);
 	git_tree_free(new);
@@ -1895,7 +1899,7 @@ static int boundary_of(git_oid *out, git_repository *repo, const git_oid *shown,
 			char hex[GIT_OID_HEXSZ + 1];
 
 			git_oid_tostr(hex, sizeof(hex), &shown[i]);
-			return git_fail("commit", hex);
+			return pr_libgit_fail("commit", hex);
 		}
 		np = git_commit_parentcount(c);
 		for (k = 0; k < np && nfound < 2; k++) {
@@ -1926,7 +1930,7 @@ int pr_gitrepo_boundary(char out[41], const char *dir,
 
 	git_libgit2_init();
 	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0) {
-		ret = git_fail("repository", dir);
+		ret = pr_libgit_fail("repository", dir);
 		goto done;
 	}
 	shown = pr_reallocarray(NULL, v->nr ? v->nr : 1, sizeof(*shown));

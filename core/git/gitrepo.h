@@ -18,7 +18,7 @@
  *   paragraph with its own line breaks, as `git log` shows it; git's %f
  *   and so the file name use its first line), body (the rest of the
  *   message), commit_id, diff (what format-patch prints after the stat:
- *   index lines abbreviated as pr_gitrepo_abbrev() says, renames found as git's defaults find them,
+ *   index lines abbreviated as pr_abbrev_id() says, renames found as git's defaults find them,
  *   binary files as --binary writes them) and diffstat (--stat --summary).
  * - libgit2 is initialised and shut down inside each call.
  */
@@ -73,7 +73,7 @@ int pr_gitrepo_committer(struct pr_ident *out, int64_t *time, int *tz,
  * (the packs of the walked commits and of the first patch's trees and
  * blobs, and of the cover letter's stat with PR_GITREPO_COVER_STAT).
  */
-int pr_gitrepo_abbrev(struct pr_buf *out, const char *dir, const char *hex);
+int pr_abbrev_id(struct pr_buf *out, const char *dir, const char *hex);
 
 /* 1 when commit descends from (or is) ancestor, 0 when not, or an error. */
 int pr_gitrepo_descends(const char *dir, const char *commit,
