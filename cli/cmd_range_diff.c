@@ -1,5 +1,6 @@
 #include "base/pr.h"
 #include "commands.h"
+#include "git/abbrev.h"
 #include "git/gitrepo.h"
 #include "git/rangediff.h"
 
