@@ -2,6 +2,7 @@
 #include "git/treediff.h"
 #include "git/abbrev.h"
 #include "git/diff.h"
+#include "git/diffstat.h"
 #include "git/libgit.h"
 
 #include <git2.h>
