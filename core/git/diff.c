@@ -3,9 +3,11 @@
  * with the same text (the diffstat and --summary are diffstat.c's).
  *
  * Binary files: the diffstat of git format-patch shows "Bin X -> Y bytes"
- * with the blob sizes.  A text diff only carries them in the "literal N"
- * hunks of a "GIT binary patch"; for a delta hunk or a "Binary files ...
- * differ" line the sizes are unknown and the stat line is a bare "Bin".
+ * with the blob sizes.  A text diff only carries them in a "GIT binary
+ * patch": a "literal N" hunk gives its blob's size, a delta hunk both, at
+ * the start of its deflated data (read here by a small inflater); for a
+ * "Binary files ... differ" line the sizes are unknown and the stat line
+ * is a bare "Bin".
  */
 #include <ctype.h>
 

@@ -50,9 +50,9 @@ struct pr_diff_file {
 	bool no_newline_old, no_newline_new;
 	size_t added, deleted;
 	/*
-	 * Blob sizes from the "literal N" hunks of a "GIT binary patch"; valid
-	 * only when binary_sizes is true (a delta hunk or "Binary files ...
-	 * differ" does not carry them).
+	 * Blob sizes from a "GIT binary patch" (a "literal N" hunk gives its
+	 * blob's, a delta hunk both); valid only when binary_sizes is true:
+	 * not for "Binary files ... differ", nor a lone literal hunk.
 	 */
 	bool binary_sizes;
 	size_t old_size, new_size;

@@ -17,10 +17,10 @@ struct pr_diff;
  * The diffstat as `git format-patch` prints it (stat width 72, git's
  * MAIL_DEFAULT_WRAP, name truncation with "...", graph scaling): one line
  * per file, then " N files changed, N insertions(+), N deletions(-)".
- * A binary file shows "Bin X -> Y bytes" when its "GIT binary patch" has
- * two literal hunks (which carry the blob sizes); a delta hunk or a
- * "Binary files ... differ" line carries no sizes and the line is a bare
- * "Bin", where git would print the sizes.  A type change, which git writes
+ * A binary file shows "Bin X -> Y bytes" when its "GIT binary patch"
+ * gives both blob sizes (binary_sizes in git/diff.h); a "Binary files ...
+ * differ" line carries none and the line is a bare "Bin", where git would
+ * print the sizes.  A type change, which git writes
  * as a deletion and a creation of the same path, counts as one modified
  * file with a mode change, as git prints it.
  */

@@ -375,7 +375,7 @@ int pr_treediff_render(struct pr_buf *text, struct pr_buf *stat,
 	/* the stat is computed from the text, as it is for mails */
 	if (!err)
 		err = pr_diff_parse(&parsed, text->ptr, text->len);
-	/* a delta hunk does not carry the blob sizes "Bin A -> B bytes" needs */
+	/* where the text gives no sizes for "Bin A -> B bytes", libgit2 does */
 	for (i = 0; !err && i < parsed.nr && i < git_diff_num_deltas(diff);
 	     i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
