@@ -300,53 +300,21 @@ static int load_graph(struct pr_graph **g, const char *file)
 }
 
 /*
- * A route's include-subsystem / exclude-subsystem, as the engine applies
- * them: the first step with sections() names what v touches.  Sets *takes;
- * when the route does not take v, `why` says so for the user.
+ * Whether the route takes v (pr_graph_route_sections); when it does not,
+ * `why` says so for the user.  Returns 1, 0 or a negative PR_E* code.
  */
-static int route_takes(bool *takes, struct pr_buf *why,
-		       const struct pr_graph *g,
+static int route_takes(struct pr_buf *why, const struct pr_graph *g,
 		       const struct pr_graph_route *route,
 		       const struct pr_version *v)
 {
-	const struct pr_graph_node *n = NULL;
 	struct pr_strlist touched = { 0 };
-	const char *excluded = NULL;
-	bool in = !route->include_subsystem.nr;
-	size_t i, j;
-	int err = 0;
+	const char *excluded;
+	size_t i;
+	int ret;
 
-	*takes = true;
-	if (!route->include_subsystem.nr && !route->exclude_subsystem.nr)
-		return 0;
-	for (i = 0; i < route->steps.nr && !n; i++) {
-		n = pr_graph_node(g, "check", route->steps.items[i]);
-		if (n && (!n->plugin || !n->plugin->sections))
-			n = NULL;
-	}
-	if (!n)
-		return pr_error(PR_ECONFIG,
-				"route '%s': include-subsystem and "
-				"exclude-subsystem need a step of type "
-				"maintainers",
-				route->name);
-	err = n->plugin->sections((struct pr_instance *)&n->inst, v, &touched);
-	if (err)
+	ret = pr_graph_route_sections(g, route, v, &touched, &excluded);
+	if (ret)
 		goto done;
-	for (i = 0; i < touched.nr; i++) {
-		for (j = 0; j < route->exclude_subsystem.nr; j++)
-			if (!excluded &&
-			    !strcasecmp(touched.items[i],
-					route->exclude_subsystem.items[j]))
-				excluded = touched.items[i];
-		for (j = 0; j < route->include_subsystem.nr; j++)
-			if (!strcasecmp(touched.items[i],
-					route->include_subsystem.items[j]))
-				in = true;
-	}
-	if (in && !excluded)
-		goto done;
-	*takes = false;
 	pr_buf_addf(why, "route %s does not take this series: it touches ",
 		    route->name);
 	for (i = 0; i < touched.nr; i++)
@@ -359,7 +327,7 @@ static int route_takes(bool *takes, struct pr_buf *why,
 		pr_buf_adds(why, " (none is in include-subsystem)");
 done:
 	pr_strlist_release(&touched);
-	return err;
+	return ret;
 }
 
 static int step_exit(int err)
@@ -422,7 +390,6 @@ int cmd_check(int argc, char **argv)
 	struct pr_series *series = NULL;
 	struct pr_graph *g = NULL;
 	struct pr_buf why = PR_BUF_INIT;
-	bool takes = true;
 	const struct pr_graph_route *route = NULL;
 	const char *repo = NULL, *config = NULL, *route_name = NULL;
 	struct pr_buf out = PR_BUF_INIT;
@@ -516,16 +483,14 @@ int cmd_check(int argc, char **argv)
 				goto done;
 			}
 	}
-	if (route) {
-		if ((err = route_takes(&takes, &why, g, route, v))) {
+	if (route && (err = route_takes(&why, g, route, v)) <= 0) {
+		if (err < 0) {
 			ret = step_exit(err);
-			goto done;
-		}
-		if (!takes) {
+		} else {
 			printf("%s\n", why.ptr);
 			ret = PR_EXIT_OK;
-			goto done;
 		}
+		goto done;
 	}
 	/* route plugins add recipients to a series: hold them here */
 	series = pr_series_new("check", "check");

@@ -740,6 +740,47 @@ bool pr_graph_route_takes(const struct pr_graph_route *r,
 	return false;
 }
 
+int pr_graph_route_sections(const struct pr_graph *g,
+			    const struct pr_graph_route *r,
+			    const struct pr_version *v,
+			    struct pr_strlist *touched, const char **excluded)
+{
+	const struct pr_graph_node *n = NULL;
+	bool in = !r->include_subsystem.nr;
+	size_t i, j;
+	int err;
+
+	*excluded = NULL;
+	if (!r->include_subsystem.nr && !r->exclude_subsystem.nr)
+		return 1;
+	for (i = 0; i < r->steps.nr && !n; i++) {
+		n = pr_graph_node(g, "check", r->steps.items[i]);
+		if (n && (!n->plugin || !n->plugin->sections))
+			n = NULL;
+	}
+	if (!n)
+		return pr_error(PR_ECONFIG,
+				"route '%s': include-subsystem and "
+				"exclude-subsystem need a step of type "
+				"maintainers",
+				r->name);
+	/* sections() may load and keep MAINTAINERS in the instance's state */
+	err = n->plugin->sections((struct pr_instance *)&n->inst, v, touched);
+	if (err)
+		return err;
+	for (i = 0; i < touched->nr; i++) {
+		for (j = 0; j < r->exclude_subsystem.nr && !*excluded; j++)
+			if (!strcasecmp(touched->items[i],
+					r->exclude_subsystem.items[j]))
+				*excluded = touched->items[i];
+		for (j = 0; j < r->include_subsystem.nr; j++)
+			if (!strcasecmp(touched->items[i],
+					r->include_subsystem.items[j]))
+				in = true;
+	}
+	return in && !*excluded;
+}
+
 static void print_list(struct pr_buf *out, const char *key,
 		       const struct pr_strlist *l)
 {

@@ -102,6 +102,20 @@ const struct pr_graph_node *pr_graph_node(const struct pr_graph *g,
 bool pr_graph_route_takes(const struct pr_graph_route *r,
 			  const char *const *paths, size_t nr);
 
+/*
+ * Whether route `r` of g takes version v by its include-subsystem and
+ * exclude-subsystem: the first step of r whose plugin has sections() names
+ * the MAINTAINERS sections v touches, appended to `touched`.  Returns 1
+ * when r takes v (also when r has neither key), 0 when it does not, with
+ * *excluded the first touched section that exclude-subsystem names (NULL:
+ * none of them is in include-subsystem), or a negative PR_E* code
+ * (PR_ECONFIG when no step of r has sections()).
+ */
+int pr_graph_route_sections(const struct pr_graph *g,
+			    const struct pr_graph_route *r,
+			    const struct pr_version *v,
+			    struct pr_strlist *touched, const char **excluded);
+
 /* Append the graph as text, or as Graphviz DOT when `dot`. */
 int pr_graph_print(struct pr_buf *out, const struct pr_graph *g, bool dot);
 
