@@ -338,51 +338,59 @@ static int step_exit(int err)
 						     : PR_EXIT_RUNTIME;
 }
 
-/*
- * The steps in order: the route's (instances of g), then those of --step.
- * Each is opened before any runs, as the engine does, and closed after.
- */
-static int run_steps(struct pr_report *report, struct pr_series *series,
-		     struct pr_version *v, const struct pr_graph *g,
-		     const struct pr_graph_route *route,
-		     struct pr_graph_node *const *own, size_t nr_own)
-{
-	size_t nr = 0, i, opened = 0;
+/* The steps in order: the route's (instances of g), then those of --step. */
+struct check_steps {
 	struct pr_graph_node **all;
+	size_t nr, opened;
+};
+
+/*
+ * Gather the steps and open each, as the engine opens a graph before a
+ * pass: a step's plugin refuses bad options here, before anything runs.
+ */
+static int steps_open(struct check_steps *s, const struct pr_graph *g,
+		      const struct pr_graph_route *route,
+		      struct pr_graph_node *const *own, size_t nr_own)
+{
+	size_t i;
 	int err = 0;
 
-	all = pr_calloc((route ? route->steps.nr : 0) + nr_own + 1,
-			sizeof(*all));
+	s->all = pr_calloc((route ? route->steps.nr : 0) + nr_own + 1,
+			   sizeof(*s->all));
 	for (i = 0; route && i < route->steps.nr; i++)
-		all[nr++] = (struct pr_graph_node *)pr_graph_node(
+		s->all[s->nr++] = (struct pr_graph_node *)pr_graph_node(
 			g, "check", route->steps.items[i]);
 	for (i = 0; i < nr_own; i++)
-		all[nr++] = own[i];
-	for (i = 0; i < nr && !err; i++)
-		if (!all[i] || !all[i]->plugin || !all[i]->plugin->run)
-			err = pr_error(PR_ECONFIG, "step '%s' cannot run",
-				       all[i] ? all[i]->inst.name
-					      : route->steps.items[i]);
-	for (; opened < nr && !err; opened++) {
-		struct pr_instance *in = &all[opened]->inst;
+		s->all[s->nr++] = own[i];
+	for (i = 0; i < s->nr; i++)
+		if (!s->all[i] || !s->all[i]->plugin || !s->all[i]->plugin->run)
+			return pr_error(PR_ECONFIG, "step '%s' cannot run",
+					s->all[i] ? s->all[i]->inst.name
+						  : route->steps.items[i]);
+	for (; s->opened < s->nr && !err; s->opened++) {
+		struct pr_graph_node *n = s->all[s->opened];
 
-		if (all[opened]->plugin->open &&
-		    (err = all[opened]->plugin->open(in)))
-			err = pr_error_wrap(err, "%s", in->file);
+		if (n->plugin->open && (err = n->plugin->open(&n->inst)))
+			err = pr_error_wrap(err, "%s", n->inst.file);
 	}
-	for (i = 0; i < nr && !err; i++)
-		err = all[i]->plugin->run(&all[i]->inst, series, v, report);
-	/* the one whose open() failed too: what it allocated before */
-	for (i = 0; i < opened; i++)
-		if (all[i]->plugin->close)
-			all[i]->plugin->close(&all[i]->inst);
-	free(all);
 	return err;
+}
+
+/* Close what steps_open opened, the one whose open() failed too. */
+static void steps_close(struct check_steps *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->opened; i++)
+		if (s->all[i]->plugin->close)
+			s->all[i]->plugin->close(&s->all[i]->inst);
+	free(s->all);
 }
 
 int cmd_check(int argc, char **argv)
 {
 	struct pr_graph_node *steps[CHECK_MAX_STEPS];
+	struct check_steps run = { 0 };
 	size_t nr_steps = 0, i;
 	enum pr_render_format fmt = PR_RENDER_TEXT;
 	struct pr_report report = PR_REPORT_INIT;
@@ -483,6 +491,10 @@ int cmd_check(int argc, char **argv)
 				goto done;
 			}
 	}
+	if ((err = steps_open(&run, g, route, steps, nr_steps))) {
+		ret = step_exit(err);
+		goto done;
+	}
 	if (route && (err = route_takes(&why, g, route, v)) <= 0) {
 		if (err < 0) {
 			ret = step_exit(err);
@@ -494,10 +506,13 @@ int cmd_check(int argc, char **argv)
 	}
 	/* route plugins add recipients to a series: hold them here */
 	series = pr_series_new("check", "check");
-	err = run_steps(&report, series, v, g, route, steps, nr_steps);
-	if (err) {
-		ret = step_exit(err);
-		goto done;
+	for (i = 0; i < run.nr; i++) {
+		err = run.all[i]->plugin->run(&run.all[i]->inst, series, v,
+					      &report);
+		if (err) {
+			ret = step_exit(err);
+			goto done;
+		}
 	}
 	if (pr_report_render(&out, &report, fmt)) {
 		pr_cli_error("check");
@@ -517,6 +532,7 @@ done:
 	pr_report_release(&report);
 	pr_version_free(v);
 	pr_series_free(series);
+	steps_close(&run);
 	for (i = 0; i < nr_steps; i++)
 		pr_graph_step_free(steps[i]);
 	pr_graph_free(g);
