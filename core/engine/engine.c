@@ -391,55 +391,23 @@ void pr_engine_render_free(char **mails, size_t *lens, size_t nr)
 }
 
 /*
- * Whether the route takes v by its include-subsystem / exclude-subsystem:
- * the first step whose plugin has sections() names the MAINTAINERS
- * sections v touches.  1: take it; 0: skip it silently (a route choosing
- * its series is not a refusal); negative: no step can tell.
+ * Whether the route takes v by its include-subsystem / exclude-subsystem
+ * (pr_graph_route_sections).  1: take it; 0: skip it silently (a route
+ * choosing its series is not a refusal); negative: no step can tell.
  */
 static int route_takes_version(const struct pass_ctx *c,
 			       const struct pr_series *s,
 			       const struct pr_version *v)
 {
-	const struct pr_graph_route *r = c->route;
-	const struct pr_graph_node *n = NULL;
 	struct pr_strlist touched = { 0 };
-	size_t i, j;
-	bool in = !r->include_subsystem.nr;
+	const char *excluded;
 	int ret;
 
-	if (!r->include_subsystem.nr && !r->exclude_subsystem.nr)
-		return 1;
-	for (i = 0; i < r->steps.nr && !n; i++) {
-		n = pr_graph_node(c->g, "check", r->steps.items[i]);
-		if (n && (!n->plugin || !n->plugin->sections))
-			n = NULL;
-	}
-	if (!n)
-		return pr_error(PR_ECONFIG,
-				"route '%s': include-subsystem and "
-				"exclude-subsystem need a step of type "
-				"maintainers",
-				r->name);
-	ret = n->plugin->sections((struct pr_instance *)&n->inst, v, &touched);
-	if (ret < 0)
-		goto done;
-	ret = 1;
-	for (i = 0; i < touched.nr && ret; i++) {
-		for (j = 0; j < r->exclude_subsystem.nr; j++)
-			if (!strcasecmp(touched.items[i],
-					r->exclude_subsystem.items[j]))
-				ret = 0;
-		for (j = 0; j < r->include_subsystem.nr; j++)
-			if (!strcasecmp(touched.items[i],
-					r->include_subsystem.items[j]))
-				in = true;
-	}
-	if (!in)
-		ret = 0;
+	ret = pr_graph_route_sections(c->g, c->route, v, &touched, &excluded);
 	if (!ret)
-		pr_log_debug(r->name, "series '%s' v%d: not for this route",
+		pr_log_debug(c->route->name,
+			     "series '%s' v%d: not for this route",
 			     s->origin_key, v->number);
-done:
 	pr_strlist_release(&touched);
 	return ret;
 }

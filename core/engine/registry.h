@@ -163,6 +163,13 @@ struct pr_plugin_type {
 	/* The MAINTAINERS section names version v touches, appended to out; for routes' include-/exclude-subsystem. */
 	int (*sections)(struct pr_instance *inst, const struct pr_version *v,
 			struct pr_strlist *out);
+	/*
+	 * "key=value" settings an instance made outside a config file (a
+	 * `patchrelay check --step`) takes after the table's defaults and
+	 * before its own, where no section states limits the type is useless
+	 * without; NULL-terminated, NULL: none.
+	 */
+	const char *const *step_defaults;
 };
 
 struct pr_registry {
