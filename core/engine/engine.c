@@ -844,6 +844,30 @@ static int record_patch_ids(struct pr_store *st, int64_t series_id, int number,
 }
 
 /*
+ * The route's sinks that sync landed commits (a patchwork sink) get them
+ * first; one that fails holds the source's cursor (it gets them again).
+ */
+static int tell_sinks_landed(const struct pass_ctx *c,
+			     const struct pr_series *branch)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < c->route->to.nr; i++) {
+		const struct pr_graph_node *n =
+			pr_graph_node(c->g, "sink", c->route->to.items[i]);
+
+		if (!n || !n->connector || !n->connector->landed)
+			continue;
+		err = n->connector->landed((struct pr_instance *)&n->inst,
+					   branch);
+		if (err < 0)
+			return pr_error_wrap(err, "sink '%s'", n->inst.name);
+	}
+	return 0;
+}
+
+/*
  * Commits landed on a watched branch (a "landed" event: the series is the
  * branch, its latest version the new commits, each with commit_id and
  * patch_id): the stored versions they complete are recorded as landed,
@@ -868,6 +892,8 @@ static int on_landed(const struct pass_ctx *c, const struct pr_event *ev)
 			    branch);
 		return 0;
 	}
+	if ((err = tell_sinks_landed(c, ev->series)))
+		return err;
 	ids = pr_calloc(v->nr, sizeof(*ids));
 	commits = pr_calloc(v->nr, sizeof(*commits));
 	made = pr_calloc(v->nr, sizeof(*made));
@@ -1242,6 +1268,8 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 	memset(out, 0, sizeof(*out));
 	if ((ret = pr_engine_state_dir(&state_dir, pr_store_path(st))))
 		return ret;
+	for (i = 0; i < g->nr_nodes; i++)
+		((struct pr_instance *)&g->nodes[i].inst)->store = st;
 	for (i = 0; i < g->nr_routes; i++) {
 		const struct pr_graph_route *r = &g->routes[i];
 		const struct pr_graph_node *src =
@@ -1298,6 +1326,8 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 					: 0,
 				c.opts->payload);
 	}
+	for (i = 0; i < g->nr_nodes; i++)
+		((struct pr_instance *)&g->nodes[i].inst)->store = NULL;
 	pr_buf_release(&state_dir);
 	return ret;
 }

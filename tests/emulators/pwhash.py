@@ -45,14 +45,15 @@ def hash_diff(diff):
     return h.hexdigest()
 
 
-def extract_diff(body):
-    """The diff part of a mail body, by counting hunk lines (or None).
+def split_body(body):
+    """A mail body as (diff, comment), by counting hunk lines (or None).
 
-    Text before and after the diff stays out, except that everything after
-    a "GIT binary patch" up to the next "diff" line is taken: a signature
-    after a binary last file is part of the diff.
+    Text before and after the diff is the comment, except that everything
+    after a "GIT binary patch" up to the next "diff" line is taken: a
+    signature after a binary last file is part of the diff.  A suspected
+    diff header that no hunk follows goes back to the comment.
     """
-    out, held = [], []
+    out, held, comment = [], [], []
     state, hunks, counts = "text", 0, [0, 0]
     for line in body.split("\n"):
         line += "\n"
@@ -63,6 +64,8 @@ def extract_diff(body):
             elif line.startswith("--- "):
                 state = "old"
                 held.append(line)
+            else:
+                comment.append(line)
         elif state == "header":
             held.append(line)
             if line.startswith("--- "):
@@ -77,6 +80,7 @@ def extract_diff(body):
                 state = "header"
                 held.append(line)
             else:
+                comment += held + [line]
                 state, held = "text", []
         elif state == "new":
             m = _HUNK.match(line)
@@ -95,6 +99,7 @@ def extract_diff(body):
                 state = "header"
                 held.append(line)
             else:
+                comment += held + [line]
                 state, held = "text", []
         elif state == "hunk":
             if line.startswith("-"):
@@ -130,11 +135,12 @@ def extract_diff(body):
             else:
                 out += held + [line]
                 held = []
+    comment += held
     diff = "".join(out).replace("\x00", "")
-    return diff or None
+    return diff or None, "".join(comment) or None
 
 
 def hash_mail_body(body):
     """Patchwork's `hash` of a patch mail whose text/plain body is body."""
-    diff = extract_diff(body)
+    diff = split_body(body)[0]
     return hash_diff(diff) if diff is not None else None
