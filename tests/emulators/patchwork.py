@@ -212,7 +212,8 @@ class Patchwork(Emulator):
                 per_page = PER_PAGE
         except ValueError:
             per_page = PER_PAGE
-        per_page = min(per_page, MAX_PER_PAGE)
+        per_page = min(per_page, self.state.get("max_per_page",
+                                                MAX_PER_PAGE))
         pages = max(1, (len(items) + per_page - 1) // per_page)
         try:
             page = int(req.arg("page", 1))
@@ -1015,7 +1016,7 @@ class Patchwork(Emulator):
         p = req.path[len("/_emu"):]
         if req.method != "POST" or p not in (
                 "/projects", "/mail", "/states", "/bulk", "/persist",
-                "/set"):
+                "/set", "/max-per-page"):
             return super().control(req)
         j = req.json(lambda: ApiError(400, {"error": "body is not JSON"}))
         try:
@@ -1047,6 +1048,10 @@ class Patchwork(Emulator):
         if p == "/states":
             st["states"] = list(j["states"])
             return Response(200, {"states": st["states"]})
+        if p == "/max-per-page":
+            # an instance's own cap (apis.md: not known per instance)
+            st["max_per_page"] = int(j["max"])
+            return Response(200, {"max": st["max_per_page"]})
         if p == "/persist":
             st["persist"] = bool(j.get("on", True))
             return Response(200, {"persist": st["persist"]})

@@ -306,6 +306,20 @@ rm -f list.db*
 [ "$(writes)" -eq 0 ] || fail "new state file wrote: $(cat log10)"
 grep -q '0 check(s) posted, 6 unchanged' log10 || fail "log10: $(cat log10)"
 
+# status shows each series' Patchwork patches, their states and links
+"$PATCHRELAY" status -c list.conf >st10 || fail "status: $(cat st10)"
+[ "$(grep -c '^list:.* v2 .* pw .* new  *http://127.0.0.1:[0-9]*/project/netdev/patch/' st10)" -eq 3 ] ||
+	fail "status: $(cat st10)"
+grep -q '^PATCHWORK ' st10 || fail "status header: $(cat st10)"
+"$PATCHRELAY" status -c list.conf --json >st10.json || fail "status --json"
+$PY - st10.json <<'PYEOF' || fail "status --json: $(cat st10.json)"
+import json, sys
+pw = json.load(open(sys.argv[1]))["patchwork"]
+assert [p["version"] for p in pw] == [1, 1, 1, 2, 2, 2], pw
+assert [p["state"] for p in pw] == ["superseded"] * 3 + ["new"] * 3, pw
+assert all(p["instance"] == "pw" and p["id"] > 0 for p in pw), pw
+PYEOF
+
 # a v2 whose v1 patchrelay never saw: found by submitter and name
 git -C tree checkout -q -b topic3 main
 echo c >tree/c.c
