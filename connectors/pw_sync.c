@@ -172,8 +172,8 @@ done:
 }
 
 /*
- * The patches whose name holds the commit's subject (q=), not in a final
- * state, fetched once per commit into *cands.
+ * The patches whose name holds the commit's subject (q=), fetched once per
+ * commit into *cands, those in no final state first.
  */
 static int candidates(struct pr_pw *pw, struct pr_pw_patch_list *cands,
 		      bool *fetched, const struct pr_patch *c)
@@ -189,6 +189,10 @@ static int candidates(struct pr_pw *pw, struct pr_pw_patch_list *cands,
 		goto done;
 	for (i = 0; i < all.nr && cands->nr < MAX_CANDIDATES; i++)
 		if (!pr_pw_state_is_final(pw, all.items[i].state))
+			take(cands, &all, i);
+	/* a commit offered again finds its patch in a final state */
+	for (i = 0; i < all.nr && cands->nr < MAX_CANDIDATES; i++)
+		if (all.items[i].id)
 			take(cands, &all, i);
 done:
 	pr_pw_patch_list_release(&all);
@@ -223,7 +227,8 @@ static int by_patch_id(struct pr_pw *pw, struct pr_pw_patch_list *found,
 	return err;
 }
 
-static void by_subject(struct pr_pw_patch_list *found,
+/* The least sure: only among the patches in no final state. */
+static void by_subject(const struct pr_pw *pw, struct pr_pw_patch_list *found,
 		       struct pr_pw_patch_list *cands, const struct pr_patch *c)
 {
 	size_t i;
@@ -231,8 +236,9 @@ static void by_subject(struct pr_pw_patch_list *found,
 	for (i = 0; i < cands->nr; i++) {
 		const struct pr_pw_patch *p = &cands->items[i];
 
-		if (p->id && !strcmp(bare_name(p->name), c->subject) &&
-		    p->submitter && c->author.email &&
+		if (p->id && !pr_pw_state_is_final(pw, p->state) &&
+		    !strcmp(bare_name(p->name), c->subject) && p->submitter &&
+		    c->author.email &&
 		    !strcasecmp(p->submitter, c->author.email))
 			take(found, cands, i);
 	}
@@ -268,7 +274,7 @@ static int match_commit(struct pr_pw *pw, struct pr_pw_patch_list *found,
 			break;
 		case PR_PW_MATCH_SUBJECT:
 			if (!(err = candidates(pw, &cands, &fetched, c)))
-				by_subject(found, &cands, c);
+				by_subject(pw, found, &cands, c);
 			break;
 		}
 		if (found->nr)
@@ -286,11 +292,20 @@ static int note_landed(struct pr_pw *pw, const struct pr_patch *c,
 {
 	json_t *j = json_pack("{s:s, s:s?, s:s?, s:[]}", "branch", branch,
 			      "subject", c->subject, "how", how, "patches");
-	struct pr_buf key = PR_BUF_INIT;
+	struct pr_buf key = PR_BUF_INIT, old = PR_BUF_INIT;
 	char *text = NULL;
 	size_t i;
-	int err;
+	int err = 0;
 
+	/* offered again and found no more: what was noted stands */
+	if (!found->nr &&
+	    !(err = pr_buf_addf(&key, "landed:%s", c->commit_id)) &&
+	    pr_pw_note_get(pw, &old, key.ptr) == 0 &&
+	    strstr(old.ptr, "\"how\":\"")) {
+		err = 0;
+		goto done;
+	}
+	pr_buf_reset(&key);
 	for (i = 0; i < found->nr; i++)
 		json_array_append_new(json_object_get(j, "patches"),
 				      json_pack("{s:I, s:s}", "id",
@@ -300,9 +315,11 @@ static int note_landed(struct pr_pw *pw, const struct pr_patch *c,
 	text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!(err = pr_buf_addf(&key, "landed:%s", c->commit_id)))
 		err = pr_pw_note_set(pw, key.ptr, text);
+done:
 	free(text);
 	json_decref(j);
 	pr_buf_release(&key);
+	pr_buf_release(&old);
 	return err;
 }
 

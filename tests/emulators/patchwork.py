@@ -43,8 +43,10 @@ RESPONSE_RE = re.compile(
 
 def iso(t):
     """Django's rendering of a naive UTC datetime (microseconds if any)."""
-    d = datetime.datetime.fromtimestamp(t, datetime.timezone.utc)
-    return d.replace(tzinfo=None).isoformat()
+    us = round(t * 1e6)
+    d = datetime.datetime.fromtimestamp(us // 1000000, datetime.timezone.utc)
+    d = d.replace(tzinfo=None, microsecond=us % 1000000)
+    return d.isoformat()
 
 
 def parse_iso(s):
@@ -459,8 +461,17 @@ class Patchwork(Emulator):
             t = parse_iso(val)
             if t is None:
                 return []
-            items = [x for x in items if keep(x["date"], t)]
+            # in whole microseconds, as the database compares them
+            items = [x for x in items
+                     if keep(round(x["date"] * 1e6), round(t * 1e6))]
         return items
+
+    def search(self, req, items):
+        """q: every term (split on blanks and commas) in the name."""
+        terms = (req.arg("q") or "").replace("\x00", "").replace(
+            ",", " ").lower().split()
+        return [x for x in items
+                if all(t in (x["name"] or "").lower() for t in terms)]
 
     def ordered(self, req, items, default, fields):
         order = req.arg("order", default)
@@ -526,9 +537,7 @@ class Patchwork(Emulator):
             if req.arg("msgid") is not None:
                 m = "<" + req.arg("msgid") + ">"
                 items = [p for p in items if p["msgid"] == m]
-        if req.arg("q"):
-            items = [p for p in items
-                     if req.arg("q").lower() in p["name"].lower()]
+        items = self.search(req, items)
         items = self.ordered(req, self.timestamps(req, items), "id",
                              ("id", "name", "date", "state", "archived"))
         return self.paged(req, items, lambda p: self.patch_json(req, p))
@@ -638,9 +647,7 @@ class Patchwork(Emulator):
             p = self.person_by_id(int(v)) if v.isdigit() else \
                 self.state["people"].get(v.lower())
             items = [s for s in items if p and s["submitter"] == p["id"]]
-        if req.arg("q"):
-            items = [s for s in items
-                     if req.arg("q").lower() in (s["name"] or "").lower()]
+        items = self.search(req, items)
         items = self.ordered(req, self.timestamps(req, items), "id",
                              ("id", "name", "date"))
         return self.paged(req, items, lambda s: self.series_json(req, s))

@@ -340,4 +340,52 @@ grep -q '^c: add it|superseded|None$' st11 ||
 	fail "c v1: $(cat st11) $(cat log11)"
 grep -q '^\[v2\] c: add it|new|None$' st11 || fail "c v2: $(cat st11)"
 
+# ---- patch-id and subject ----
+# d1 lands with its whitespace fixed (git am --whitespace=fix): another
+# hash, the same patch-id; d2 is reworked by the maintainer: only its
+# subject and author are left, which count only when `match` lists subject
+git -C tree checkout -q -b topic4 main
+printf 'int d1 = 1;   \nint d1b;\n' >tree/d1.c
+git -C tree add d1.c
+git -C tree commit -q -m 'd1: add it' -m 'Signed-off-by: Ada Demo <ada@example.org>'
+printf 'int d2 = 2;\n' >tree/d2.c
+git -C tree add d2.c
+git -C tree commit -q -m 'd2: add it' -m 'Signed-off-by: Ada Demo <ada@example.org>'
+git -C tree format-patch -q --thread --cover-letter -o "$tmp/d" \
+	--add-header 'List-Id: <netdev.example.org>' main..topic4
+sed -i 's/<cover\./<cover.d./g' "$tmp"/d/*.patch
+feed_all() {
+	cat "$@" >all.mbox
+	feed all.mbox
+}
+feed_all "$tmp"/d/*.patch
+git -C tree checkout -q main
+git -C tree am -q --whitespace=fix "$tmp"/d/0001-*.patch 2>/dev/null ||
+	fail "git am d1"
+git -C tree am -q "$tmp"/d/0002-*.patch || fail "git am d2"
+printf 'int d2 = 22; /* reworked */\nint d2b;\n' >tree/d2.c
+git -C tree commit -q -a --amend --no-edit
+d1=$(git -C tree rev-parse main~)
+d2=$(git -C tree rev-parse main)
+clear_log
+"$PATCHRELAY" run -c relay.conf --once 2>log12 || fail "pass 12: $(cat log12)"
+patches >st12
+grep -q "^\[1/2\] d1: add it|accepted|$d1\$" st12 ||
+	fail "d1: $(cat st12) $(cat log12)"
+grep -q 'by patch-id: accepted' log12 || fail "pass 12: $(cat log12)"
+grep -q '^\[2/2\] d2: add it|new|None$' st12 || fail "d2 matched: $(cat st12)"
+grep -q "'d2: add it' on main: no patch matched" log12 ||
+	fail "d2 not logged: $(cat log12)"
+# with subject listed, and the commits offered again
+sed 's/^\[sink "pw"\]$/&\n\tmatch = msgid, hash\n\tmatch = patch-id subject/' \
+	relay.conf >subject.conf
+sqlite3 state.db "UPDATE cursors SET cursor = 'watch=$(git -C tree rev-parse main~2)'"
+"$PATCHRELAY" run -c subject.conf --once 2>log13 || fail "pass 13: $(cat log13)"
+grep -q "^\[2/2\] d2: add it|accepted|$d2\$" <<EOT ||
+$(patches)
+EOT
+	fail "d2 by subject: $(patches) $(cat log13)"
+grep -q 'by subject: accepted' log13 || fail "pass 13: $(cat log13)"
+grep -q 'by patch-id: already accepted' log13 || fail "pass 13: $(cat log13)"
+
 echo "patchwork_sync.sh: ok"
