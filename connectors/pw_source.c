@@ -3,7 +3,6 @@
 #include <errno.h>
 
 #include "mail/am.h"
-#include "mail/mailinfo.h"
 #include "mail/mbox.h"
 #include "model/model.h"
 #include "patchwork.h"
@@ -127,26 +126,19 @@ static int one_mail(const char *data, size_t len,
 		    const struct pr_mbox_where *where, void *payload)
 {
 	struct mbox_patches *mp = payload;
-	struct pr_mailinfo mi;
 	struct pr_patch *p = NULL;
 	int err;
 
 	PR_UNUSED(where);
-	pr_mailinfo_init(&mi);
-	if ((err = pr_mailinfo_parse(&mi, data, len)) ||
-	    (err = pr_am_patch_from_mailinfo(&p, &mi)))
-		goto done;
-	if (mp->cover) {
-		if (!mp->first)
-			mp->first = p;
-		else
-			pr_patch_free(p);
-	} else {
+	if ((err = pr_am_patch_parse(&p, data, len)))
+		return err;
+	if (!mp->cover)
 		pr_version_add_patch(mp->v, p);
-	}
-done:
-	pr_mailinfo_release(&mi);
-	return err;
+	else if (!mp->first)
+		mp->first = p;
+	else
+		pr_patch_free(p);
+	return 0;
 }
 
 /* GET an mbox URL and parse its mails into mp. */

@@ -13,7 +13,6 @@
 #include "git/format.h"
 #include "engine/cfg.h"
 #include "engine/graph.h"
-#include "mail/mailinfo.h"
 #include "mail/mbox.h"
 #include "mail/mail.h"
 #include "mail/outgoing.h"
@@ -568,15 +567,12 @@ static int stored_patch(const char *data, size_t len,
 			const struct pr_mbox_where *where, void *payload)
 {
 	struct mbox_version *mv = payload;
-	struct pr_mailinfo mi;
 	struct pr_patch *p = NULL;
 	int err;
 
 	PR_UNUSED(where);
-	pr_mailinfo_init(&mi);
-	if ((err = pr_mailinfo_parse(&mi, data, len)) ||
-	    (err = pr_am_patch_from_mailinfo(&p, &mi)))
-		goto done;
+	if ((err = pr_am_patch_parse(&p, data, len)))
+		return err;
 	/* format-patch's "From <commit> Mon Sep 17 ..." line keeps the id
 	 * (all zeros for a patch that never was a commit: none) */
 	if (len > 45 && !memcmp(data, "From ", 5) && data[45] == ' ' &&
@@ -590,9 +586,7 @@ static int stored_patch(const char *data, size_t len,
 		p->subject_raw = NULL;
 	}
 	pr_version_add_patch(mv->v, p);
-done:
-	pr_mailinfo_release(&mi);
-	return err;
+	return 0;
 }
 
 /*

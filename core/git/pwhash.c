@@ -74,34 +74,41 @@ struct hunk_counts {
 	size_t old_len, new_len; /* 0: not given (means 1) */
 };
 
+/*
+ * One side of a hunk header at *p, after its "-" or "+": "\d+(,\d+)?";
+ * the count (without leading zeros) in [*c, *c + *n), *n 0 when absent.
+ */
+static bool read_range(const unsigned char **p, const unsigned char *end,
+		       const unsigned char **c, size_t *n)
+{
+	const unsigned char *start;
+	size_t len;
+
+	*c = NULL;
+	*n = 0;
+	if (!read_digits(p, end, &start, &len))
+		return false;
+	if (*p < end && **p == ',') {
+		(*p)++;
+		return read_digits(p, end, c, n);
+	}
+	return true;
+}
+
 /* HUNK_RE: "^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@" at the line start. */
 static bool match_hunk(struct hunk_counts *h, const unsigned char *p,
 		       const unsigned char *end)
 {
-	const unsigned char *ds;
-	size_t dn;
-
 	memset(h, 0, sizeof(*h));
 	if (end - p < 4 || memcmp(p, "@@ -", 4))
 		return false;
 	p += 4;
-	if (!read_digits(&p, end, &ds, &dn))
-		return false;
-	if (p < end && *p == ',') {
-		p++;
-		if (!read_digits(&p, end, &h->old, &h->old_len))
-			return false;
-	}
-	if (end - p < 2 || memcmp(p, " +", 2))
+	if (!read_range(&p, end, &h->old, &h->old_len) || end - p < 2 ||
+	    memcmp(p, " +", 2))
 		return false;
 	p += 2;
-	if (!read_digits(&p, end, &ds, &dn))
+	if (!read_range(&p, end, &h->new, &h->new_len))
 		return false;
-	if (p < end && *p == ',') {
-		p++;
-		if (!read_digits(&p, end, &h->new, &h->new_len))
-			return false;
-	}
 	return end - p >= 3 && !memcmp(p, " @@", 3);
 }
 
@@ -250,6 +257,16 @@ static long long count_of(const unsigned char *d, size_t n)
 	return v;
 }
 
+/* The held header and the line go into the diff; nothing is held. */
+static int flush(struct pr_buf *out, struct pr_buf *held,
+		 const struct pr_buf *line)
+{
+	int err = pr_buf_addbuf(out, held);
+
+	pr_buf_reset(held);
+	return err ? err : pr_buf_addbuf(out, line);
+}
+
 /*
  * The state machine of parse_patch.  States: 0 text, 1 a suspected patch
  * header (diff, Index:), 2 "---", 3 "+++" (or a hunk just ended), 4/5 in a
@@ -323,13 +340,9 @@ int pr_pwhash_extract(struct pr_buf *out, const char *text, size_t len)
 				lc[0] = count_of(h.old, h.old_len);
 				lc[1] = count_of(h.new, h.new_len);
 				state = 4;
-				if (!(err = pr_buf_addbuf(out, &buf)))
-					err = pr_buf_addbuf(out, &line);
-				pr_buf_reset(&buf);
+				err = flush(out, &buf, &line);
 			} else if (starts(l, n, "--- ")) {
-				if (!(err = pr_buf_addbuf(out, &buf)))
-					err = pr_buf_addbuf(out, &line);
-				pr_buf_reset(&buf);
+				err = flush(out, &buf, &line);
 				state = 2;
 			} else if (hunks &&
 				   starts(l, n,
@@ -365,9 +378,7 @@ int pr_pwhash_extract(struct pr_buf *out, const char *text, size_t len)
 		case 6:
 			if (extended_header(l, n) || starts(l, n, "--- ") ||
 			    starts(l, n, "GIT binary patch")) {
-				if (!(err = pr_buf_addbuf(out, &buf)))
-					err = pr_buf_addbuf(out, &line);
-				pr_buf_reset(&buf);
+				err = flush(out, &buf, &line);
 				if (starts(l, n, "--- "))
 					state = 2;
 				else if (!extended_header(l, n))
@@ -382,9 +393,7 @@ int pr_pwhash_extract(struct pr_buf *out, const char *text, size_t len)
 				err = pr_buf_addbuf(&buf, &line);
 				state = 0;
 			} else {
-				if (!(err = pr_buf_addbuf(out, &buf)))
-					err = pr_buf_addbuf(out, &line);
-				pr_buf_reset(&buf);
+				err = flush(out, &buf, &line);
 			}
 			break;
 		}

@@ -47,6 +47,8 @@ struct pr_am_opts {
  * patch_id (git patch-id --stable) when the mail has a diff. */
 int pr_am_patch_from_mailinfo(struct pr_patch **out,
 			      const struct pr_mailinfo *mi);
+/* The same from a mail's text: git mailinfo's parse, then the above. */
+int pr_am_patch_parse(struct pr_patch **out, const char *data, size_t len);
 /*
  * The mails of mails[0..nr) that make series (patches with a diff and
  * cover letters, no replies), in order, into out (room for nr); returns

@@ -23,27 +23,8 @@ fail() {
 	exit 1
 }
 
-$PY "$PR_SRC/tests/emulators/patchwork.py" --root "$tmp/emu" \
-	--port-file emu.port 2>emu.err &
-emu=$!
-n=0
-while [ ! -s emu.port ]; do
-	n=$((n + 1))
-	[ "$n" -gt 150 ] && fail "emulator did not start: $(cat emu.err)"
-	sleep 0.1
-done
-B=http://127.0.0.1:$(cat emu.port)
-ctl() {
-	curl -sf -X POST -H 'Content-Type: application/json' -d "$2" \
-		"$B/_emu$1" >/dev/null || fail "emulator $1 failed"
-}
-feed() {
-	$PY -c 'import json, sys
-print(json.dumps({"mbox": "".join(open(f).read() for f in sys.argv[1:])}))' \
-		"$@" >feed.json
-	curl -sf -X POST -H 'Content-Type: application/json' -d @feed.json \
-		"$B/_emu/mail" >/dev/null || fail "feeding $* failed"
-}
+. "$PR_SRC/tests/integration/patchwork_lib.sh"
+
 ctl /projects '{"link_name":"netdev","list_id":"netdev.example.org","maintainers":["ci"]}'
 ctl /users '{"login":"ci","token":"ci-token","email":"ci@example.org"}'
 

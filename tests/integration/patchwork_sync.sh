@@ -12,7 +12,9 @@
 # - checks: one per step per patch, a failing step gives fail with its
 #   reason, a re-run (even with a new state file) posts nothing;
 # - an on-landed state the instance lacks: a config error listing its
-#   states; the hash never looked up for a hash of no hunk.
+#   states; a binary last file found by the hash Patchwork gives its mail;
+# - patch-id (a whitespace fix) and subject (a reworked patch, only when
+#   `match` lists it); status lists each series' Patchwork patches.
 set -u
 PY=/usr/bin/python3
 tmp=$(mktemp -d) || exit 1
@@ -29,29 +31,8 @@ fail() {
 	exit 1
 }
 
-$PY "$PR_SRC/tests/emulators/patchwork.py" --root "$tmp/emu" \
-	--port-file emu.port 2>emu.err &
-emu=$!
-n=0
-while [ ! -s emu.port ]; do
-	n=$((n + 1))
-	[ "$n" -gt 150 ] && fail "emulator did not start: $(cat emu.err)"
-	sleep 0.1
-done
-B=http://127.0.0.1:$(cat emu.port)
+. "$PR_SRC/tests/integration/patchwork_lib.sh"
 
-# ctl PATH JSON: the emulator's control API
-ctl() {
-	curl -sf -X POST -H 'Content-Type: application/json' -d "$2" \
-		"$B/_emu$1" >/dev/null || fail "emulator $1 failed"
-}
-# feed FILE: the mails of an mbox file as the list got them
-feed() {
-	$PY -c 'import json, sys
-print(json.dumps({"mbox": open(sys.argv[1]).read()}))' "$1" >feed.json
-	curl -sf -X POST -H 'Content-Type: application/json' -d @feed.json \
-		"$B/_emu/mail" >/dev/null || fail "feeding $1 failed"
-}
 # patches: "name state commit_ref" of the project's patches, by id
 patches() {
 	curl -sf "$B/api/patches/?project=netdev&per_page=250" | $PY -c '
@@ -354,11 +335,7 @@ git -C tree commit -q -m 'd2: add it' -m 'Signed-off-by: Ada Demo <ada@example.o
 git -C tree format-patch -q --thread --cover-letter -o "$tmp/d" \
 	--add-header 'List-Id: <netdev.example.org>' main..topic4
 sed -i 's/<cover\./<cover.d./g' "$tmp"/d/*.patch
-feed_all() {
-	cat "$@" >all.mbox
-	feed all.mbox
-}
-feed_all "$tmp"/d/*.patch
+feed "$tmp"/d/*.patch
 git -C tree checkout -q main
 git -C tree am -q --whitespace=fix "$tmp"/d/0001-*.patch 2>/dev/null ||
 	fail "git am d1"
