@@ -13,7 +13,6 @@
 #include "git/format.h"
 #include "engine/cfg.h"
 #include "engine/graph.h"
-#include "mail/mailinfo.h"
 #include "mail/mbox.h"
 #include "mail/mail.h"
 #include "mail/outgoing.h"
@@ -536,15 +535,12 @@ static int stored_patch(const char *data, size_t len,
 			const struct pr_mbox_where *where, void *payload)
 {
 	struct mbox_version *mv = payload;
-	struct pr_mailinfo mi;
 	struct pr_patch *p = NULL;
 	int err;
 
 	PR_UNUSED(where);
-	pr_mailinfo_init(&mi);
-	if ((err = pr_mailinfo_parse(&mi, data, len)) ||
-	    (err = pr_am_patch_from_mailinfo(&p, &mi)))
-		goto done;
+	if ((err = pr_am_patch_parse(&p, data, len)))
+		return err;
 	/* format-patch's "From <commit> Mon Sep 17 ..." line keeps the id
 	 * (all zeros for a patch that never was a commit: none) */
 	if (len > 45 && !memcmp(data, "From ", 5) && data[45] == ' ' &&
@@ -558,9 +554,7 @@ static int stored_patch(const char *data, size_t len,
 		p->subject_raw = NULL;
 	}
 	pr_version_add_patch(mv->v, p);
-done:
-	pr_mailinfo_release(&mi);
-	return err;
+	return 0;
 }
 
 /*
@@ -812,6 +806,30 @@ static int record_patch_ids(struct pr_store *st, int64_t series_id, int number,
 }
 
 /*
+ * The route's sinks that sync landed commits (a patchwork sink) get them
+ * first; one that fails holds the source's cursor (it gets them again).
+ */
+static int tell_sinks_landed(const struct pass_ctx *c,
+			     const struct pr_series *branch)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < c->route->to.nr; i++) {
+		const struct pr_graph_node *n =
+			pr_graph_node(c->g, "sink", c->route->to.items[i]);
+
+		if (!n || !n->connector || !n->connector->landed)
+			continue;
+		err = n->connector->landed((struct pr_instance *)&n->inst,
+					   branch);
+		if (err < 0)
+			return pr_error_wrap(err, "sink '%s'", n->inst.name);
+	}
+	return 0;
+}
+
+/*
  * Commits landed on a watched branch (a "landed" event: the series is the
  * branch, its latest version the new commits, each with commit_id and
  * patch_id): the stored versions they complete are recorded as landed,
@@ -836,6 +854,8 @@ static int on_landed(const struct pass_ctx *c, const struct pr_event *ev)
 			    branch);
 		return 0;
 	}
+	if ((err = tell_sinks_landed(c, ev->series)))
+		return err;
 	ids = pr_calloc(v->nr, sizeof(*ids));
 	commits = pr_calloc(v->nr, sizeof(*commits));
 	made = pr_calloc(v->nr, sizeof(*made));
@@ -1210,6 +1230,8 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 	memset(out, 0, sizeof(*out));
 	if ((ret = pr_engine_state_dir(&state_dir, pr_store_path(st))))
 		return ret;
+	for (i = 0; i < g->nr_nodes; i++)
+		((struct pr_instance *)&g->nodes[i].inst)->store = st;
 	for (i = 0; i < g->nr_routes; i++) {
 		const struct pr_graph_route *r = &g->routes[i];
 		const struct pr_graph_node *src =
@@ -1266,6 +1288,8 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 					: 0,
 				c.opts->payload);
 	}
+	for (i = 0; i < g->nr_nodes; i++)
+		((struct pr_instance *)&g->nodes[i].inst)->store = NULL;
 	pr_buf_release(&state_dir);
 	return ret;
 }

@@ -77,6 +77,19 @@ void pr_am_bare_diff(struct pr_patch *p)
 	memmove(d, start, strlen(start) + 1);
 }
 
+int pr_am_patch_parse(struct pr_patch **out, const char *data, size_t len)
+{
+	struct pr_mailinfo mi;
+	int err;
+
+	*out = NULL;
+	pr_mailinfo_init(&mi);
+	if (!(err = pr_mailinfo_parse(&mi, data, len)))
+		err = pr_am_patch_from_mailinfo(out, &mi);
+	pr_mailinfo_release(&mi);
+	return err;
+}
+
 size_t pr_am_series_mails(struct pr_patch **out, struct pr_patch *const *mails,
 			  size_t nr)
 {
