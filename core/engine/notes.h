@@ -12,11 +12,9 @@ struct pr_store;
  * the instance ("patchwork:NAME"); keys and values are the connector's.
  *
  * Invariants:
- * - Table `notes` of the state file, created when first written; a file
- *   without it reads as holding no note.  It sits beside the schema
- *   store.c migrates and is not part of it: each call opens its own
- *   connection to pr_store_path(st) (WAL lets the two share the file) and
- *   closes it, so no transaction of st may be open across a call.
+ * - Table `notes` of the state file's schema (version 6 on), through the
+ *   store's own connection, so a note written inside a pass is in the same
+ *   file and order as the rest of the state.
  * - _set replaces the value of (scope, key) in one transaction.
  * - Values are text without NUL; errors are PR_ESTATE naming the file.
  */
