@@ -7,12 +7,10 @@
 # cached in $C/route-cache keyed by script, MAINTAINERS, flags and
 # patch, so that only the first run pays for Perl.
 set -eu
-
+. "$(dirname "$0")/lib.sh"
 # the kernel tree, extracted once for all route tests: sets C and L
-. "$PR_SRC/tests/integration/kernel_tree.sh"
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+kernel_tree
+tmpdir
 cache="$C/route-cache"
 corpus="$C/route-corpus"
 mkdir -p "$cache" "$tmp/home"
