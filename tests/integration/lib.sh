@@ -353,6 +353,23 @@ emu_ctl() {
 	fi || fail "emulator $1 $2 failed"
 }
 
+# pw_ctl PATH JSON: a POST to the control API (/_emu PATH) of the
+# patchwork emulator of start_emulator
+pw_ctl() {
+	emu_ctl POST "/_emu$1" "$2" >/dev/null
+}
+
+# pw_feed FILE...: the mails of the mbox files, to the patchwork emulator
+# as its list got them
+pw_feed() {
+	$PY -c 'import json, sys
+print(json.dumps({"mbox": "".join(open(f).read() for f in sys.argv[1:])}))' \
+		"$@" >"$tmp/feed.json"
+	curl -sf -X POST -H 'Content-Type: application/json' \
+		-d @"$tmp/feed.json" "$emu_url/_emu/mail" >/dev/null ||
+		fail "feeding $* failed"
+}
+
 # mail_count BOX: how many mails the maildir BOX holds, in new/ and cur/
 mail_count() {
 	find "$1/new" "$1/cur" -type f 2>/dev/null | wc -l
