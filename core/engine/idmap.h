@@ -10,7 +10,7 @@ struct pr_strlist;
 
 /*
  * The identity map and what crossed a bridge, in the state store (schema
- * 6, store.c's migrations): every id a series has anywhere, the mails of
+ * 7, store.c's migrations): every id a series has anywhere, the mails of
  * its versions (what a reply to one needs), the comments relayed to a sink
  * and what they became there, the review trailers gathered.
  *

@@ -72,8 +72,11 @@ static const char *const migrations[] = {
 	"ALTER TABLE versions ADD COLUMN landed_branch TEXT;"
 	"ALTER TABLE versions ADD COLUMN landed_commit TEXT;"
 	"ALTER TABLE versions ADD COLUMN landed_time INTEGER;",
+	/* 6: what connectors keep about the world they talk to (notes.h) */
+	"CREATE TABLE notes (scope TEXT NOT NULL, key TEXT NOT NULL,"
+	" value TEXT NOT NULL, PRIMARY KEY (scope, key));",
 	/*
-	 * 6: the bridge (engine/idmap.h): each mail of a version, seen or
+	 * 7: the bridge (engine/idmap.h): each mail of a version, seen or
 	 * sent, with what a reply to it needs; each comment that crossed to
 	 * a sink and what it became there; the review trailers gathered
 	 */

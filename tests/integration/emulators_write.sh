@@ -10,42 +10,22 @@
 # for a second one and 422 for a missing branch, and takes a DiffNote
 # only at a position of the diff.
 set -u
-PY=/usr/bin/python3
-NAME=emulators_write.sh
-fail() {
-	echo "$NAME: $*" >&2
-	exit 1
-}
-tmp=$(mktemp -d) || exit 1
-pids=
-trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp" || exit 1
 export GIT_TERMINAL_PROMPT=0
 
-export GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@example.org
-export GIT_COMMITTER_NAME=A GIT_COMMITTER_EMAIL=a@example.org
+git_identity 'A <a@example.org>'
 git init -q -b main src
 printf 'one\n' >src/a.txt
 git -C src add a.txt && git -C src commit -q -m base
 
 start() { # FORGE -> $B
-	$PY "$PR_SRC/tests/emulators/$1.py" --root "$tmp/$1" \
-		--port-file "$1.port" 2>"$1.err" &
-	pids="$pids $!"
-	n=0
-	while [ ! -s "$1.port" ]; do
-		n=$((n + 1))
-		[ $n -gt 150 ] && fail "$1 did not start: $(cat "$1.err")"
-		sleep 0.1
-	done
-	B=http://127.0.0.1:$(cat "$1.port")
-	ctl POST /_emu/users '{"login":"bot","token":"tok-bot"}'
-	ctl POST /_emu/users '{"login":"grace","token":"tok-grace"}'
-	ctl POST /_emu/repos "{\"owner\":\"o\",\"repo\":\"r\",\"from\":\"$tmp/src\"}"
-}
-ctl() {
-	curl -sf -X "$1" -H 'Content-Type: application/json' -d "$3" "$B$2" \
-		>/dev/null || fail "control $2"
+	start_emulator "$1" "$tmp/$1"
+	B=$emu_url
+	emu_ctl POST /_emu/users '{"login":"bot","token":"tok-bot"}' >/dev/null
+	emu_ctl POST /_emu/users '{"login":"grace","token":"tok-grace"}' >/dev/null
+	emu_ctl POST /_emu/repos "{\"owner\":\"o\",\"repo\":\"r\",\"from\":\"$tmp/src\"}" >/dev/null
 }
 # req METHOD URL TOKEN-HEADER [JSON]: the status; the body in resp
 req() {

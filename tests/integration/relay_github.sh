@@ -21,16 +21,15 @@
 # (f) patchrelay lookup answers from the cover's Message-ID, the PR URL,
 #     kernel/net#1, patch 2's Message-ID and the branch with the same ids,
 #     text and --json; an unknown id exits 1.
-NAME=relay_github.sh
-. "$PR_SRC/tests/integration/relay_lib.sh"
+. "$(dirname "$0")/relay_lib.sh"
 
 relay_tree
 relay_pi v1/*.patch
 relay_emulator github
 relay_smtpd
-cover=$(mid v1/0000-cover-letter.patch)
-p1=$(mid v1/0001-a-add-two.patch)
-p2=$(mid v1/0002-b-add-y.patch)
+cover=$(message_id v1/0000-cover-letter.patch)
+p1=$(message_id v1/0001-a-add-two.patch)
+p2=$(message_id v1/0002-b-add-y.patch)
 
 cat >relay.conf <<CONF
 [core]
@@ -140,8 +139,8 @@ Looks right to me.
 Reviewed-by: Rob Reviewer <rob@example.org>'
 reply r1.eml 'Ann Acker <ann@example.org>' 'Re: [PATCH 1/3] a: add two' \
 	"$p1" "<$cover> <$p1>" 'Acked-by: Ann Acker <ann@example.org>'
-pi_add r2.eml r1.eml
-r2=$(mid r2.eml)
+list_add r2.eml r1.eml
+r2=$(message_id r2.eml)
 run_once
 comments >c1
 [ "$(wc -l <c1)" = 2 ] || fail "not two comments: $(cat c1) $(cat run.log)"
@@ -185,7 +184,7 @@ PY
 [ "$(comments | wc -l)" = 2 ] || fail "the line comment came back: $(comments)"
 
 # ---- (d) the relayed mail on the list, five more passes: nothing new
-pi_add "$m"
+list_add "$m"
 for i in 1 2 3 4 5; do
 	run_once
 done
@@ -200,7 +199,7 @@ api POST /repos/kernel/net/pulls/1/comments tok-grace \
 	"{\"body\":\"Works here.\\n\\nTested-by: Grace Hopper <grace@example.org>\",\"path\":\"a.txt\",\"line\":2,\"commit_id\":\"$head\"}" >lc2.json
 run_once
 [ "$(mails)" = 2 ] || fail "the second line comment: $(mails)"
-pi_add v2/*.patch
+list_add v2/*.patch
 run_once
 pulls >pulls4
 [ "$(wc -l <pulls4)" = 1 ] || fail "v2 made another PR: $(cat pulls4)"

@@ -9,15 +9,14 @@
 # five more passes relay nothing; (e) v2 force-pushes the branch (the same
 # merge request, its new head) and notes the range-diff; (f) lookup from
 # the MR's reference group/project!1 and from its URL.
-NAME=relay_gitlab.sh
-. "$PR_SRC/tests/integration/relay_lib.sh"
+. "$(dirname "$0")/relay_lib.sh"
 
 relay_tree
 relay_pi v1/*.patch
 relay_emulator gitlab
 relay_smtpd
-cover=$(mid v1/0000-cover-letter.patch)
-p2=$(mid v1/0002-b-add-y.patch)
+cover=$(message_id v1/0000-cover-letter.patch)
+p2=$(message_id v1/0002-b-add-y.patch)
 
 cat >relay.conf <<CONF
 [core]
@@ -103,7 +102,7 @@ cmp mrs1 mrs2 || fail "a second run changed the MRs"
 # ---- (b) a list reply -> one note
 reply r2.eml 'Rob Reviewer <rob@example.org>' 'Re: [PATCH 2/3] b: add y' \
 	"$p2" "<$cover> <$p2>" 'Reviewed-by: Rob Reviewer <rob@example.org>'
-pi_add r2.eml
+list_add r2.eml
 run_once
 notes >n1
 [ "$(wc -l <n1)" = 1 ] || fail "not one note: $(cat n1) $(cat run.log)"
@@ -132,7 +131,7 @@ notes >n1
 [ "$(wc -l <n1)" = 2 ] || fail "the DiffNote came back: $(cat n1)"
 
 # ---- (d) back on the list, five passes: nothing new
-pi_add "$m"
+list_add "$m"
 for i in 1 2 3 4 5; do
 	run_once
 done
@@ -143,7 +142,7 @@ mrs >mrs3
 cmp mrs1 mrs3 || fail "MRs after five passes: $(cat mrs3)"
 
 # ---- (e) v2: the same MR, force-pushed, a range-diff note
-pi_add v2/*.patch
+list_add v2/*.patch
 run_once
 mrs >mrs4
 read -r num state ref2 head2 <mrs4

@@ -1,70 +1,37 @@
-# Sourced by the relay_*.sh tests (the forge sinks and the reply relay):
-# a real public-inbox archive of a 3-patch series and its v2, a forge
-# emulator, aiosmtpd.  Set NAME (the test's name) before sourcing; the
-# caller's cwd becomes $tmp.
+# Sourced by the relay_*.sh tests (the forge sinks and the reply relay),
+# after lib.sh, which it sources: a real public-inbox archive of a
+# 3-patch series and its v2, a forge emulator, aiosmtpd.  The caller's
+# cwd becomes $tmp.
 #
 #   relay_tree            tree/ (main: a.txt, b.txt) and its topic of 3
 #                         patches by Ada, mailed as v1/*.patch (cover and
 #                         base-commit) and v2/*.patch (patch 2 changed,
 #                         threaded into v1's cover)
 #   relay_pi FILE...      start public-inbox-httpd on the mails: $PI_URL
-#   pi_add FILE...        more mails on the list, arriving now
+#   list_add FILE...      more mails on the list, arriving now
 #   relay_emulator FORGE  start tests/emulators/FORGE.py: $B (its root),
 #                         $API (the api-url), users ada, relay-bot (the
 #                         sink's token tok-sink), relay-src (the source's
 #                         token tok-src), grace (tok-grace); repo kernel/net
 #                         from tree's main
 #   relay_smtpd           aiosmtpd into box/: $SMTP_PORT
-#   ctl METHOD PATH [JSON]  the emulator's control API
-#   api METHOD PATH TOKEN [JSON]  its REST API as a user, body on stdout
+#   api METHOD PATH TOKEN [JSON]  the emulator's REST API as a user
 #   reply FILE FROM SUBJECT IN-REPLY-TO REFERENCES BODY  a reply mail
-#   mid FILE              a mail's Message-ID, without brackets
 #   mails                 how many mails aiosmtpd took
 #   run_once              one `patchrelay run --once` of relay.conf, the
 #                         committer pinned: its log appended to run.log
 set -u
-PY=/usr/bin/python3
-servers="$PR_SRC/tests/servers"
-fail() {
-	echo "$NAME: $*" >&2
-	exit 1
-}
-$PY -c 'import aiosmtpd' 2>/dev/null || {
-	echo "$NAME: no python3-aiosmtpd: skipped"
-	exit 77
-}
+. "$(dirname "$0")/lib.sh"
+have_aiosmtpd || skip "no python3-aiosmtpd"
 command -v public-inbox-httpd >/dev/null ||
 	fail "public-inbox is missing (apt-get install public-inbox)"
-tmp=$(mktemp -d) || exit 1
-emu=
-smtp=
-cleanup() {
-	[ -n "$emu" ] && kill "$emu" 2>/dev/null
-	[ -n "$smtp" ] && kill "$smtp" 2>/dev/null
-	sh "$servers/public_inbox.sh" stop "$tmp/pi" 2>/dev/null
-	if [ -n "${KEEP:-}" ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
+tmpdir
 cd "$tmp" || exit 1
 export GH_TOKEN=tok-sink GH_SRC_TOKEN=tok-src
 
-wait_port() { # FILE ERRFILE WHAT
-	n=0
-	while [ ! -s "$1" ]; do
-		n=$((n + 1))
-		[ "$n" -gt 150 ] && fail "$3 did not start: $(cat "$2")"
-		sleep 0.1
-	done
-}
-
 relay_tree() {
 	(
-		export GIT_AUTHOR_NAME='Ada Lovelace'
-		export GIT_AUTHOR_EMAIL=ada@example.org
-		export GIT_COMMITTER_NAME='Ada Lovelace'
-		export GIT_COMMITTER_EMAIL=ada@example.org
-		export GIT_AUTHOR_DATE='1796299200 +0200'
-		export GIT_COMMITTER_DATE='1796299200 +0200'
+		git_identity 'Ada Lovelace <ada@example.org>' '1796299200 +0200'
 		git init -q -b main tree && cd tree || exit 1
 		printf 'one\n' >a.txt
 		printf 'x\n' >b.txt
@@ -84,24 +51,19 @@ relay_tree() {
 		# v2: patch 2 says yy, the others stay; sent under v1's cover
 		# (a second later: format-patch's Message-IDs hold the time)
 		sleep 1
-		export GIT_AUTHOR_DATE='1796385600 +0200'
-		export GIT_COMMITTER_DATE='1796385600 +0200'
+		git_identity 'Ada Lovelace <ada@example.org>' '1796385600 +0200'
 		git checkout -q -b topic2 topic~2
 		echo yy >>b.txt
 		git commit -q -s -am 'b: add yy' -m 'Why yy, not y.'
 		git cherry-pick topic >/dev/null || exit 1
 		git format-patch -q -v2 --cover-letter --base=main --thread \
-			--in-reply-to="<$(mid ../v1/0000-cover-letter.patch)>" \
+			--in-reply-to="<$(message_id ../v1/0000-cover-letter.patch)>" \
 			-o ../v2 main..topic2 || exit 1
 		sed -i 's/\*\*\* SUBJECT HERE \*\*\*/three small additions/;
 			s/\*\*\* BLURB HERE \*\*\*/Why the three are needed, v2./' \
 			../v2/v2-0000-cover-letter.patch
 		git checkout -q main
 	) || fail "making the series failed"
-}
-
-mid() {
-	grep -im1 '^Message-Id:' "$1" | sed 's/.*<\(.*\)>.*/\1/'
 }
 
 # Copies of mails as the list's server passes them on: a Received: line
@@ -122,48 +84,31 @@ received() {
 }
 
 relay_pi() {
-	sh "$servers/public_inbox.sh" start "$tmp/pi" list $(received "$@") ||
-		fail "public-inbox did not start"
+	start_public_inbox list $(received "$@")
 	PI_URL=$(cat "$tmp/pi/url")
 }
 
 # more mails on the list, arriving now (a second after the last ones)
-pi_add() {
+list_add() {
 	sleep 1
-	sh "$servers/public_inbox.sh" add "$tmp/pi" $(received "$@") ||
-		fail "adding $* to the archive failed"
+	pi_add $(received "$@")
 }
 
 relay_emulator() {
-	$PY "$PR_SRC/tests/emulators/$1.py" --root "$tmp/emu" \
-		--port-file emu.port 2>emu.err &
-	emu=$!
-	wait_port emu.port emu.err "$1 emulator"
-	B=http://127.0.0.1:$(cat emu.port)
+	start_emulator "$1" "$tmp/emu"
+	B=$emu_url
 	API=$B
 	[ "$1" = gitlab ] && API=$B/api/v4
-	ctl POST /_emu/users '{"login":"ada","token":"tok-ada","name":"Ada Lovelace","email":"ada@example.org"}' >/dev/null
-	ctl POST /_emu/users '{"login":"relay-bot","token":"tok-sink"}' >/dev/null
-	ctl POST /_emu/users '{"login":"relay-src","token":"tok-src"}' >/dev/null
-	ctl POST /_emu/users '{"login":"grace","token":"tok-grace","name":"Grace Hopper","email":"grace@example.org"}' >/dev/null
-	ctl POST /_emu/repos "{\"owner\":\"kernel\",\"repo\":\"net\",\"from\":\"$tmp/tree\",\"branch\":\"main\"}" >/dev/null
+	emu_ctl POST /_emu/users '{"login":"ada","token":"tok-ada","name":"Ada Lovelace","email":"ada@example.org"}' >/dev/null
+	emu_ctl POST /_emu/users '{"login":"relay-bot","token":"tok-sink"}' >/dev/null
+	emu_ctl POST /_emu/users '{"login":"relay-src","token":"tok-src"}' >/dev/null
+	emu_ctl POST /_emu/users '{"login":"grace","token":"tok-grace","name":"Grace Hopper","email":"grace@example.org"}' >/dev/null
+	emu_ctl POST /_emu/repos "{\"owner\":\"kernel\",\"repo\":\"net\",\"from\":\"$tmp/tree\",\"branch\":\"main\"}" >/dev/null
 }
 
 relay_smtpd() {
-	$PY "$servers/smtpd.py" --maildir "$tmp/box" --log box.log \
-		--port-file smtp.port 2>smtp.err &
-	smtp=$!
-	wait_port smtp.port smtp.err smtpd
-	SMTP_PORT=$(cat smtp.port)
-}
-
-ctl() {
-	if [ $# -gt 2 ]; then
-		curl -sf -X "$1" -H 'Content-Type: application/json' -d "$3" \
-			"$B$2"
-	else
-		curl -sf -X "$1" "$B$2"
-	fi || fail "emulator $1 $2 failed"
+	start_smtpd "$tmp/box"
+	SMTP_PORT=$smtpd_port
 }
 
 api() { # METHOD PATH TOKEN [JSON]
@@ -186,7 +131,7 @@ reply() { # FILE FROM SUBJECT IN-REPLY-TO REFERENCES BODY
 		"$2" "$3" "$n" "$4" "$5" "$6" >"$1"
 }
 
-mails() { find "$tmp/box/new" "$tmp/box/cur" -type f 2>/dev/null | wc -l; }
+mails() { mail_count "$tmp/box"; }
 
 run_once() {
 	GIT_COMMITTER_NAME='Patch Relay' GIT_COMMITTER_EMAIL=relay@example.org \

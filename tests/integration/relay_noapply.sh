@@ -9,18 +9,13 @@
 #     the branch a git source watches (git am on upstream's main), the
 #     route from that source to the sink closes PR #1 with a comment
 #     saying where it landed, once.
-NAME=relay_noapply.sh
-. "$PR_SRC/tests/integration/relay_lib.sh"
+. "$(dirname "$0")/relay_lib.sh"
 
 relay_tree
 # a second submitter tree: main plus a file the repository lacks, then a
 # series touching it in patch 2
 (
-	export GIT_AUTHOR_NAME='Bob Builder' GIT_AUTHOR_EMAIL=bob@example.org
-	export GIT_COMMITTER_NAME='Bob Builder'
-	export GIT_COMMITTER_EMAIL=bob@example.org
-	export GIT_AUTHOR_DATE='1796299300 +0000'
-	export GIT_COMMITTER_DATE='1796299300 +0000'
+	git_identity 'Bob Builder <bob@example.org>' '1796299300 +0000'
 	git clone -q tree bob && cd bob || exit 1
 	printf 'local\n' >missing.txt
 	git add missing.txt && git commit -q -m 'a local file'
@@ -85,7 +80,7 @@ run_once
 [ -z "$(branches)" ] && [ -z "$(prs)" ] || fail "the next pass pushed"
 
 # ---- (b) a series that applies, then lands: its PR is closed
-pi_add v1/*.patch
+list_add v1/*.patch
 run_once
 [ "$(prs)" = "1 open three small additions" ] || fail "PR: $(prs) $(cat run.log)"
 git clone -q upstream.git up
