@@ -382,6 +382,24 @@ static int to_forge(const struct pr_bridge *b, const struct pr_graph_node *n,
 	return err;
 }
 
+/*
+ * A comment the forge refused for good (its pull request gone, a body it
+ * will not take) is dropped with a warning: read again it would stop its
+ * list source's every poll.  A rate limit, the network, the token or the
+ * store is tried again (the source's cursor stays).
+ */
+static int forge_or_drop(int err, const struct pr_graph_node *n,
+			 const struct pr_event *ev)
+{
+	if (err >= 0 || err == PR_EAGAIN || err == PR_ENET ||
+	    err == PR_ETIMEOUT || err == PR_EAUTH || err == PR_ESTATE)
+		return err;
+	pr_log_warn(n->inst.prefix, "comment %s not relayed: %s", ev->ref.id,
+		    pr_error_message());
+	pr_error_clear();
+	return 0;
+}
+
 /* The reply's text: who wrote where, the lines quoted, the comment. */
 static int reply_body(struct pr_buf *out, const char *forge,
 		      const struct target *t, const struct pr_event *ev)
@@ -585,7 +603,8 @@ int pr_bridge_comment(const struct pr_bridge *b, const struct pr_event *ev)
 			continue;
 		/* a mail crosses to a forge, a forge's comment to a list */
 		if (ev->ref.mail && ct->relay_comment)
-			err = to_forge(b, n, series_id, &t, ev);
+			err = forge_or_drop(to_forge(b, n, series_id, &t, ev),
+					    n, ev);
 		else if (!ev->ref.mail && ct->deliver && !ct->deliver_version)
 			err = to_list(b, n, series_id, &t, ev, forge);
 		if (err > 0) {
