@@ -126,6 +126,11 @@ static int64_t record(struct pr_store *st, struct pr_version *v)
 
 static void test_mails(void **state)
 {
+	static const char sent[] = "From: R <r@x>\n"
+				   "Subject: [PATCH v1 2/2] b: two\n"
+				   "Message-ID: <sent@x>\n"
+				   "In-Reply-To: <c@x>\n"
+				   "References: <c@x>\n\nbody\n";
 	struct fixture *f = *state;
 	struct pr_version *v =
 		mailed(1, "2222222222222222222222222222222222222222");
@@ -168,13 +173,8 @@ static void test_mails(void **state)
 	assert_int_equal(pr_idmap_mail_version(&version, f->st, 999),
 			 PR_ENOENT);
 	/* a mail sent: its row from its headers, [PATCH 2/2] is idx 2 */
-	assert_int_equal(pr_bridge_record_sent(
-				 f->st, id, 1,
-				 "From: R <r@x>\nSubject: [PATCH v1 2/2] b: "
-				 "two\nMessage-ID: <sent@x>\nIn-Reply-To: "
-				 "<c@x>\nReferences: <c@x>\n\nbody\n",
-				 113),
-			 0);
+	assert_int_equal(
+		pr_bridge_record_sent(f->st, id, 1, sent, strlen(sent)), 0);
 	assert_int_equal(pr_idmap_mail_find(&m, f->st, "sent@x"), 0);
 	assert_int_equal(m.idx, 2);
 	assert_string_equal(m.refs, "c@x");
