@@ -1,5 +1,6 @@
 #include "base/pr.h"
 
+#include <jansson.h>
 #include <sys/stat.h>
 
 #include "commands.h"
@@ -44,4 +45,17 @@ done:
 	pr_graph_free(g);
 	pr_strlist_release(&problems);
 	return ret;
+}
+
+int pr_cli_print_json(const json_t *top)
+{
+	char *text = top ? json_dumps(top, JSON_INDENT(2)) : NULL;
+
+	if (!text) {
+		fprintf(stderr, "patchrelay: error: cannot print json\n");
+		return PR_EXIT_RUNTIME;
+	}
+	printf("%s\n", text);
+	free(text);
+	return PR_EXIT_OK;
 }

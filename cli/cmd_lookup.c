@@ -127,7 +127,6 @@ int cmd_lookup(int argc, char **argv)
 	const char *file = NULL, *state = NULL, *id = NULL;
 	json_t *found = json_array(), *top = NULL, *s;
 	bool json = false;
-	char *text = NULL;
 	size_t i;
 	int a, ret;
 
@@ -160,14 +159,8 @@ int cmd_lookup(int argc, char **argv)
 	}
 	if (json) {
 		top = json_pack("{s:s, s:O}", "id", id, "series", found);
-		text = top ? json_dumps(top, JSON_INDENT(2)) : NULL;
-		if (!text) {
-			fprintf(stderr,
-				"patchrelay: error: cannot print json\n");
-			ret = PR_EXIT_RUNTIME;
+		if ((ret = pr_cli_print_json(top)))
 			goto done;
-		}
-		printf("%s\n", text);
 	} else {
 		json_array_foreach(found, i, s)
 		{
@@ -181,7 +174,6 @@ int cmd_lookup(int argc, char **argv)
 		ret = PR_EXIT_VERDICT;
 	}
 done:
-	free(text);
 	json_decref(top);
 	json_decref(found);
 	pr_store_free(st);

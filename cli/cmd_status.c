@@ -208,7 +208,6 @@ int cmd_status(int argc, char **argv)
 	const char *file = NULL, *state = NULL;
 	json_t *rows = NULL, *top = NULL, *landed = NULL, *pw = NULL;
 	bool json = false, first = true;
-	char *text = NULL;
 	int i, ret;
 
 	for (i = 1; i < argc; i++) {
@@ -246,14 +245,7 @@ int cmd_status(int argc, char **argv)
 		top = json_pack("{s:s, s:O, s:O, s:O}", "state",
 				pr_store_path(st), "deliveries", rows, "landed",
 				landed, "patchwork", pw);
-		text = top ? json_dumps(top, JSON_INDENT(2)) : NULL;
-		if (!text) {
-			fprintf(stderr,
-				"patchrelay: error: cannot print json\n");
-			ret = PR_EXIT_RUNTIME;
-			goto done;
-		}
-		printf("%s\n", text);
+		ret = pr_cli_print_json(top);
 		goto done;
 	}
 	printf("%-32s %8s  %-16s %-7s %-9s %8s  %s\n", "SERIES", "VERSIONS",
@@ -265,7 +257,6 @@ int cmd_status(int argc, char **argv)
 	}
 	print_pw(pw);
 done:
-	free(text);
 	json_decref(pw);
 	json_decref(top);
 	json_decref(rows);

@@ -46,6 +46,13 @@ struct pr_store;
 int pr_cli_open_store(struct pr_store **st, const char *file,
 		      const char *state);
 
+/*
+ * Print top (NULL: it could not be built) as indented JSON on stdout:
+ * PR_EXIT_OK, or PR_EXIT_RUNTIME with the problem on stderr.
+ */
+typedef struct json_t json_t;
+int pr_cli_print_json(const json_t *top);
+
 /* Print "patchrelay: error: <msg>" for the last recorded error. */
 void pr_cli_error(const char *what);
 

@@ -690,23 +690,6 @@ int pr_forge_rest_get_pr(struct pr_forge *f, struct pr_forge_pr *out,
 	return err;
 }
 
-int pr_forge_rest_list_comments(struct pr_forge *f,
-				struct pr_forge_comment_list *out,
-				const char *repo, int64_t number,
-				const char *etag, char **etag_out)
-{
-	const struct pr_forge_rest *api = api_of(f);
-	struct items it = { api, out };
-	struct pr_buf url = PR_BUF_INIT;
-	int err;
-
-	if (!(err = route_url(&url, f, repo, &api->list_comments, number)))
-		err = pr_forge_get_list(f, url.ptr, etag, etag_out,
-					comment_item, &it);
-	pr_buf_release(&url);
-	return err;
-}
-
 /* A PR's list at route r (method NULL: the forge has none: empty). */
 static int list_route(struct pr_forge *f, struct pr_forge_comment_list *out,
 		      const char *repo, int64_t number,
@@ -724,6 +707,15 @@ static int list_route(struct pr_forge *f, struct pr_forge_comment_list *out,
 					comment_item, &it);
 	pr_buf_release(&url);
 	return err;
+}
+
+int pr_forge_rest_list_comments(struct pr_forge *f,
+				struct pr_forge_comment_list *out,
+				const char *repo, int64_t number,
+				const char *etag, char **etag_out)
+{
+	return list_route(f, out, repo, number, &api_of(f)->list_comments, etag,
+			  etag_out);
 }
 
 int pr_forge_rest_list_line_comments(struct pr_forge *f,

@@ -114,6 +114,15 @@ class GitLab(Emulator):
             "Link": link_header(req, page, pages, always_first_last=True)})
         return r
 
+    def params(self, req):
+        """A request's parameters: its query, then its JSON or form body
+        (GitLab takes them from either)."""
+        j = dict((k, v[-1]) for k, v in req.query.items())
+        body = req.json(self.bad_json)
+        if isinstance(body, dict):
+            j.update(body)
+        return j
+
     def project(self, pid):
         for key, r in self.state["repos"].items():
             if key == pid or str(r["id"]) == pid:
@@ -245,10 +254,7 @@ class GitLab(Emulator):
     def create_mr(self, req, pid):
         u = self.need_user(req)
         owner, repo = self.project(pid)
-        j = dict((k, v[-1]) for k, v in req.query.items())
-        body = req.json(self.bad_json)
-        if isinstance(body, dict):
-            j.update(body)
+        j = self.params(req)
         keys = ("source_branch", "target_branch", "title")
         missing = [k for k in keys if not j.get(k)]
         if missing:
@@ -284,10 +290,7 @@ class GitLab(Emulator):
         u = self.need_user(req)
         owner, repo = self.project(pid)
         pr = self.get_pull(owner, repo, int(iid))
-        j = dict((k, v[-1]) for k, v in req.query.items())
-        body = req.json(self.bad_json)
-        if isinstance(body, dict):
-            j.update(body)
+        j = self.params(req)
         keys = ("state_event", "title", "description", "labels",
                 "add_labels", "remove_labels", "target_branch")
         if not any(k in j for k in keys):
@@ -363,10 +366,7 @@ class GitLab(Emulator):
         u = self.need_user(req)
         owner, repo = self.project(pid)
         pr = self.get_pull(owner, repo, int(iid))
-        j = dict((k, v[-1]) for k, v in req.query.items())
-        body = req.json(self.bad_json)
-        if isinstance(body, dict):
-            j.update(body)
+        j = self.params(req)
         if not str(j.get("body", "")).strip():
             raise ApiError(400, {"error": "body is missing"})
         pos = j.get("position")
@@ -406,10 +406,7 @@ class GitLab(Emulator):
         u = self.need_user(req)
         owner, repo = self.project(pid)
         pr = self.get_pull(owner, repo, int(iid))
-        j = dict((k, v[-1]) for k, v in req.query.items())
-        body = req.json(self.bad_json)
-        if isinstance(body, dict):
-            j.update(body)
+        j = self.params(req)
         if "body" not in j:
             raise ApiError(400, {"error": "body is missing"})
         if not str(j["body"]).strip():

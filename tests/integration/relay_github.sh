@@ -31,41 +31,7 @@ cover=$(message_id v1/0000-cover-letter.patch)
 p1=$(message_id v1/0001-a-add-two.patch)
 p2=$(message_id v1/0002-b-add-y.patch)
 
-cat >relay.conf <<CONF
-[core]
-	state = $tmp/state.db
-[source "netdev"]
-	type = public-inbox
-	url = $PI_URL
-	wait = 0s
-[sink "netdev"]
-	type = smtp
-	url = smtp://127.0.0.1:$SMTP_PORT
-	starttls = never
-	from = Patch Relay <relay@example.org>
-	to = list@example.org
-[source "gh"]
-	type = github
-	api-url = $API
-	repo = kernel/net
-	token = env:GH_SRC_TOKEN
-	mirror-reviews = true
-	cache-dir = $tmp/cache
-[sink "gh"]
-	type = github
-	api-url = $API
-	repo = kernel/net
-	token = env:GH_TOKEN
-	base = main
-[route "list-to-gh"]
-	from = netdev
-	to = gh
-	bridge = true
-[route "gh-to-list"]
-	from = gh
-	to = netdev
-	bridge = true
-CONF
+relay_conf github repo
 
 pulls() { # number title head: one line a PR
 	api GET '/repos/kernel/net/pulls?state=all' tok-grace |

@@ -18,42 +18,7 @@ relay_smtpd
 cover=$(message_id v1/0000-cover-letter.patch)
 p2=$(message_id v1/0002-b-add-y.patch)
 
-cat >relay.conf <<CONF
-[core]
-	state = $tmp/state.db
-[source "netdev"]
-	type = public-inbox
-	url = $PI_URL
-	wait = 0s
-[sink "netdev"]
-	type = smtp
-	url = smtp://127.0.0.1:$SMTP_PORT
-	starttls = never
-	from = Patch Relay <relay@example.org>
-	to = list@example.org
-[source "gl"]
-	type = gitlab
-	api-url = $API
-	project = kernel/net
-	token = env:GH_SRC_TOKEN
-	trigger = auto
-	mirror-reviews = true
-	cache-dir = $tmp/cache
-[sink "gl"]
-	type = gitlab
-	api-url = $API
-	project = kernel/net
-	token = env:GH_TOKEN
-	base = main
-[route "list-to-gl"]
-	from = netdev
-	to = gl
-	bridge = true
-[route "gl-to-list"]
-	from = gl
-	to = netdev
-	bridge = true
-CONF
+relay_conf gitlab project trigger=auto
 
 mrs() {
 	api GET '/projects/kernel%2Fnet/merge_requests?state=all' tok-grace |

@@ -15,6 +15,8 @@
 #                         token tok-src), grace (tok-grace); repo kernel/net
 #                         from tree's main
 #   relay_smtpd           aiosmtpd into box/: $SMTP_PORT
+#   relay_conf TYPE KEY [KEY=VALUE...]  relay.conf: the list and the forge
+#                         bridged both ways
 #   api METHOD PATH TOKEN [JSON]  the emulator's REST API as a user
 #   reply FILE FROM SUBJECT IN-REPLY-TO REFERENCES BODY  a reply mail
 #   mails                 how many mails aiosmtpd took
@@ -109,6 +111,32 @@ relay_emulator() {
 relay_smtpd() {
 	start_smtpd "$tmp/box"
 	SMTP_PORT=$smtpd_port
+}
+
+# relay_conf TYPE KEY [KEY=VALUE...]: relay.conf bridging the list (the
+# public-inbox source and the smtp sink "netdev") and the forge TYPE (its
+# source and sink "TYPE", the repository option KEY = kernel/net; the
+# source's other KEY=VALUE lines given) both ways
+relay_conf() {
+	local type=$1 key=$2
+	shift 2
+	{
+		conf_section core "state=$tmp/state.db"
+		conf_section 'source "netdev"' type=public-inbox "url=$PI_URL" \
+			wait=0s
+		conf_section 'sink "netdev"' type=smtp \
+			"url=smtp://127.0.0.1:$SMTP_PORT" starttls=never \
+			'from=Patch Relay <relay@example.org>' to=list@example.org
+		conf_section "source \"$type\"" "type=$type" "api-url=$API" \
+			"$key=kernel/net" token=env:GH_SRC_TOKEN \
+			mirror-reviews=true "cache-dir=$tmp/cache" "$@"
+		conf_section "sink \"$type\"" "type=$type" "api-url=$API" \
+			"$key=kernel/net" token=env:GH_TOKEN base=main
+		conf_section "route \"list-to-$type\"" from=netdev "to=$type" \
+			bridge=true
+		conf_section "route \"$type-to-list\"" "from=$type" to=netdev \
+			bridge=true
+	} >relay.conf
 }
 
 api() { # METHOD PATH TOKEN [JSON]
