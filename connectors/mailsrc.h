@@ -78,9 +78,6 @@ int pr_mailsrc_cursor_format(struct pr_buf *out,
 			     const struct pr_mailsrc_cursor *c);
 void pr_mailsrc_cursor_release(struct pr_mailsrc_cursor *c);
 
-/* An RFC 2822 date as seconds since the epoch; PR_EPARSE when it is not. */
-int pr_mailsrc_parse_date(int64_t *out, const char *s);
-
 struct pr_mailsrc_opts {
 	const char *origin; /* the source instance's name */
 	const char *prefix; /* its log prefix */

@@ -2,6 +2,7 @@
 
 #include "mail/am.h"
 #include "git/diff.h"
+#include "mail/mail.h"
 #include "model/subject.h"
 #include "model/trailer.h"
 
@@ -14,6 +15,11 @@ int pr_am_patch_from_mailinfo(struct pr_patch **out,
 
 	pr_ident_set(&p->author, mi->name, mi->email);
 	p->date = pr_strdup(mi->date);
+	/* an unreadable date stays unknown (0) */
+	if (pr_mail_parse_date(&p->time, p->date) < 0) {
+		p->time = 0;
+		pr_error_clear();
+	}
 	p->subject = pr_strdup(mi->subject);
 	p->subject_raw = pr_strdup(mi->subject_raw);
 	p->body = pr_strndup(mi->msg.ptr, mi->msg.len);
