@@ -231,6 +231,7 @@ static struct pr_patch *patch_copy(const struct pr_patch *p)
 	c->diff = dup_or_null(p->diff);
 	c->message_id = dup_or_null(p->message_id);
 	c->in_reply_to = dup_or_null(p->in_reply_to);
+	c->sender = dup_or_null(p->sender);
 	if (p->nr_references) {
 		c->references =
 			pr_calloc(p->nr_references, sizeof(*c->references));

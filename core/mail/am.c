@@ -26,6 +26,7 @@ int pr_am_patch_from_mailinfo(struct pr_patch **out,
 	p->diff = pr_strndup(mi->patch.ptr, mi->patch.len);
 	p->message_id = mi->message_id[0] ? pr_strdup(mi->message_id) : NULL;
 	p->in_reply_to = mi->in_reply_to[0] ? pr_strdup(mi->in_reply_to) : NULL;
+	p->sender = mi->sender && mi->sender[0] ? pr_strdup(mi->sender) : NULL;
 	if (mi->nr_references) {
 		p->references =
 			pr_calloc(mi->nr_references, sizeof(*p->references));

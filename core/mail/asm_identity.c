@@ -62,25 +62,25 @@ static bool same_text(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
-static const char *author_of(const struct pr_asm_version *v)
+/* Two mails from the same submitter (any case) with the same subject. */
+static bool same_mail_kind(const struct pr_patch *a, const struct pr_patch *b)
 {
-	if (v->cover)
-		return v->cover->author.email;
-	return v->nr ? v->patches[0]->author.email : NULL;
+	const char *ea = pr_assemble_submitter(a);
+	const char *eb = pr_assemble_submitter(b);
+
+	return *ea && !strcasecmp(ea, eb) && same_text(a->subject, b->subject);
 }
 
-/* Do two versions look like the same series (author, then subject)? */
+/*
+ * Do two versions look like the same series: their cover letters, else
+ * their first patches, from one submitter under one subject?
+ */
 static bool same_series(const struct pr_asm_version *a,
 			const struct pr_asm_version *b)
 {
-	const char *ea = author_of(a), *eb = author_of(b);
-
-	if (!ea || !eb || strcasecmp(ea, eb))
-		return false;
 	if (a->cover && b->cover)
-		return same_text(a->cover->subject, b->cover->subject);
-	return a->nr && b->nr &&
-	       same_text(a->patches[0]->subject, b->patches[0]->subject);
+		return same_mail_kind(a->cover, b->cover);
+	return a->nr && b->nr && same_mail_kind(a->patches[0], b->patches[0]);
 }
 
 static bool has_prefix(const char *s, size_t n, const char *prefix)

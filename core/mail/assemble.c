@@ -162,7 +162,7 @@ static size_t new_posting(struct state *st, const struct pr_patch *p,
 	q->label = mail_version(p);
 	q->total = p->prefix.total ? p->prefix.total : 1;
 	q->time = p->time;
-	q->who = p->author.email ? p->author.email : "";
+	q->who = pr_assemble_submitter(p);
 	q->idless = !p->message_id || !*p->message_id;
 	q->v.first = first;
 	q->link = st->nr;
@@ -222,7 +222,7 @@ static size_t by_markers(const struct state *st, const struct pr_patch *p,
 {
 	bool idless = !p->message_id || !*p->message_id;
 	int label = mail_version(p), total = p->prefix.total;
-	const char *who = p->author.email ? p->author.email : "";
+	const char *who = pr_assemble_submitter(p);
 	size_t i, best = NONE;
 
 	for (i = st->nr; i-- > 0;) {
@@ -428,6 +428,13 @@ int pr_assemble_mails(struct pr_assembly *out, struct pr_patch *const *mails,
 	free(st.ids.mail);
 	free(st.ids.read);
 	return err;
+}
+
+const char *pr_assemble_submitter(const struct pr_patch *p)
+{
+	if (p->sender && *p->sender)
+		return p->sender;
+	return p->author.email ? p->author.email : "";
 }
 
 const struct pr_asm_version *

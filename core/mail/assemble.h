@@ -29,9 +29,10 @@
  *   posting holds as references the In-Reply-To, References and Message-ID
  *   of the patch that started it (the first posting to hold an id keeps
  *   it) and the Message-ID of a cover letter that started it.
- * - Else by markers: the newest posting of the same author (any case), with
- *   the same version and total, whose first mail is dated within 20
- *   minutes of this one, that does not have patch n yet.
+ * - Else by markers: the newest posting of the same submitter (any case;
+ *   pr_assemble_submitter()), with the same version and total, whose
+ *   first mail is dated within 20 minutes of this one, that does not have
+ *   patch n yet.
  * - A posting that already has patch n is not taken: the patch starts a
  *   new one (a resend, or the same series sent twice).  So does a patch
  *   found nowhere.
@@ -78,7 +79,8 @@
  *   "/r/<msgid>" or "/<list>/<msgid>/"), or "Supersedes: <msgid>".
  * - The same patch-ids (pr_patch.patch_id, where computed) in the same
  *   order in a version of the same number: a resend under a new subject.
- * - Else the author and the subject of the cover letters or first patches.
+ * - Else the submitter and the subject of both cover letters, else of both
+ *   first patches.
  * Each series gets a key (its change-id, else the first version's cover
  * Message-ID, else its first patch's; NULL only when none has one) and
  * each version its supersedes (the previous version's cover Message-ID,
@@ -128,6 +130,11 @@ struct pr_assembly {
 /* Group mails[0..nr) into out, which must start zeroed. */
 int pr_assemble_mails(struct pr_assembly *out, struct pr_patch *const *mails,
 		      size_t nr);
+/*
+ * Who sent p, as Patchwork's submitter: its From: header's address
+ * (pr_patch.sender), else its author's; "" when neither is known.
+ */
+const char *pr_assemble_submitter(const struct pr_patch *p);
 /* The newest complete version of s, NULL when none. */
 const struct pr_asm_version *
 pr_assemble_latest_complete(const struct pr_asm_series *s);

@@ -662,6 +662,28 @@ static void test_partial_resend(void **state)
 	release(&m, &a);
 }
 
+static void test_submitter_is_sender(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	struct pr_patch *p;
+
+	/* a maintainer sends others' patches, unthreaded: the in-body
+	 * From: (the author) differs, the From: header (the submitter)
+	 * is the same, as the cover letter's */
+	p = mkt(&m, "c", NULL, "[PATCH 0/2] fixes", "m@x", 0);
+	p = mkt(&m, "1", NULL, "[PATCH 1/2] a", "one@x", 1);
+	p->sender = pr_strdup("M@x");
+	p = mkt(&m, "2", NULL, "[PATCH 2/2] b", "two@x", 1);
+	p->sender = pr_strdup("m@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 1);
+	assert_int_equal(a.series[0].nr, 1);
+	assert_true(a.series[0].versions[0].complete);
+	assert_string_equal(a.series[0].versions[0].cover->message_id, "c");
+	release(&m, &a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -687,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_other_version_reference),
 		cmocka_unit_test(test_no_message_ids),
 		cmocka_unit_test(test_partial_resend),
+		cmocka_unit_test(test_submitter_is_sender),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
