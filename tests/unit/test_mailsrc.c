@@ -169,7 +169,7 @@ static void add_reply(struct pr_mailsrc_batch *b)
 }
 
 /* One poll of b from `from` (NULL: the beginning) at time `now`. */
-static void poll_once(struct seen *s, const struct pr_mailsrc_batch *b,
+static void poll_once(struct seen *s, struct pr_mailsrc_batch *b,
 		      const char *from, int64_t now, int64_t wait_ms)
 {
 	struct pr_mailsrc_cursor prev;
