@@ -395,19 +395,27 @@ static bool all_seen(const struct emitter *e, const struct pr_asm_version *v)
 	return true;
 }
 
-/* Lower e->low to the oldest position of v's mails. */
+/* Lower e->low to the oldest position of v's mails; note them in held. */
+static void hold_mail(struct emitter *e, const struct pr_patch *p)
+{
+	const struct mail *m = mail_of(e, p);
+
+	if (!m)
+		return;
+	if (!e->low || strcmp(m->msg->pos, e->low) < 0)
+		e->low = m->msg->pos;
+	if (e->o->held)
+		pr_strlist_add(e->o->held, m->msg->pos);
+}
+
 static void hold(struct emitter *e, const struct pr_asm_version *v)
 {
-	const struct mail *m;
 	size_t i;
 
-	if (v->cover && (m = mail_of(e, v->cover)) &&
-	    (!e->low || strcmp(m->msg->pos, e->low) < 0))
-		e->low = m->msg->pos;
+	if (v->cover)
+		hold_mail(e, v->cover);
 	for (i = 0; i < v->nr; i++)
-		if ((m = mail_of(e, v->patches[i])) &&
-		    (!e->low || strcmp(m->msg->pos, e->low) < 0))
-			e->low = m->msg->pos;
+		hold_mail(e, v->patches[i]);
 }
 
 static struct pr_series *new_series(const struct emitter *e, const char *key,

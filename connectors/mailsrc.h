@@ -96,6 +96,8 @@ struct pr_mailsrc_opts {
 	void *cursor_payload;
 	/* NULL, or gets the position of each message that does not parse */
 	struct pr_strlist *skipped;
+	/* NULL, or gets the position of each mail of a version that waits */
+	struct pr_strlist *held;
 };
 
 /*

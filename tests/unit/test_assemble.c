@@ -684,6 +684,25 @@ static void test_submitter_is_sender(void **state)
 	release(&m, &a);
 }
 
+static void test_cover_version_wins(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+
+	/* patches without a version before their "v3" cover letter: the
+	 * version is v3 (Patchwork keeps the first mail's, v1) */
+	mkt(&m, "1", "c", "[PATCH 1/2] a", "a@x", 0);
+	mkt(&m, "2", "c", "[PATCH 2/2] b", "a@x", 0);
+	mkt(&m, "c", NULL, "[PATCH v3 0/2] s", "a@x", 0);
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 1);
+	assert_int_equal(a.series[0].nr, 1);
+	assert_int_equal(a.series[0].versions[0].number, 3);
+	assert_string_equal(a.series[0].versions[0].cover->message_id, "c");
+	assert_true(a.series[0].versions[0].complete);
+	release(&m, &a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -710,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_no_message_ids),
 		cmocka_unit_test(test_partial_resend),
 		cmocka_unit_test(test_submitter_is_sender),
+		cmocka_unit_test(test_cover_version_wins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
