@@ -460,8 +460,7 @@ bool pr_mail_param(struct pr_buf *out, const char *value, const char *name)
 	return pr_buf_add(out, p, n) == 0;
 }
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian), Hinnant's formula. */
-static int64_t days_from_civil(int64_t y, int m, int d)
+int64_t pr_mail_days_from_civil(int64_t y, int m, int d)
 {
 	int64_t era, yoe, doy, doe;
 
@@ -552,8 +551,8 @@ int pr_mail_parse_date(int64_t *out, const char *s)
 	/* "GMT", "UT" or nothing: UTC; other zone names are read as UTC */
 	if (day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60)
 		goto bad;
-	*out = days_from_civil(year, mon, (int)day) * 86400 + hh * 3600 +
-	       mm * 60 + ss - zone * 60;
+	*out = pr_mail_days_from_civil(year, mon, (int)day) * 86400 +
+	       hh * 3600 + mm * 60 + ss - zone * 60;
 	return 0;
 bad:
 	return pr_error(PR_EPARSE, "date '%.100s': not an RFC 2822 date",

@@ -90,5 +90,7 @@ bool pr_mail_param(struct pr_buf *out, const char *value, const char *name);
  * since the epoch; PR_EPARSE when it is not one.
  */
 int pr_mail_parse_date(int64_t *out, const char *s);
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian), Hinnant's formula. */
+int64_t pr_mail_days_from_civil(int64_t y, int m, int d);
 
 #endif

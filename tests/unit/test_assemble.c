@@ -35,6 +35,15 @@ static struct pr_patch *mk(struct mails *m, const char *id, const char *irt,
 	return p;
 }
 
+/* v1 of three patches: cover "c", patches "1", "2", "3". */
+static void v1_of_three(struct mails *m)
+{
+	mk(m, "c", NULL, "[PATCH 0/3] cover", "a@x");
+	mk(m, "1", "c", "[PATCH 1/3] a", "a@x");
+	mk(m, "2", "c", "[PATCH 2/3] b", "a@x");
+	mk(m, "3", "c", "[PATCH 3/3] c", "a@x");
+}
+
 static void release(struct mails *m, struct pr_assembly *a)
 {
 	size_t i;
@@ -370,10 +379,7 @@ static void test_partial_reroll(void **state)
 	const struct pr_asm_series *s;
 	const struct pr_asm_version *v;
 
-	mk(&m, "c", NULL, "[PATCH 0/3] cover", "a@x");
-	mk(&m, "1", "c", "[PATCH 1/3] a", "a@x");
-	mk(&m, "2", "c", "[PATCH 2/3] b", "a@x");
-	mk(&m, "3", "c", "[PATCH 3/3] c", "a@x");
+	v1_of_three(&m);
 	/* only 2/3 re-rolled, as a reply to v1's 2/3 */
 	mk(&m, "2v2", "2", "[PATCH v2 2/3] b", "a@x");
 	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
@@ -401,10 +407,7 @@ static void test_partial_not_reroll(void **state)
 	struct pr_assembly a = { 0 };
 	const struct pr_asm_version *v;
 
-	mk(&m, "c", NULL, "[PATCH 0/3] cover", "a@x");
-	mk(&m, "1", "c", "[PATCH 1/3] a", "a@x");
-	mk(&m, "2", "c", "[PATCH 2/3] b", "a@x");
-	mk(&m, "3", "c", "[PATCH 3/3] c", "a@x");
+	v1_of_three(&m);
 	/* a v2 patch answering v1's 1/3 as its 2/3: not b4's re-roll */
 	mk(&m, "2v2", "1", "[PATCH v2 2/3] b", "a@x");
 	/* and a v3 with another total */
@@ -642,10 +645,7 @@ static void test_partial_resend(void **state)
 	struct pr_assembly a = { 0 };
 	const struct pr_asm_version *v;
 
-	mk(&m, "c", NULL, "[PATCH 0/3] cover", "a@x");
-	mk(&m, "1", "c", "[PATCH 1/3] a", "a@x");
-	mk(&m, "2", "c", "[PATCH 2/3] b", "a@x");
-	mk(&m, "3", "c", "[PATCH 3/3] c", "a@x");
+	v1_of_three(&m);
 	/* 2/3 resent in the thread: a posting of its own, filled */
 	mk(&m, "2r", "c", "[PATCH RESEND 2/3] b", "a@x");
 	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
