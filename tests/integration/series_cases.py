@@ -4,7 +4,9 @@
 usage: series_cases.py EXPECTED CASE MBOX KIND JSON
 KIND is "poll" (`patchrelay poll --json`) or "parse" (`patchrelay parse
 --json`).  Prints nothing and exits 0 when the reading groups the mails as
-the expectations say; else prints the differences and exits 1.
+the expectations say; else prints the differences and exits 1.  A series
+line ending in "superseded" is a posting a later one completed: parse
+lists it (superseded), a poll does not emit it.
 
 A version's own patches are those no earlier version of its series holds:
 a version filled from the one before it (a partial re-roll or resend)
@@ -30,14 +32,16 @@ def expected(path, name):
             continue
         if not on or w[0] != 'series':
             continue
-        cover, patches = None, []
+        cover, patches, gone = None, [], False
         for x in w[5:]:
             if x.startswith('c='):
                 cover = int(x[2:])
             elif x.startswith('p='):
                 patches = [int(n) for n in x[2:].split(',')]
+            elif x == 'superseded':
+                gone = True
         series.append((w[1], int(w[2]), int(w[3]), w[4] == 'yes', cover,
-                       patches))
+                       patches, gone))
     if counts is None:
         sys.exit('no case %s in %s' % (name, path))
     return counts, series
@@ -72,7 +76,7 @@ def actual(kind, data):
             complete = len(own) >= v['total']
         had.update(v['patches'])
         out.append((key, v['version'], v['total'], complete, v['cover'],
-                    own))
+                    own, v.get('superseded', False)))
     return out
 
 
@@ -88,10 +92,12 @@ def main():
         return (v[1], v[2], v[3], v[4], tuple(v[5]))
 
     want_ids = []
-    for g, version, total, complete, cover, patches in want:
+    for g, version, total, complete, cover, patches, gone in want:
+        if gone and kind == 'poll':
+            continue  # a mail source does not emit it
         want_ids.append((g, version, total, complete,
                          ids[cover - 1] if cover else None,
-                         [ids[n - 1] for n in patches]))
+                         [ids[n - 1] for n in patches], gone))
     # the counts are the expectations' own check
     nr_covers = sum(1 for w in want if w[4])
     nr_patches = sum(len(w[5]) for w in want)
@@ -110,6 +116,12 @@ def main():
         problems.append('extra: v%d of %d%s, cover %s, patches %s' %
                         (v[0], v[1], '' if v[2] else ' incomplete', v[3],
                          list(v[4])))
+    if kind == 'parse':
+        gone = {shape(v) for v in got if v[6]}
+        want_gone = {shape(w) for w in want_ids if w[6]}
+        if gone != want_gone:
+            problems.append('superseded: %s, not %s' %
+                            (sorted(gone), sorted(want_gone)))
     if not problems:
         key_of = {shape(v): v[0] for v in got}
         for i, a in enumerate(want_ids):

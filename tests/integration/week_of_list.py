@@ -7,7 +7,8 @@ The list: many series sent over seven days, interleaved: threaded with a
 cover letter, unthreaded (no In-Reply-To, grouped by Patchwork's markers),
 deep-threaded, v2 threaded into v1, v2 in a thread of its own joined by
 b4's change-id or by a "Link to v1" line, an unlabeled revision, a RESEND,
-a partial re-roll, a lone patch and its v2, an orphaned patch answering a
+a partial re-roll, a series resent whole after a patch was lost (the first
+posting superseded), a lone patch and its v2, an orphaned patch answering a
 series, two submitters sending at the same minute, an announcement that is
 no patch, and replies with trailers (to patches, to cover letters, to
 replies).  Dates strictly increase, so every source sees the mails in one
@@ -214,6 +215,16 @@ series('I', 'alice', at(5, 14, 0), 'x', ['net: tidy bar', 'net: tidy baz'],
 series('J', 'bob', at(5, 14, 0, 1), 'y', ['fs: tidy bar', 'fs: tidy baz'],
        cover=False, thread='none', step=2)
 
+# 2/2 of a series lost on its way, then the whole resent: the first
+# posting is superseded and no source emits it
+series('M', 'dave', at(5, 16, 0), 'pci: fixes', ['pci: fix a'])
+postings[-1] = ('M', 1, 2, postings[-1][3], postings[-1][4], True)
+mails[-2]['subject'] = mails[-2]['subject'].replace('0/1', '0/2')
+mails[-1]['subject'] = mails[-1]['subject'].replace('1/1', '1/2')
+series('M', 'dave', at(5, 16, 30), 'pci: fixes', ['pci: fix a',
+                                                  'pci: fix b'],
+       prefix='PATCH RESEND')
+
 # day 6
 lone('L', 'carol', at(6, 9, 0), 'mm: one more fix', prefix='PATCH mm')
 reply('rita', at(6, 10, 0), A3[2], 'Nit: a typo.\n\nReviewed-by: %s'
@@ -262,15 +273,16 @@ def main():
     patches = sum(len(p[4]) for p in postings)
     with open(sys.argv[2], 'w', encoding='utf-8') as f:
         f.write('case week %d %d %d\n' % (covers, patches, replies))
-        for letter, version, total, c, own in postings:
+        for letter, version, total, c, own, *gone in postings:
             own = sorted(own, key=lambda m: int(
                 m['subject'].split('/')[0].split()[-1])
                 if '/' in m['subject'].split(']')[0] else 1)
             complete = len(own) == total
-            f.write('series %s %d %d %s%s p=%s\n' % (
+            f.write('series %s %d %d %s%s p=%s%s\n' % (
                 letter, version, total, 'yes' if complete else 'no',
                 ' c=%d' % place[id(c)] if c else '',
-                ','.join(str(place[id(m)]) for m in own)))
+                ','.join(str(place[id(m)]) for m in own),
+                ' superseded' if gone else ''))
 
 
 if __name__ == '__main__':

@@ -1,7 +1,8 @@
 #!/bin/sh
 # A week of a mailing list (week_of_list.py writes it: many series and
 # versions, threaded and not, replies interleaved, b4 change-ids, an
-# unlabeled revision, a resend, a partial re-roll, an orphaned patch, two
+# unlabeled revision, a resend, a partial re-roll, a series resent whole
+# after one of its patches was lost, an orphaned patch, two
 # submitters at the same minute) assembles into the same series whichever
 # source reads it: the mbox source (the week as one file), the maildir
 # source (one file per mail, its mtime its Date), the imap source (APPENDed
@@ -57,6 +58,11 @@ poll mb mb.conf
 $py "$here/series_cases.py" expected week week.mbox poll mb.json ||
 	fail "the mbox source does not group the week as expected"
 strip mb.json >mb.got
+# the assembler alone lists the superseded posting the sources leave out
+"$PATCHRELAY" parse --json week.mbox >parse.json 2>parse.err ||
+	fail "parse: $(cat parse.err)"
+$py "$here/series_cases.py" expected week week.mbox parse parse.json ||
+	fail "patchrelay parse does not group the week as expected"
 
 # (b) the maildir source: one file per mail, its mtime its Date
 mkdir -p md/new md/cur md/tmp
