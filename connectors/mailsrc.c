@@ -5,7 +5,6 @@
 #include "mail/am.h"
 #include "mail/assemble.h"
 #include "mail/mail.h"
-#include "mail/mailinfo.h"
 #include "mailsrc.h"
 #include "model/subject.h"
 
@@ -492,46 +491,6 @@ static void find_base(char out[41], const char *text)
 }
 
 /*
- * A mailed patch's diff as a git source holds it: mailinfo's patch starts
- * at the "---" line with the diffstat and ends with format-patch's
- * signature ("-- \n2.39.5") and maybe its base-commit lines; the sinks
- * render those again, so only the diff itself is kept, and the stat goes
- * to p->diffstat.
- */
-static void bare_diff(struct pr_patch *p)
-{
-	char *d = p->diff, *start, *sig, *q;
-
-	if (!d || !*d)
-		return;
-	start = !strncmp(d, "diff --git ", 11) ? d : strstr(d, "\ndiff --git ");
-	if (!start)
-		return;
-	if (start != d)
-		start++;
-	/* the stat is what sits between the "---" line and a blank line */
-	if (!p->diffstat && !strncmp(d, "---\n", 4) && start - d > 5 &&
-	    start[-1] == '\n' && start[-2] == '\n')
-		p->diffstat = pr_strndup(d + 4, (size_t)(start - 1 - (d + 4)));
-	/* the signature: the last "-- " line with no hunk after it */
-	for (sig = NULL, q = start; (q = strstr(q, "\n-- \n")); q++)
-		sig = q + 1;
-	if (sig && (strstr(sig, "\n@@ ") || strstr(sig, "\ndiff --git ")))
-		sig = NULL;
-	if (sig) {
-		/* format-patch --base puts its lines before the signature */
-		q = strstr(start, "\nbase-commit: ");
-		if (q && q < sig) {
-			while (q > start && q[-1] == '\n')
-				q--;
-			sig = q + 1;
-		}
-		*sig = '\0';
-	}
-	memmove(d, start, strlen(start) + 1);
-}
-
-/*
  * The blurb of a format-patch cover letter: its text before the shortlog
  * ("Name (N):" after a blank line), which the outgoing cover renders anew.
  */
@@ -554,7 +513,7 @@ static char *cover_blurb(const struct pr_patch *c)
 
 /*
  * The version as an event.  A mailed patch's diff is kept as a git source
- * holds it (bare_diff), a format-patch cover letter gives its blurb, and
+ * holds it (pr_am_bare_diff), a format-patch cover letter gives its blurb, and
  * the base commit comes from the cover letter, else from a patch.
  */
 static int emit_version(struct emitter *e, size_t si, size_t vi)
@@ -582,7 +541,7 @@ static int emit_version(struct emitter *e, size_t si, size_t vi)
 
 		if (c->diff)
 			find_base(base, c->diff);
-		bare_diff(c);
+		pr_am_bare_diff(c);
 		pr_version_add_patch(v, c);
 	}
 	if (!v->base_commit[0])
@@ -721,15 +680,10 @@ static int parse_all(struct emitter *e, const struct pr_mailsrc_batch *b)
 	e->mails = pr_calloc(b->nr + 1, sizeof(*e->mails));
 	e->patches = pr_calloc(b->nr + 1, sizeof(*e->patches));
 	for (i = 0; i < b->nr; i++) {
-		struct pr_mailinfo mi;
 		struct mail *m = &e->mails[e->nr];
 		struct pr_patch *p = NULL;
 
-		pr_mailinfo_init(&mi);
-		err = pr_mailinfo_parse(&mi, order[i]->data, order[i]->len);
-		if (!err)
-			err = pr_am_patch_from_mailinfo(&p, &mi);
-		pr_mailinfo_release(&mi);
+		err = pr_am_patch_parse(&p, order[i]->data, order[i]->len);
 		if (err == PR_ETOOBIG || err == PR_EPARSE || err == PR_EINVAL) {
 			/* one bad mail does not stop the list */
 			pr_log_warn(e->o->prefix, "message at '%s' skipped: %s",

@@ -10,7 +10,6 @@
 
 #include "mail/am.h"
 #include "mail/assemble.h"
-#include "mail/mailinfo.h"
 #include "mail/mbox.h"
 #include "model/model.h"
 #include "model/subject.h"
@@ -90,17 +89,13 @@ static int one_mail(const char *data, size_t len, const struct pr_mbox_where *w,
 		    void *payload)
 {
 	struct mails *m = payload;
-	struct pr_mailinfo mi;
 	struct pr_patch *p = NULL;
 
 	PR_UNUSED(w);
 	if (m->nr >= MAX_MAILS)
 		return 1;
-	pr_mailinfo_init(&mi);
-	if (!pr_mailinfo_parse(&mi, data, len) &&
-	    !pr_am_patch_from_mailinfo(&p, &mi))
+	if (!pr_am_patch_parse(&p, data, len))
 		m->v[m->nr++] = p;
-	pr_mailinfo_release(&mi);
 	pr_error_clear();
 	return 0;
 }
