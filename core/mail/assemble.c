@@ -213,7 +213,7 @@ static size_t by_reference(const struct state *st, const struct pr_patch *p)
 
 /*
  * The posting p's markers lead to (Patchwork's _find_series_by_markers):
- * the same author, version and total, within the window; the newest that
+ * the same submitter, version and total, within the window; the newest that
  * lacks patch x.  Mails without a Message-ID match only postings started
  * by one, whatever the dates.
  */
