@@ -87,6 +87,7 @@ void pr_patch_release(struct pr_patch *p)
 	for (i = 0; i < p->nr_references; i++)
 		free(p->references[i]);
 	free(p->references);
+	free(p->sender);
 	memset(p, 0, sizeof(*p));
 	p->prefix.version = 1;
 }

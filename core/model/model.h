@@ -72,6 +72,9 @@ struct pr_patch {
 	char *in_reply_to;
 	char **references;
 	size_t nr_references, alloc_references;
+	/* the From: header's address (the author may be an in-body From:);
+	 * NULL when not from mail */
+	char *sender;
 };
 
 struct pr_patch *pr_patch_new(void);
