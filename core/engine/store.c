@@ -1,14 +1,13 @@
 #include "base/pr.h"
 
 #include <git2.h>
-#include <sqlite3.h>
 
 #include "model/model.h"
+#include "engine/sql.h"
 #include "engine/store.h"
 
 struct pr_store {
-	sqlite3 *db;
-	char *path;
+	struct pr_sql sql;
 };
 
 /*
@@ -78,79 +77,28 @@ static const char *const migrations[] = {
 _Static_assert(PR_ARRAY_SIZE(migrations) == PR_STORE_SCHEMA_LATEST,
 	       "PR_STORE_SCHEMA_LATEST must match the migration list");
 
-static int db_error(struct pr_store *st, const char *what)
-{
-	return pr_error(PR_ESTATE, "state store '%s': %s: %s", st->path, what,
-			sqlite3_errmsg(st->db));
-}
-
-static int exec(struct pr_store *st, const char *sql)
-{
-	char *msg = NULL;
-	int err;
-
-	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) == SQLITE_OK)
-		return 0;
-	err = pr_error(PR_ESTATE, "state store '%s': %s", st->path,
-		       msg ? msg : sqlite3_errmsg(st->db));
-	sqlite3_free(msg);
-	return err;
-}
-
-/* End a transaction begun with BEGIN IMMEDIATE: commit, or roll back. */
-static int tx_end(struct pr_store *st, int err)
-{
-	if (!err)
-		err = exec(st, "COMMIT");
-	if (err)
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	return err;
-}
-
-static int prepare(sqlite3_stmt **out, struct pr_store *st, const char *sql)
-{
-	if (sqlite3_prepare_v2(st->db, sql, -1, out, NULL) != SQLITE_OK)
-		return db_error(st, "prepare");
-	return 0;
-}
-
-/* Run a statement that returns no row. */
-static int step_done(struct pr_store *st, sqlite3_stmt *s, const char *what)
-{
-	if (sqlite3_step(s) != SQLITE_DONE)
-		return db_error(st, what);
-	return 0;
-}
-
 static int read_version(int *out, struct pr_store *st)
 {
-	sqlite3_stmt *s = NULL;
-	int err = 0, rc;
+	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
+	int64_t n;
+	int err;
 
 	*out = 0;
-	rc = sqlite3_prepare_v2(st->db,
-				"SELECT count(*) FROM sqlite_master"
-				" WHERE type = 'table' AND"
-				" name = 'schema_version'",
-				-1, &s, NULL);
-	if (rc != SQLITE_OK || sqlite3_step(s) != SQLITE_ROW) {
-		err = db_error(st, "read schema");
-		goto done;
-	}
-	if (sqlite3_column_int(s, 0) == 0)
-		goto done;
-	sqlite3_finalize(s);
-	s = NULL;
-	if ((err = prepare(&s, st, "SELECT version FROM schema_version")))
-		goto done;
-	if (sqlite3_step(s) != SQLITE_ROW) {
+	if ((err = pr_sql_get_int64(&n, &st->sql, "read schema",
+				    "SELECT count(*) FROM sqlite_master"
+				    " WHERE type = 'table' AND"
+				    " name = 'schema_version'",
+				    "")) ||
+	    n == 0)
+		return err;
+	err = pr_sql_row(&q, &st->sql, "read schema",
+			 "SELECT version FROM schema_version", "");
+	if (!err)
+		*out = pr_sql_int(&q, 0);
+	else if (err == PR_ENOENT)
 		err = pr_error(PR_ESTATE, "state store '%s': no schema version",
-			       st->path);
-		goto done;
-	}
-	*out = sqlite3_column_int(s, 0);
-done:
-	sqlite3_finalize(s);
+			       st->sql.path);
+	pr_sql_finish(&q);
 	return err;
 }
 
@@ -165,28 +113,23 @@ static int migrate(struct pr_store *st, int target)
 		err = pr_error(PR_ESTATE,
 			       "state store '%s': schema version %d is newer"
 			       " than this patchrelay (%d)",
-			       st->path, version, PR_STORE_SCHEMA_LATEST);
+			       st->sql.path, version, PR_STORE_SCHEMA_LATEST);
 		goto done;
 	}
-	while (version < target) {
+	for (; version < target; version++) {
 		pr_buf_reset(&sql);
-		if ((err = pr_buf_addf(
-			     &sql,
-			     "BEGIN IMMEDIATE; %s"
-			     " UPDATE schema_version SET version = %d;",
-			     migrations[version], version + 1)))
+		if ((err = pr_buf_addf(&sql,
+				       "%s UPDATE schema_version SET version"
+				       " = %d;",
+				       migrations[version], version + 1)) ||
+		    (err = pr_sql_begin(&st->sql)))
 			goto done;
-		if ((err = exec(st, sql.ptr))) {
-			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		err = pr_sql_end(&st->sql, pr_sql_exec(&st->sql, sql.ptr));
+		if (err) {
 			err = pr_error_wrap(err, "migration to schema %d",
 					    version + 1);
 			goto done;
 		}
-		if ((err = exec(st, "COMMIT"))) {
-			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-			goto done;
-		}
-		version++;
 	}
 done:
 	pr_buf_release(&sql);
@@ -204,18 +147,11 @@ int pr_store_open_version(struct pr_store **out, const char *path,
 		return pr_error(PR_EINVAL, "state store '%s': no schema %d",
 				path, max_version);
 	st = pr_calloc(1, sizeof(*st));
-	st->path = pr_strdup(path);
-	if (sqlite3_open_v2(path, &st->db,
-			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-			    NULL) != SQLITE_OK) {
-		err = db_error(st, "open");
+	if ((err = pr_sql_open(&st->sql, path)))
 		goto done;
-	}
-	/* another process (patchrelay status) may read while we write */
-	sqlite3_busy_timeout(st->db, 5000);
-	if ((err = exec(st, "PRAGMA journal_mode = WAL;"
-			    "PRAGMA synchronous = FULL;"
-			    "PRAGMA foreign_keys = ON;")))
+	if ((err = pr_sql_exec(&st->sql, "PRAGMA journal_mode = WAL;"
+					 "PRAGMA synchronous = FULL;"
+					 "PRAGMA foreign_keys = ON;")))
 		goto done;
 	if ((err = migrate(st, max_version)))
 		goto done;
@@ -228,7 +164,7 @@ done:
 
 const char *pr_store_path(const struct pr_store *st)
 {
-	return st->path;
+	return st->sql.path;
 }
 
 int pr_store_open(struct pr_store **out, const char *path)
@@ -240,8 +176,7 @@ void pr_store_free(struct pr_store *st)
 {
 	if (!st)
 		return;
-	sqlite3_close(st->db);
-	free(st->path);
+	pr_sql_close(&st->sql);
 	free(st);
 }
 
@@ -254,64 +189,32 @@ int pr_store_schema_version(struct pr_store *st)
 	return version;
 }
 
-static void bind_text(sqlite3_stmt *s, int i, const char *text)
-{
-	if (text)
-		sqlite3_bind_text(s, i, text, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, i);
-}
-
 int pr_store_cursor_get(struct pr_store *st, const char *source,
 			struct pr_buf *cursor, struct pr_buf *etag)
 {
-	sqlite3_stmt *s = NULL;
-	const char *v;
-	int err, rc;
+	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
+	int err;
 
-	if ((err = prepare(&s, st,
-			   "SELECT cursor, etag FROM cursors WHERE source = ?")))
-		goto done;
-	bind_text(s, 1, source);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_DONE) {
-		err = PR_ENOENT;
-		goto done;
-	}
-	if (rc != SQLITE_ROW) {
-		err = db_error(st, "read cursor");
-		goto done;
-	}
-	v = (const char *)sqlite3_column_text(s, 0);
-	if (cursor && v && (err = pr_buf_adds(cursor, v)))
-		goto done;
-	v = (const char *)sqlite3_column_text(s, 1);
-	if (etag && v && (err = pr_buf_adds(etag, v)))
-		goto done;
-done:
-	sqlite3_finalize(s);
+	err = pr_sql_row(&q, &st->sql, "read cursor",
+			 "SELECT cursor, etag FROM cursors WHERE source = ?",
+			 "s", source);
+	/* a NULL cursor or etag appends nothing */
+	if (!err && cursor && pr_sql_text(&q, 0))
+		err = pr_buf_adds(cursor, pr_sql_text(&q, 0));
+	if (!err && etag && pr_sql_text(&q, 1))
+		err = pr_buf_adds(etag, pr_sql_text(&q, 1));
+	pr_sql_finish(&q);
 	return err;
 }
 
 int pr_store_cursor_set(struct pr_store *st, const char *source,
 			const char *cursor, const char *etag)
 {
-	sqlite3_stmt *s = NULL;
-	int err;
-
-	if ((err = prepare(&s, st,
-			   "INSERT INTO cursors (source, cursor, etag)"
-			   " VALUES (?, ?, ?) ON CONFLICT (source) DO UPDATE"
-			   " SET cursor = excluded.cursor,"
-			   " etag = excluded.etag")))
-		goto done;
-	bind_text(s, 1, source);
-	bind_text(s, 2, cursor);
-	bind_text(s, 3, etag);
-	err = step_done(st, s, "write cursor");
-done:
-	sqlite3_finalize(s);
-	return err;
+	return pr_sql_run(&st->sql, "write cursor",
+			  "INSERT INTO cursors (source, cursor, etag)"
+			  " VALUES (?, ?, ?) ON CONFLICT (source) DO UPDATE"
+			  " SET cursor = excluded.cursor, etag = excluded.etag",
+			  "sss", source, cursor, etag);
 }
 
 int pr_store_fingerprint(char out[41], const struct pr_version *v)
@@ -350,25 +253,10 @@ done:
 int pr_store_series_find(int64_t *out, struct pr_store *st, const char *origin,
 			 const char *key)
 {
-	sqlite3_stmt *s = NULL;
-	int err, rc;
-
-	if ((err = prepare(&s, st,
-			   "SELECT id FROM series WHERE origin = ?"
-			   " AND key = ?")))
-		goto done;
-	bind_text(s, 1, origin);
-	bind_text(s, 2, key);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(s, 0);
-	else if (rc == SQLITE_DONE)
-		err = PR_ENOENT;
-	else
-		err = db_error(st, "find series");
-done:
-	sqlite3_finalize(s);
-	return err;
+	return pr_sql_get_int64(out, &st->sql, "find series",
+				"SELECT id FROM series WHERE origin = ?"
+				" AND key = ?",
+				"ss", origin, key);
 }
 
 /*
@@ -380,30 +268,24 @@ done:
 static int find_version(int *match, int *latest, struct pr_store *st,
 			int64_t series_id, const char *fingerprint)
 {
-	sqlite3_stmt *s = NULL;
-	int err, rc;
+	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
+	int err;
 
 	*match = 0;
 	*latest = 0;
 	/* the lowest number wins should two versions share a fingerprint
 	 * (a store written before this lookup matched any version) */
-	if ((err = prepare(&s, st,
-			   "SELECT coalesce(max(number), 0),"
-			   " (SELECT min(number) FROM versions WHERE"
-			   "  series_id = ?1 AND fingerprint = ?2)"
-			   " FROM versions WHERE series_id = ?1")))
-		goto done;
-	sqlite3_bind_int64(s, 1, series_id);
-	bind_text(s, 2, fingerprint);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*latest = sqlite3_column_int(s, 0);
-		*match = sqlite3_column_int(s, 1);
-	} else {
-		err = db_error(st, "read versions");
+	err = pr_sql_row(&q, &st->sql, "read versions",
+			 "SELECT coalesce(max(number), 0),"
+			 " (SELECT min(number) FROM versions WHERE"
+			 "  series_id = ?1 AND fingerprint = ?2)"
+			 " FROM versions WHERE series_id = ?1",
+			 "Is", series_id, fingerprint);
+	if (!err) {
+		*latest = pr_sql_int(&q, 0);
+		*match = pr_sql_int(&q, 1);
 	}
-done:
-	sqlite3_finalize(s);
+	pr_sql_finish(&q);
 	return err;
 }
 
@@ -411,59 +293,43 @@ int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 			    const char *origin, const char *key,
 			    const char *fingerprint, size_t nr_patches)
 {
-	sqlite3_stmt *s = NULL;
-	bool in_tx = false;
 	int err, number, match;
 
 	out->series_id = 0;
 	out->number = 0;
 	out->latest = 0;
 	out->is_new = false;
-	if ((err = exec(st, "BEGIN IMMEDIATE")))
+	if ((err = pr_sql_begin(&st->sql)))
 		goto done;
-	in_tx = true;
 	err = pr_store_series_find(&out->series_id, st, origin, key);
-	if (err == PR_ENOENT) {
-		if ((err = prepare(&s, st,
-				   "INSERT INTO series (origin, key)"
-				   " VALUES (?, ?)")))
-			goto done;
-		bind_text(s, 1, origin);
-		bind_text(s, 2, key);
-		if ((err = step_done(st, s, "record series")))
-			goto done;
-		out->series_id = sqlite3_last_insert_rowid(st->db);
-		sqlite3_finalize(s);
-		s = NULL;
-	} else if (err) {
-		goto done;
-	}
-	if ((err = find_version(&match, &number, st, out->series_id,
-				fingerprint)))
-		goto done;
+	if (err == PR_ENOENT &&
+	    !(err = pr_sql_run(&st->sql, "record series",
+			       "INSERT INTO series (origin, key) VALUES (?, ?)",
+			       "ss", origin, key)))
+		out->series_id = pr_sql_last_id(&st->sql);
+	if (!err)
+		err = find_version(&match, &number, st, out->series_id,
+				   fingerprint);
+	if (err)
+		goto end;
 	out->latest = number;
 	if (match) {
 		out->number = match;
-		goto done;
+		goto end;
 	}
-	if ((err = prepare(&s, st,
-			   "INSERT INTO versions (series_id, number,"
-			   " fingerprint, nr_patches, created)"
-			   " VALUES (?, ?, ?, ?, strftime('%s', 'now'))")))
-		goto done;
-	sqlite3_bind_int64(s, 1, out->series_id);
-	sqlite3_bind_int(s, 2, number + 1);
-	bind_text(s, 3, fingerprint);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)nr_patches);
-	if ((err = step_done(st, s, "record version")))
-		goto done;
+	if ((err = pr_sql_run(&st->sql, "record version",
+			      "INSERT INTO versions (series_id, number,"
+			      " fingerprint, nr_patches, created)"
+			      " VALUES (?, ?, ?, ?, strftime('%s', 'now'))",
+			      "Iisz", out->series_id, number + 1, fingerprint,
+			      nr_patches)))
+		goto end;
 	out->number = number + 1;
 	out->latest = number + 1;
 	out->is_new = true;
+end:
+	err = pr_sql_end(&st->sql, err);
 done:
-	sqlite3_finalize(s);
-	if (in_tx)
-		err = tx_end(st, err);
 	if (err) {
 		out->is_new = false;
 		err = pr_error_wrap(err, "series '%s' of '%s'", key, origin);
@@ -471,186 +337,139 @@ done:
 	return err;
 }
 
-/* Run a one-integer query with one int64 parameter. */
-static int count_query(struct pr_store *st, const char *sql, int64_t a,
-		       int64_t b, int nparams)
+/* A count(*) query, as an int. */
+static int count(struct pr_store *st, const char *what, const char *sql,
+		 int64_t id)
 {
-	sqlite3_stmt *s = NULL;
-	int err;
+	int64_t n;
+	int err = pr_sql_get_int64(&n, &st->sql, what, sql, "I", id);
 
-	if ((err = prepare(&s, st, sql)))
-		goto done;
-	sqlite3_bind_int64(s, 1, a);
-	if (nparams > 1)
-		sqlite3_bind_int64(s, 2, b);
-	if (sqlite3_step(s) != SQLITE_ROW) {
-		err = db_error(st, "query");
-		goto done;
-	}
-	err = sqlite3_column_int(s, 0);
-done:
-	sqlite3_finalize(s);
-	return err;
+	return err ? err : (int)n;
 }
 
 int pr_store_version_count(struct pr_store *st, int64_t series_id)
 {
-	return count_query(st,
-			   "SELECT count(*) FROM versions WHERE"
-			   " series_id = ?",
-			   series_id, 0, 1);
+	return count(st, "count versions",
+		     "SELECT count(*) FROM versions WHERE series_id = ?",
+		     series_id);
+}
+
+int pr_store_delivery_pending(struct pr_store *st, int64_t delivery)
+{
+	return count(st, "count pending messages",
+		     "SELECT count(*) FROM delivery_messages WHERE"
+		     " delivery_id = ? AND status = 0",
+		     delivery);
 }
 
 int pr_store_identity_find(int64_t *series_id, struct pr_store *st,
 			   const char *kind, const char *value)
 {
-	sqlite3_stmt *s = NULL;
-	int err, rc;
-
-	if ((err = prepare(&s, st,
-			   "SELECT series_id FROM identities WHERE kind = ?"
-			   " AND value = ?")))
-		goto done;
-	bind_text(s, 1, kind);
-	bind_text(s, 2, value);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*series_id = sqlite3_column_int64(s, 0);
-	else if (rc == SQLITE_DONE)
-		err = PR_ENOENT;
-	else
-		err = db_error(st, "find identity");
-done:
-	sqlite3_finalize(s);
-	return err;
+	return pr_sql_get_int64(series_id, &st->sql, "find identity",
+				"SELECT series_id FROM identities WHERE"
+				" kind = ? AND value = ?",
+				"ss", kind, value);
 }
 
 int pr_store_identity_add(struct pr_store *st, int64_t series_id,
 			  const char *kind, const char *value)
 {
-	sqlite3_stmt *s = NULL;
 	int64_t other;
 	int err;
 
 	err = pr_store_identity_find(&other, st, kind, value);
-	if (!err && other == series_id)
-		goto done;
-	if (!err) {
-		err = pr_error(PR_EEXIST,
-			       "identity %s '%s' already names another series",
-			       kind, value);
-		goto done;
-	}
+	if (!err && other != series_id)
+		return pr_error(PR_EEXIST,
+				"identity %s '%s' already names another series",
+				kind, value);
 	if (err != PR_ENOENT)
-		goto done;
-	if ((err = prepare(&s, st,
-			   "INSERT INTO identities (kind, value, series_id)"
-			   " VALUES (?, ?, ?)")))
-		goto done;
-	bind_text(s, 1, kind);
-	bind_text(s, 2, value);
-	sqlite3_bind_int64(s, 3, series_id);
-	err = step_done(st, s, "record identity");
-done:
-	sqlite3_finalize(s);
-	return err;
+		return err;
+	return pr_sql_run(&st->sql, "record identity",
+			  "INSERT INTO identities (kind, value, series_id)"
+			  " VALUES (?, ?, ?)",
+			  "ssI", kind, value, series_id);
+}
+
+int pr_store_identity_get(struct pr_buf *out, struct pr_store *st,
+			  int64_t series_id, const char *kind)
+{
+	/* the first recorded, when a series has several of one kind */
+	return pr_sql_get_bytes(out, &st->sql, "find identity",
+				"SELECT value FROM identities WHERE"
+				" series_id = ? AND kind = ?"
+				" ORDER BY rowid LIMIT 1",
+				"Is", series_id, kind);
 }
 
 int pr_store_delivery_open(int64_t *out, struct pr_store *st, int64_t series_id,
 			   int version, const char *sink, size_t nr_messages)
 {
-	sqlite3_stmt *s = NULL;
-	bool in_tx = false;
+	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
+	int64_t found;
 	size_t i;
-	int err, rc;
+	int err;
 
 	*out = 0;
-	if ((err = exec(st, "BEGIN IMMEDIATE")))
+	if ((err = pr_sql_begin(&st->sql)))
 		goto done;
-	in_tx = true;
-	if ((err = prepare(&s, st,
-			   "SELECT id, nr_messages FROM deliveries WHERE"
-			   " series_id = ? AND version = ? AND sink = ?")))
-		goto done;
-	sqlite3_bind_int64(s, 1, series_id);
-	sqlite3_bind_int(s, 2, version);
-	bind_text(s, 3, sink);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*out = sqlite3_column_int64(s, 0);
-		if ((size_t)sqlite3_column_int64(s, 1) != nr_messages)
-			err = pr_error(
-				PR_ESTATE,
-				"delivery to sink '%s' has %lld messages,"
-				" not %zu",
-				sink, (long long)sqlite3_column_int64(s, 1),
-				nr_messages);
-		goto done;
+	err = pr_sql_row(&q, &st->sql, "find delivery",
+			 "SELECT id, nr_messages FROM deliveries WHERE"
+			 " series_id = ? AND version = ? AND sink = ?",
+			 "Iis", series_id, version, sink);
+	if (!err) {
+		*out = pr_sql_int64(&q, 0);
+		found = pr_sql_int64(&q, 1);
+		if ((size_t)found != nr_messages)
+			err = pr_error(PR_ESTATE,
+				       "delivery to sink '%s' has %lld"
+				       " messages, not %zu",
+				       sink, (long long)found, nr_messages);
+		goto end;
 	}
-	if (rc != SQLITE_DONE) {
-		err = db_error(st, "find delivery");
-		goto done;
-	}
-	sqlite3_finalize(s);
-	s = NULL;
-	if ((err = prepare(&s, st,
-			   "INSERT INTO deliveries (series_id, version, sink,"
-			   " nr_messages) VALUES (?, ?, ?, ?)")))
-		goto done;
-	sqlite3_bind_int64(s, 1, series_id);
-	sqlite3_bind_int(s, 2, version);
-	bind_text(s, 3, sink);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)nr_messages);
-	if ((err = step_done(st, s, "record delivery")))
-		goto done;
-	*out = sqlite3_last_insert_rowid(st->db);
-	sqlite3_finalize(s);
-	s = NULL;
-	if ((err = prepare(&s, st,
-			   "INSERT INTO delivery_messages (delivery_id, idx)"
-			   " VALUES (?, ?)")))
-		goto done;
-	for (i = 0; i < nr_messages; i++) {
-		sqlite3_reset(s);
-		sqlite3_bind_int64(s, 1, *out);
-		sqlite3_bind_int64(s, 2, (sqlite3_int64)i);
-		if ((err = step_done(st, s, "record delivery message")))
-			goto done;
-	}
+	if (err != PR_ENOENT ||
+	    (err = pr_sql_run(&st->sql, "record delivery",
+			      "INSERT INTO deliveries (series_id, version,"
+			      " sink, nr_messages) VALUES (?, ?, ?, ?)",
+			      "Iisz", series_id, version, sink, nr_messages)))
+		goto end;
+	*out = pr_sql_last_id(&st->sql);
+	if ((err = pr_sql_prepare(&q, &st->sql, "record delivery message",
+				  "INSERT INTO delivery_messages"
+				  " (delivery_id, idx) VALUES (?, ?)",
+				  NULL)))
+		goto end;
+	for (i = 0; i < nr_messages && !err; i++)
+		if (!(err = pr_sql_bind(&q, "Iz", *out, i)))
+			err = pr_sql_done(&q);
+end:
+	pr_sql_finish(&q);
+	err = pr_sql_end(&st->sql, err);
 done:
-	sqlite3_finalize(s);
-	if (in_tx)
-		err = tx_end(st, err);
 	if (err) {
 		*out = 0;
-		err = pr_error_wrap(err, "state store '%s'", st->path);
+		err = pr_error_wrap(err, "state store '%s'", st->sql.path);
 	}
 	return err;
 }
 
+static int no_message(struct pr_store *st, int64_t delivery, size_t index)
+{
+	return pr_error(PR_ENOENT,
+			"state store '%s': no message %zu in delivery %lld",
+			st->sql.path, index, (long long)delivery);
+}
+
+/* An integer column of one message row; it must exist. */
 static int message_column(struct pr_store *st, const char *sql,
 			  int64_t delivery, size_t index)
 {
-	sqlite3_stmt *s = NULL;
-	int err, rc;
+	int64_t v;
+	int err = pr_sql_get_int64(&v, &st->sql, "read delivery message", sql,
+				   "Iz", delivery, index);
 
-	if ((err = prepare(&s, st, sql)))
-		goto done;
-	sqlite3_bind_int64(s, 1, delivery);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)index);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		err = sqlite3_column_int(s, 0);
-	else if (rc == SQLITE_DONE)
-		err = pr_error(PR_ENOENT,
-			       "state store '%s': no message %zu in delivery"
-			       " %lld",
-			       st->path, index, (long long)delivery);
-	else
-		err = db_error(st, "read delivery message");
-done:
-	sqlite3_finalize(s);
-	return err;
+	if (err == PR_ENOENT)
+		return no_message(st, delivery, index);
+	return err ? err : (int)v;
 }
 
 int pr_store_delivery_status(struct pr_store *st, int64_t delivery,
@@ -671,29 +490,23 @@ int pr_store_delivery_attempts(struct pr_store *st, int64_t delivery,
 			      delivery, index);
 }
 
-/* Update one message row; it must exist. */
+/* After an update of one message row: it must have existed. */
+static int one_message(struct pr_store *st, int err, int64_t delivery,
+		       size_t index)
+{
+	if (!err && pr_sql_changes(&st->sql) != 1)
+		err = no_message(st, delivery, index);
+	return err;
+}
+
+/* Update one message row (?1 delivery, ?2 index, ?3 text). */
 static int message_update(struct pr_store *st, const char *sql,
 			  int64_t delivery, size_t index, const char *text)
 {
-	sqlite3_stmt *s = NULL;
-	int err;
-
-	if ((err = prepare(&s, st, sql)))
-		goto done;
-	sqlite3_bind_int64(s, 1, delivery);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)index);
-	if (sqlite3_bind_parameter_count(s) >= 3)
-		bind_text(s, 3, text);
-	if ((err = step_done(st, s, "update delivery message")))
-		goto done;
-	if (sqlite3_changes(st->db) != 1)
-		err = pr_error(PR_ENOENT,
-			       "state store '%s': no message %zu in delivery"
-			       " %lld",
-			       st->path, index, (long long)delivery);
-done:
-	sqlite3_finalize(s);
-	return err;
+	return one_message(st,
+			   pr_sql_run(&st->sql, "update delivery message", sql,
+				      "Izs", delivery, index, text),
+			   delivery, index);
 }
 
 int pr_store_delivery_attempt(struct pr_store *st, int64_t delivery,
@@ -720,11 +533,14 @@ int pr_store_delivery_note(struct pr_store *st, int64_t delivery, size_t index,
 int pr_store_delivery_mark_sent(struct pr_store *st, int64_t delivery,
 				size_t index)
 {
-	return message_update(st,
-			      "UPDATE delivery_messages SET status = 1,"
-			      " updated = strftime('%s', 'now')"
-			      " WHERE delivery_id = ?1 AND idx = ?2",
-			      delivery, index, NULL);
+	/* no message_id: a store before schema 4 has no such column */
+	return one_message(st,
+			   pr_sql_run(&st->sql, "update delivery message",
+				      "UPDATE delivery_messages SET status = 1,"
+				      " updated = strftime('%s', 'now')"
+				      " WHERE delivery_id = ? AND idx = ?",
+				      "Iz", delivery, index),
+			   delivery, index);
 }
 
 int pr_store_delivery_mark_sent_as(struct pr_store *st, int64_t delivery,
@@ -752,61 +568,23 @@ int pr_store_delivery_mark_rejected(struct pr_store *st, int64_t delivery,
 int pr_store_message_id_find(struct pr_store_message *out, struct pr_buf *sink,
 			     struct pr_store *st, const char *message_id)
 {
-	sqlite3_stmt *s = NULL;
-	int err, rc;
+	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
+	int err;
 
-	if ((err = prepare(&s, st,
-			   "SELECT d.series_id, d.version, m.idx, d.sink"
-			   " FROM delivery_messages m JOIN deliveries d"
-			   " ON d.id = m.delivery_id WHERE m.message_id = ?"
-			   " ORDER BY d.id LIMIT 1")))
-		goto done;
-	bind_text(s, 1, message_id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		out->series_id = sqlite3_column_int64(s, 0);
-		out->version = sqlite3_column_int(s, 1);
-		out->index = (size_t)sqlite3_column_int64(s, 2);
+	err = pr_sql_row(&q, &st->sql, "find message-id",
+			 "SELECT d.series_id, d.version, m.idx, d.sink"
+			 " FROM delivery_messages m JOIN deliveries d"
+			 " ON d.id = m.delivery_id WHERE m.message_id = ?"
+			 " ORDER BY d.id LIMIT 1",
+			 "s", message_id);
+	if (!err) {
+		out->series_id = pr_sql_int64(&q, 0);
+		out->version = pr_sql_int(&q, 1);
+		out->index = (size_t)pr_sql_int64(&q, 2);
 		if (sink)
-			err = pr_buf_adds(
-				sink, (const char *)sqlite3_column_text(s, 3));
-	} else if (rc == SQLITE_DONE) {
-		err = PR_ENOENT;
-	} else {
-		err = db_error(st, "find message-id");
+			err = pr_sql_add(sink, &q, 3);
 	}
-done:
-	sqlite3_finalize(s);
-	return err;
-}
-
-/* Append the first column of the one-row query, bound to a, b, c, d. */
-static int text_query(struct pr_buf *out, struct pr_store *st, const char *sql,
-		      int64_t a, int64_t b, const char *c, int64_t d)
-{
-	sqlite3_stmt *s = NULL;
-	const unsigned char *text;
-	int err, rc;
-
-	if ((err = prepare(&s, st, sql)))
-		goto done;
-	sqlite3_bind_int64(s, 1, a);
-	if (sqlite3_bind_parameter_count(s) >= 2)
-		sqlite3_bind_int64(s, 2, b);
-	if (sqlite3_bind_parameter_count(s) >= 3)
-		bind_text(s, 3, c);
-	if (sqlite3_bind_parameter_count(s) >= 4)
-		sqlite3_bind_int64(s, 4, d);
-	rc = sqlite3_step(s);
-	text = rc == SQLITE_ROW ? sqlite3_column_text(s, 0) : NULL;
-	if (text)
-		err = pr_buf_adds(out, (const char *)text);
-	else if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		err = PR_ENOENT;
-	else
-		err = db_error(st, "query");
-done:
-	sqlite3_finalize(s);
+	pr_sql_finish(&q);
 	return err;
 }
 
@@ -814,264 +592,138 @@ int pr_store_message_id_get(struct pr_buf *out, struct pr_store *st,
 			    int64_t series_id, int version, const char *sink,
 			    size_t index)
 {
-	return text_query(out, st,
-			  "SELECT m.message_id FROM delivery_messages m"
-			  " JOIN deliveries d ON d.id = m.delivery_id"
-			  " WHERE d.series_id = ?1 AND d.version = ?2"
-			  " AND d.sink = ?3 AND m.idx = ?4",
-			  series_id, version, sink, (int64_t)index);
-}
-
-int pr_store_identity_get(struct pr_buf *out, struct pr_store *st,
-			  int64_t series_id, const char *kind)
-{
-	/* the first recorded, when a series has several of one kind */
-	return text_query(out, st,
-			  "SELECT value FROM identities WHERE series_id = ?1"
-			  " AND kind = ?3 ORDER BY rowid LIMIT 1",
-			  series_id, 0, kind, 0);
-}
-
-int pr_store_delivery_pending(struct pr_store *st, int64_t delivery)
-{
-	return count_query(st,
-			   "SELECT count(*) FROM delivery_messages WHERE"
-			   " delivery_id = ? AND status = 0",
-			   delivery, 0, 1);
+	return pr_sql_get_bytes(out, &st->sql, "find message-id",
+				"SELECT m.message_id FROM delivery_messages m"
+				" JOIN deliveries d ON d.id = m.delivery_id"
+				" WHERE d.series_id = ? AND d.version = ?"
+				" AND d.sink = ? AND m.idx = ?",
+				"Iisz", series_id, version, sink, index);
 }
 
 int pr_store_foreach_row(struct pr_store *st, pr_store_row_fn fn, void *payload)
 {
-	sqlite3_stmt *s = NULL;
-	int err, rc;
+	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
+	int err;
 
-	if ((err = prepare(&s, st,
-			   "SELECT s.origin, s.key,"
-			   " (SELECT count(*) FROM versions v"
-			   "  WHERE v.series_id = s.id),"
-			   " d.sink, d.version, d.nr_messages,"
-			   " (SELECT count(*) FROM delivery_messages m"
-			   "  WHERE m.delivery_id = d.id AND m.status = 1),"
-			   " (SELECT coalesce(sum(attempts), 0) FROM"
-			   "  delivery_messages m WHERE m.delivery_id = d.id),"
-			   " (SELECT last_error FROM delivery_messages m"
-			   "  WHERE m.delivery_id = d.id AND"
-			   "  last_error IS NOT NULL AND last_error != ''"
-			   "  ORDER BY updated DESC, idx DESC LIMIT 1),"
-			   " (SELECT count(*) FROM delivery_messages m"
-			   "  WHERE m.delivery_id = d.id AND m.status = 2)"
-			   " FROM series s LEFT JOIN deliveries d"
-			   " ON d.series_id = s.id"
-			   " ORDER BY s.id, d.version, d.sink")))
-		goto done;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	err = pr_sql_prepare(
+		&q, &st->sql, "list deliveries",
+		"SELECT s.origin, s.key,"
+		" (SELECT count(*) FROM versions v WHERE v.series_id = s.id),"
+		" d.sink, d.version, d.nr_messages,"
+		" (SELECT count(*) FROM delivery_messages m"
+		"  WHERE m.delivery_id = d.id AND m.status = 1),"
+		" (SELECT coalesce(sum(attempts), 0) FROM"
+		"  delivery_messages m WHERE m.delivery_id = d.id),"
+		" (SELECT last_error FROM delivery_messages m"
+		"  WHERE m.delivery_id = d.id AND"
+		"  last_error IS NOT NULL AND last_error != ''"
+		"  ORDER BY updated DESC, idx DESC LIMIT 1),"
+		" (SELECT count(*) FROM delivery_messages m"
+		"  WHERE m.delivery_id = d.id AND m.status = 2)"
+		" FROM series s LEFT JOIN deliveries d ON d.series_id = s.id"
+		" ORDER BY s.id, d.version, d.sink",
+		"");
+	while (!err && (err = pr_sql_next(&q)) > 0) {
 		struct pr_store_row row = {
-			(const char *)sqlite3_column_text(s, 0),
-			(const char *)sqlite3_column_text(s, 1),
-			sqlite3_column_int(s, 2),
-			(const char *)sqlite3_column_text(s, 3),
-			sqlite3_column_int(s, 4),
-			sqlite3_column_int(s, 5),
-			sqlite3_column_int(s, 6),
-			sqlite3_column_int(s, 7),
-			(const char *)sqlite3_column_text(s, 8),
-			sqlite3_column_int(s, 9),
+			pr_sql_text(&q, 0), pr_sql_text(&q, 1),
+			pr_sql_int(&q, 2),  pr_sql_text(&q, 3),
+			pr_sql_int(&q, 4),  pr_sql_int(&q, 5),
+			pr_sql_int(&q, 6),  pr_sql_int(&q, 7),
+			pr_sql_text(&q, 8), pr_sql_int(&q, 9),
 		};
 
-		if ((err = fn(&row, payload)))
-			goto done;
+		err = fn(&row, payload);
 	}
-	if (rc != SQLITE_DONE)
-		err = db_error(st, "list deliveries");
-done:
-	sqlite3_finalize(s);
+	pr_sql_finish(&q);
 	return err;
 }
 
 int pr_store_version_mbox_set(struct pr_store *st, int64_t series_id,
 			      int number, const char *mbox, size_t len)
 {
-	sqlite3_stmt *s = NULL;
-	int err;
+	int err = pr_sql_run(&st->sql, "store version mbox",
+			     "UPDATE versions SET mbox = ? WHERE series_id = ?"
+			     " AND number = ?",
+			     "bIi", mbox, len, series_id, number);
 
-	if ((err = prepare(&s, st,
-			   "UPDATE versions SET mbox = ? WHERE series_id = ?"
-			   " AND number = ?")))
-		goto done;
-	sqlite3_bind_blob64(s, 1, mbox, (sqlite3_uint64)len, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, series_id);
-	sqlite3_bind_int(s, 3, number);
-	if ((err = step_done(st, s, "store version mbox")))
-		goto done;
-	if (sqlite3_changes(st->db) != 1)
+	if (!err && pr_sql_changes(&st->sql) != 1)
 		err = pr_error(PR_ENOENT,
-			       "state store '%s': no version %d of "
-			       "series %lld",
-			       st->path, number, (long long)series_id);
-done:
-	sqlite3_finalize(s);
-	return err;
-}
-
-/* Append column 0 of the one row of a (series, number) query. */
-static int version_column(struct pr_buf *out, struct pr_store *st,
-			  const char *sql, int64_t series_id, int number)
-{
-	sqlite3_stmt *s = NULL;
-	int err, rc;
-
-	if ((err = prepare(&s, st, sql)))
-		goto done;
-	sqlite3_bind_int64(s, 1, series_id);
-	sqlite3_bind_int(s, 2, number);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
-		err = pr_buf_add(out, sqlite3_column_blob(s, 0),
-				 (size_t)sqlite3_column_bytes(s, 0));
-	} else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
-		err = PR_ENOENT;
-	} else {
-		err = db_error(st, "read version");
-	}
-done:
-	sqlite3_finalize(s);
+			       "state store '%s': no version %d of series %lld",
+			       st->sql.path, number, (long long)series_id);
 	return err;
 }
 
 int pr_store_version_mbox_get(struct pr_buf *out, struct pr_store *st,
 			      int64_t series_id, int number)
 {
-	return version_column(out, st,
-			      "SELECT mbox FROM versions WHERE series_id = ?"
-			      " AND number = ?",
-			      series_id, number);
+	return pr_sql_get_bytes(out, &st->sql, "read version",
+				"SELECT mbox FROM versions WHERE series_id = ?"
+				" AND number = ?",
+				"Ii", series_id, number);
 }
 
 int pr_store_version_fingerprint(struct pr_buf *out, struct pr_store *st,
 				 int64_t series_id, int number)
 {
-	return version_column(out, st,
-			      "SELECT fingerprint FROM versions WHERE"
-			      " series_id = ? AND number = ?",
-			      series_id, number);
+	return pr_sql_get_bytes(out, &st->sql, "read version",
+				"SELECT fingerprint FROM versions WHERE"
+				" series_id = ? AND number = ?",
+				"Ii", series_id, number);
 }
 
 int pr_store_delivery_find(int64_t *out, struct pr_store *st, int64_t series_id,
 			   int version, const char *sink)
 {
-	sqlite3_stmt *s = NULL;
-	int err, rc;
-
 	*out = 0;
-	if ((err = prepare(&s, st,
-			   "SELECT id FROM deliveries WHERE series_id = ?"
-			   " AND version = ? AND sink = ?")))
-		goto done;
-	sqlite3_bind_int64(s, 1, series_id);
-	sqlite3_bind_int(s, 2, version);
-	bind_text(s, 3, sink);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(s, 0);
-	else if (rc == SQLITE_DONE)
-		err = PR_ENOENT;
-	else
-		err = db_error(st, "find delivery");
-done:
-	sqlite3_finalize(s);
-	return err;
+	return pr_sql_get_int64(out, &st->sql, "find delivery",
+				"SELECT id FROM deliveries WHERE series_id = ?"
+				" AND version = ? AND sink = ?",
+				"Iis", series_id, version, sink);
 }
 
 int pr_store_delivery_base_time(int64_t *out, struct pr_store *st,
 				int64_t series_id, int version,
 				const char *sink, int64_t now)
 {
-	sqlite3_stmt *s = NULL;
-	int err, rc;
+	int err;
 
 	/* the first call decides; every later one reads what it stored */
-	if ((err = prepare(&s, st,
-			   "INSERT OR IGNORE INTO delivery_times (series_id,"
-			   " version, sink, base_time) VALUES (?, ?, ?, ?)")))
-		goto done;
-	sqlite3_bind_int64(s, 1, series_id);
-	sqlite3_bind_int(s, 2, version);
-	bind_text(s, 3, sink);
-	sqlite3_bind_int64(s, 4, now);
-	if ((err = step_done(st, s, "record delivery time")))
-		goto done;
-	sqlite3_finalize(s);
-	s = NULL;
-	if ((err = prepare(&s, st,
-			   "SELECT base_time FROM delivery_times WHERE"
-			   " series_id = ? AND version = ? AND sink = ?")))
-		goto done;
-	sqlite3_bind_int64(s, 1, series_id);
-	sqlite3_bind_int(s, 2, version);
-	bind_text(s, 3, sink);
-	rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW) {
-		err = db_error(st, "read delivery time");
-		goto done;
-	}
-	*out = sqlite3_column_int64(s, 0);
-done:
-	sqlite3_finalize(s);
-	return err;
+	if ((err = pr_sql_run(&st->sql, "record delivery time",
+			      "INSERT OR IGNORE INTO delivery_times"
+			      " (series_id, version, sink, base_time)"
+			      " VALUES (?, ?, ?, ?)",
+			      "IisI", series_id, version, sink, now)))
+		return err;
+	return pr_sql_get_int64(out, &st->sql, "read delivery time",
+				"SELECT base_time FROM delivery_times WHERE"
+				" series_id = ? AND version = ? AND sink = ?",
+				"Iis", series_id, version, sink);
 }
 
 int pr_store_version_patches_set(struct pr_store *st, int64_t series_id,
 				 int number, const char *const *patch_ids,
 				 size_t nr)
 {
-	sqlite3_stmt *s = NULL;
-	bool in_tx = false;
+	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
 	size_t i;
 	int err;
 
-	if ((err = exec(st, "BEGIN IMMEDIATE")))
-		goto done;
-	in_tx = true;
-	if ((err = prepare(&s, st,
-			   "INSERT OR IGNORE INTO version_patches (series_id,"
-			   " number, idx, patch_id) VALUES (?, ?, ?, ?)")))
-		goto done;
-	for (i = 0; i < nr; i++) {
+	if ((err = pr_sql_begin(&st->sql)))
+		return err;
+	err = pr_sql_prepare(&q, &st->sql, "record patch-id",
+			     "INSERT OR IGNORE INTO version_patches (series_id,"
+			     " number, idx, patch_id) VALUES (?, ?, ?, ?)",
+			     NULL);
+	for (i = 0; i < nr && !err; i++) {
 		/* a patch with no diff has no id and nothing to land */
 		if (!patch_ids[i] || !patch_ids[i][0])
 			continue;
-		sqlite3_reset(s);
-		sqlite3_bind_int64(s, 1, series_id);
-		sqlite3_bind_int(s, 2, number);
-		sqlite3_bind_int64(s, 3, (sqlite3_int64)i);
-		bind_text(s, 4, patch_ids[i]);
-		if ((err = step_done(st, s, "record patch-id")))
-			goto done;
+		if (!(err = pr_sql_bind(&q, "Iizs", series_id, number, i,
+					patch_ids[i])))
+			err = pr_sql_done(&q);
 	}
-done:
-	sqlite3_finalize(s);
-	if (in_tx)
-		err = tx_end(st, err);
-	return err;
-}
-
-/* Mark every not yet landed patch with patch_id as landed as commit. */
-static int land_patch(struct pr_store *st, const char *patch_id,
-		      const char *commit)
-{
-	sqlite3_stmt *s = NULL;
-	int err;
-
-	if ((err = prepare(&s, st,
-			   "UPDATE version_patches SET landed_commit = ?"
-			   " WHERE patch_id = ? AND landed_commit IS NULL")))
-		goto done;
-	bind_text(s, 1, commit);
-	bind_text(s, 2, patch_id);
-	err = step_done(st, s, "record landed patch");
-done:
-	sqlite3_finalize(s);
-	return err;
+	pr_sql_finish(&q);
+	return pr_sql_end(&st->sql, err);
 }
 
 /*
@@ -1082,57 +734,52 @@ done:
 static int land_versions(struct pr_store_landed **out, size_t *nr,
 			 struct pr_store *st, const char *branch)
 {
-	sqlite3_stmt *s = NULL, *u = NULL;
+	struct pr_sql_stmt q = PR_SQL_STMT_INIT, u = PR_SQL_STMT_INIT;
 	size_t alloc = 0;
-	int err, rc;
+	int err;
 
-	if ((err = prepare(&s, st,
-			   "SELECT v.series_id, v.number, se.origin, se.key,"
-			   " (SELECT p.landed_commit FROM version_patches p"
-			   "  WHERE p.series_id = v.series_id AND"
-			   "  p.number = v.number ORDER BY p.idx DESC LIMIT 1)"
-			   " FROM versions v JOIN series se"
-			   " ON se.id = v.series_id"
-			   " WHERE v.landed_commit IS NULL"
-			   " AND EXISTS (SELECT 1 FROM version_patches p"
-			   "  WHERE p.series_id = v.series_id"
-			   "  AND p.number = v.number)"
-			   " AND NOT EXISTS (SELECT 1 FROM version_patches p"
-			   "  WHERE p.series_id = v.series_id"
-			   "  AND p.number = v.number"
-			   "  AND p.landed_commit IS NULL)"
-			   " ORDER BY v.series_id, v.number")) ||
-	    (err = prepare(&u, st,
-			   "UPDATE versions SET landed_branch = ?,"
-			   " landed_commit = ?,"
-			   " landed_time = strftime('%s', 'now')"
-			   " WHERE series_id = ? AND number = ?")))
+	if ((err = pr_sql_prepare(
+		     &q, &st->sql, "find landed versions",
+		     "SELECT v.series_id, v.number, se.origin, se.key,"
+		     " (SELECT p.landed_commit FROM version_patches p"
+		     "  WHERE p.series_id = v.series_id AND"
+		     "  p.number = v.number ORDER BY p.idx DESC LIMIT 1)"
+		     " FROM versions v JOIN series se ON se.id = v.series_id"
+		     " WHERE v.landed_commit IS NULL"
+		     " AND EXISTS (SELECT 1 FROM version_patches p"
+		     "  WHERE p.series_id = v.series_id"
+		     "  AND p.number = v.number)"
+		     " AND NOT EXISTS (SELECT 1 FROM version_patches p"
+		     "  WHERE p.series_id = v.series_id"
+		     "  AND p.number = v.number AND p.landed_commit IS NULL)"
+		     " ORDER BY v.series_id, v.number",
+		     "")) ||
+	    (err = pr_sql_prepare(&u, &st->sql, "record landed version",
+				  "UPDATE versions SET landed_branch = ?,"
+				  " landed_commit = ?,"
+				  " landed_time = strftime('%s', 'now')"
+				  " WHERE series_id = ? AND number = ?",
+				  NULL)))
 		goto done;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((err = pr_sql_next(&q)) > 0) {
 		struct pr_store_landed *l;
 
 		PR_ALLOC_GROW(*out, *nr + 1, alloc);
 		l = &(*out)[(*nr)++];
-		memset(l, 0, sizeof(*l));
-		l->series_id = sqlite3_column_int64(s, 0);
-		l->number = sqlite3_column_int(s, 1);
-		l->origin = pr_strdup((const char *)sqlite3_column_text(s, 2));
-		l->key = pr_strdup((const char *)sqlite3_column_text(s, 3));
-		l->commit = pr_strdup((const char *)sqlite3_column_text(s, 4));
+		l->series_id = pr_sql_int64(&q, 0);
+		l->number = pr_sql_int(&q, 1);
+		l->origin = pr_strdup(pr_sql_text(&q, 2));
+		l->key = pr_strdup(pr_sql_text(&q, 3));
+		l->commit = pr_strdup(pr_sql_text(&q, 4));
 		l->branch = pr_strdup(branch);
-		sqlite3_reset(u);
-		bind_text(u, 1, branch);
-		bind_text(u, 2, l->commit);
-		sqlite3_bind_int64(u, 3, l->series_id);
-		sqlite3_bind_int(u, 4, l->number);
-		if ((err = step_done(st, u, "record landed version")))
+		if ((err = pr_sql_bind(&u, "ssIi", branch, l->commit,
+				       l->series_id, l->number)) ||
+		    (err = pr_sql_done(&u)))
 			goto done;
 	}
-	if (rc != SQLITE_DONE)
-		err = db_error(st, "find landed versions");
 done:
-	sqlite3_finalize(s);
-	sqlite3_finalize(u);
+	pr_sql_finish(&q);
+	pr_sql_finish(&u);
 	return err;
 }
 
@@ -1140,23 +787,24 @@ int pr_store_land(struct pr_store_landed **out, size_t *nr, struct pr_store *st,
 		  const char *branch, const char *const *patch_ids,
 		  const char *const *commits, size_t nr_commits)
 {
-	bool in_tx = false;
 	size_t i;
 	int err;
 
 	*out = NULL;
 	*nr = 0;
-	if ((err = exec(st, "BEGIN IMMEDIATE")))
+	if ((err = pr_sql_begin(&st->sql)))
 		goto done;
-	in_tx = true;
-	for (i = 0; i < nr_commits; i++)
-		if (patch_ids[i] && patch_ids[i][0] &&
-		    (err = land_patch(st, patch_ids[i], commits[i])))
-			goto done;
-	err = land_versions(out, nr, st, branch);
+	for (i = 0; i < nr_commits && !err; i++)
+		if (patch_ids[i] && patch_ids[i][0])
+			err = pr_sql_run(&st->sql, "record landed patch",
+					 "UPDATE version_patches SET"
+					 " landed_commit = ? WHERE patch_id = ?"
+					 " AND landed_commit IS NULL",
+					 "ss", commits[i], patch_ids[i]);
+	if (!err)
+		err = land_versions(out, nr, st, branch);
+	err = pr_sql_end(&st->sql, err);
 done:
-	if (in_tx)
-		err = tx_end(st, err);
 	if (err) {
 		pr_store_landed_free(*out, *nr);
 		*out = NULL;
@@ -1182,33 +830,26 @@ void pr_store_landed_free(struct pr_store_landed *l, size_t nr)
 int pr_store_foreach_landed(struct pr_store *st, pr_store_landed_fn fn,
 			    void *payload)
 {
-	sqlite3_stmt *s = NULL;
-	int err, rc;
+	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
+	int err;
 
-	if ((err = prepare(&s, st,
-			   "SELECT v.series_id, v.number, se.origin, se.key,"
-			   " v.landed_branch, v.landed_commit"
-			   " FROM versions v JOIN series se"
-			   " ON se.id = v.series_id"
-			   " WHERE v.landed_commit IS NOT NULL"
-			   " ORDER BY v.series_id, v.number")))
-		goto done;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	err = pr_sql_prepare(&q, &st->sql, "list landed versions",
+			     "SELECT v.series_id, v.number, se.origin, se.key,"
+			     " v.landed_branch, v.landed_commit"
+			     " FROM versions v JOIN series se"
+			     " ON se.id = v.series_id"
+			     " WHERE v.landed_commit IS NOT NULL"
+			     " ORDER BY v.series_id, v.number",
+			     "");
+	while (!err && (err = pr_sql_next(&q)) > 0) {
 		struct pr_store_landed l = {
-			sqlite3_column_int64(s, 0),
-			sqlite3_column_int(s, 1),
-			(char *)sqlite3_column_text(s, 2),
-			(char *)sqlite3_column_text(s, 3),
-			(char *)sqlite3_column_text(s, 4),
-			(char *)sqlite3_column_text(s, 5),
+			pr_sql_int64(&q, 0),	    pr_sql_int(&q, 1),
+			(char *)pr_sql_text(&q, 2), (char *)pr_sql_text(&q, 3),
+			(char *)pr_sql_text(&q, 4), (char *)pr_sql_text(&q, 5),
 		};
 
-		if ((err = fn(&l, payload)))
-			goto done;
+		err = fn(&l, payload);
 	}
-	if (rc != SQLITE_DONE)
-		err = db_error(st, "list landed versions");
-done:
-	sqlite3_finalize(s);
+	pr_sql_finish(&q);
 	return err;
 }
