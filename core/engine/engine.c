@@ -595,6 +595,34 @@ done:
 	return err;
 }
 
+int pr_engine_stored_version(struct pr_version **out, struct pr_store *st,
+			     int64_t series_id, int number)
+{
+	struct pr_buf mbox = PR_BUF_INIT;
+	struct mbox_version mv = { NULL, 0 };
+	int err;
+
+	*out = NULL;
+	err = pr_store_version_mbox_get(&mbox, st, series_id, number);
+	if (!err && !mbox.len)
+		err = PR_ENOENT;
+	if (err)
+		goto done;
+	mv.v = pr_version_new(number);
+	err = pr_mbox_split(mbox.ptr, mbox.len, "stored version", NULL,
+			    stored_patch, &mv);
+	if (!err && !mv.v->nr)
+		err = PR_ENOENT;
+	if (!err) {
+		*out = mv.v;
+		mv.v = NULL;
+	}
+done:
+	pr_version_free(mv.v);
+	pr_buf_release(&mbox);
+	return err;
+}
+
 /*
  * The range-diff of v against the previous version (the one before it in
  * the store, whose mbox was kept for this), as `git format-patch
@@ -606,32 +634,24 @@ done:
 static int range_diff(struct pr_buf *out, const struct pass_ctx *c,
 		      int64_t series_id, const struct pr_version *v)
 {
-	struct pr_buf mbox = PR_BUF_INIT;
-	struct mbox_version mv = { NULL, 0 };
+	struct pr_version *prev = NULL;
 	int err;
 
-	err = pr_store_version_mbox_get(&mbox, c->st, series_id,
-					v->number > 1 ? v->number - 1 : 0);
-	if (err == PR_ENOENT || (!err && !mbox.len)) {
-		err = 0;
-		goto done;
+	err = pr_engine_stored_version(&prev, c->st, series_id,
+				       v->number > 1 ? v->number - 1 : 0);
+	if (err == PR_ENOENT) {
+		pr_error_clear();
+		return 0;
 	}
-	if (err)
-		goto done;
-	mv.v = pr_version_new(v->number - 1);
-	err = pr_mbox_split(mbox.ptr, mbox.len, "stored version", NULL,
-			    stored_patch, &mv);
-	if (!err && mv.v->nr)
-		err = pr_range_diff(out, mv.v, v);
+	if (!err)
+		err = pr_range_diff(out, prev, v);
 	if (err) {
 		pr_log_warn(c->route->name, "no range-diff against v%d: %s",
 			    v->number - 1, pr_error_message());
 		pr_buf_reset(out);
 		err = 0;
 	}
-done:
-	pr_version_free(mv.v);
-	pr_buf_release(&mbox);
+	pr_version_free(prev);
 	return err;
 }
 
@@ -770,7 +790,10 @@ done:
 	return err;
 }
 
-/* "sent as v2 to a@b, Cc: c@d, e@f; archive: <link>" for one sink. */
+/*
+ * "sent as v2 to a@b, Cc: c@d, e@f; Message-ID: <id>; archive: <link>"
+ * for one sink (no Message-ID for a sink that takes the version whole).
+ */
 static int add_summary(struct pr_buf *out, const struct sink_job *j, int number)
 {
 	const char *archive = node_string(j->n, "archive-url");
@@ -788,6 +811,9 @@ static int add_summary(struct pr_buf *out, const struct sink_job *j, int number)
 	for (i = 0; !err && i < j->rcpt.cc.nr; i++)
 		err = pr_buf_addf(out, "%s%s", i ? ", " : ", Cc: ",
 				  j->rcpt.cc.items[i].email);
+	if (!err && j->mails.root_message_id)
+		err = pr_buf_addf(out, "; Message-ID: <%s>",
+				  j->mails.root_message_id);
 	if (!err && archive) {
 		err = pr_buf_adds(out, "; archive: ");
 		if (!err)
@@ -916,7 +942,7 @@ static int push_version(struct pr_engine_stats *ds, const struct pass_ctx *c,
 			const struct sink_job *j, const struct pr_series *s,
 			const struct pr_version *v, struct pr_report *report)
 {
-	struct pr_version_delivery vd = { NULL, s, v, 0 };
+	struct pr_version_delivery vd = { NULL, s, v, 0, c->st, ev2->series_id };
 	struct pr_buf key = PR_BUF_INIT;
 	int err;
 

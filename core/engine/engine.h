@@ -88,6 +88,15 @@ int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
 int pr_engine_render(char ***mails, size_t **lens, const struct pr_version *v);
 void pr_engine_render_free(char **mails, size_t *lens, size_t nr);
 
+/*
+ * Version `number` of a series as the store kept it for range-diffs (its
+ * patches as pr_format_patch wrote them, read back: author, subject,
+ * message, diff and, when it came from git, the commit id) in *out;
+ * PR_ENOENT (no message) when the store has no mbox for it.
+ */
+int pr_engine_stored_version(struct pr_version **out, struct pr_store *st,
+			     int64_t series_id, int number);
+
 struct pr_graph;
 
 struct pr_engine_pass_stats {
