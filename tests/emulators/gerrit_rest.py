@@ -1,12 +1,9 @@
 """The Gerrit emulator's REST API (and the /__emu/ knobs over HTTP)."""
 
-import base64
 import json
 import os
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import gerrit_store
 from gerrit_store import Error, Store
 
 PREFIX = b")]}'\n"

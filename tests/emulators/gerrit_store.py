@@ -585,3 +585,211 @@ class State:
                    "refUpdate": {"oldRev": old or ZERO, "newRev": new or ZERO,
                                  "refName": ref, "project": project},
                    "eventCreatedOn": now()})
+
+    # ---- model operations shared by REST, ssh and the knobs ----
+
+    def is_ancestor(self, project, a, b):
+        p = subprocess.run(["git", "merge-base", "--is-ancestor", a, b],
+                           cwd=self.repo(project), capture_output=True,
+                           env={"PATH": os.environ.get("PATH", "/usr/bin"),
+                                "GIT_CONFIG_NOSYSTEM": "1"})
+        return p.returncode == 0
+
+    def add_reviewer(self, c, who, by, cc=False):
+        into = c["cc"] if cc else c["reviewers"]
+        if who in into or who == c["owner"]:
+            return
+        if not cc and who in c["cc"]:
+            c["cc"].remove(who)
+        into.append(who)
+        self.touch(c)
+        if not cc:
+            self.change_event("reviewer-added", c, self.current(c),
+                              reviewer=self.event_account(who),
+                              adder=self.event_account(by))
+
+    def review(self, c, ps, user, message="", labels=None, tag=None,
+               comments=None, strict=True, ready=None, wip=None):
+        """PostReview: votes, a change message and inline comments by
+        user on patch set ps.  Returns the labels applied ({name: value}).
+        Raises Error as Gerrit answers; with strict=False (ssh without
+        --strict-labels) bad votes are dropped."""
+        labels = dict(labels or {})
+        applied = {}
+        for name, value in labels.items():
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                raise Error(400, 'label "%s": %s is not a valid value' %
+                            (name, value))
+            if name not in LABELS:
+                if strict:
+                    raise Error(400, 'label "%s" is not a configured label'
+                                % name)
+                continue
+            if value not in LABELS[name]:
+                if strict:
+                    raise Error(400, 'label "%s": %d is not a valid value'
+                                % (name, value))
+                continue
+            lo, hi = RANGES.get(user, {}).get(name, (0, 0))
+            if not lo <= value <= hi:
+                if strict:
+                    raise Error(403, 'Applying label "%s": %d is restricted'
+                                % (name, value))
+                continue
+            applied[name] = value
+        if applied and c["status"] != "NEW":
+            raise Error(409, "change is closed")
+        if applied and ps["number"] != len(c["patch_sets"]):
+            raise Error(409, "not permitted to vote on outdated patch set")
+        t = now()
+        changed = []
+        approvals = []
+        for name in LABEL_ORDER:
+            votes = c["votes"].setdefault(name, {})
+            old = votes.get(user)
+            oldv = old["value"] if old and old["ps"] == ps["number"] else 0
+            if name in applied:
+                if applied[name] != oldv:
+                    changed.append((name, applied[name]))
+                votes[user] = {"value": applied[name], "date": t,
+                               "ps": ps["number"]}
+            if name in applied or (old and old["ps"] == ps["number"]):
+                a = {"type": name, "description": name,
+                     "value": str(votes[user]["value"])}
+                if name in applied and applied[name] != oldv:
+                    a["oldValue"] = str(oldv)
+                approvals.append(a)
+        ncomments = 0
+        for path, lst in sorted((comments or {}).items()):
+            for cm in lst:
+                self.d["message_seq"] += 1
+                c["comments"].append({
+                    "id": "%08x_%08x" % (c["number"], self.d["message_seq"]),
+                    "author": user, "ps": ps["number"], "path": path,
+                    "line": cm.get("line"), "message": cm.get("message", ""),
+                    "unresolved": bool(cm.get("unresolved", False)),
+                    "updated": t})
+                ncomments += 1
+        if ready and c["wip"]:
+            c["wip"] = False
+            c["review_started"] = True
+        elif wip and not c["wip"]:
+            c["wip"] = True
+        if not changed and not message and not ncomments:
+            return applied
+        text = "Patch Set %d:" % ps["number"]
+        for name, value in changed:
+            text += " -%s" % name if value == 0 else \
+                " %s%+d" % (name, value)
+        if ncomments:
+            text += "\n\n(%d comment%s)" % (ncomments,
+                                           "" if ncomments == 1 else "s")
+        if message:
+            text += "\n\n" + message
+        self.new_message(c, user, text, tag, ps["number"])
+        if applied and user != c["owner"]:
+            self.add_reviewer(c, user, user)
+        self.touch(c)
+        ev = {"author": self.event_account(user), "comment": text}
+        if approvals:
+            ev["approvals"] = approvals
+        self.change_event("comment-added", c, ps, **ev)
+        return applied
+
+    def merged(self, c, user, new_rev, text="Change has been successfully "
+               "merged"):
+        """c became part of its branch (a submit or a direct push)."""
+        c["status"] = "MERGED"
+        c["submitted"] = now()
+        c["submitter"] = user
+        self.new_message(c, user, text, "autogenerated:gerrit:merged",
+                         len(c["patch_sets"]))
+        self.touch(c)
+        self.change_event("change-merged", c, self.current(c),
+                          submitter=self.event_account(user), newRev=new_rev)
+
+    def submit(self, c, user):
+        """Submit c and the open changes it depends on (MERGE_IF_NECESSARY):
+        a fast-forward when the branch tip is an ancestor, else a merge
+        commit.  Raises Error(409) as Gerrit does."""
+        if c["status"] != "NEW":
+            raise Error(409, "change is %s" % c["status"].lower())
+        if c["wip"]:
+            raise Error(409, "Change %d is work in progress" % c["number"])
+        path = self.repo(c["project"])
+        ref = "refs/heads/" + c["branch"]
+        tip = self.branch_tip(c["project"], c["branch"])
+        head = self.current(c)["revision"]
+        chain = [x for x in self.changes()
+                 if x["project"] == c["project"] and
+                 x["branch"] == c["branch"] and x["status"] == "NEW" and
+                 x is not c and
+                 self.is_ancestor(c["project"], self.current(x)["revision"],
+                                  head) and
+                 not self.is_ancestor(c["project"],
+                                      self.current(x)["revision"], tip)]
+        if tip and self.is_ancestor(c["project"], tip, head):
+            new = head
+        else:
+            out = subprocess.run(["git", "merge-tree", "--write-tree", tip,
+                                  head], cwd=path, capture_output=True)
+            if out.returncode != 0:
+                raise Error(409, "Failed to submit 1 change due to the "
+                            "following problems:\nChange %d: Change could "
+                            "not be merged due to a path conflict. Please "
+                            "rebase the change locally and upload the "
+                            "rebased commit for review." % c["number"])
+            tree = out.stdout.decode().split()[0]
+            a = self.d["accounts"][user]
+            new = git(["commit-tree", tree, "-p", tip, "-p", head, "-m",
+                       'Merge "%s"' % self.current(c)["commit"]["subject"]],
+                      cwd=path, env={"GIT_AUTHOR_NAME": a["name"],
+                                     "GIT_AUTHOR_EMAIL": a["email"],
+                                     "GIT_COMMITTER_NAME": "Gerrit Code "
+                                     "Review",
+                                     "GIT_COMMITTER_EMAIL":
+                                     "gerrit@example.com"}).strip()
+        git(["update-ref", ref, new] + ([tip] if tip else []), cwd=path)
+        chain.sort(key=lambda x: x["number"])
+        for x in chain + [c]:
+            self.merged(x, user, new)
+        self.ref_updated(c["project"], ref, tip, new, user)
+        return new
+
+    def abandon(self, c, user, reason=""):
+        if c["status"] != "NEW":
+            raise Error(409, "change is %s" % c["status"].lower())
+        c["status"] = "ABANDONED"
+        text = "Abandoned" + ("\n\n" + reason if reason else "")
+        self.new_message(c, user, text, "autogenerated:gerrit:abandon",
+                         len(c["patch_sets"]))
+        self.touch(c)
+        self.change_event("change-abandoned", c, self.current(c),
+                          abandoner=self.event_account(user), reason=reason)
+
+    def restore(self, c, user, reason=""):
+        if c["status"] != "ABANDONED":
+            raise Error(409, "change is %s" % c["status"].lower())
+        c["status"] = "NEW"
+        text = "Restored" + ("\n\n" + reason if reason else "")
+        self.new_message(c, user, text, "autogenerated:gerrit:restore",
+                         len(c["patch_sets"]))
+        self.touch(c)
+        self.change_event("change-restored", c, self.current(c),
+                          restorer=self.event_account(user), reason=reason)
+
+    def set_topic(self, c, user, topic):
+        old = c["topic"] or ""
+        if (topic or "") == old:
+            return
+        c["topic"] = topic or None
+        text = "Topic set to %s" % topic if topic and not old else \
+            "Topic changed from %s to %s" % (old, topic) if topic else \
+            "Topic %s removed" % old
+        self.new_message(c, user, text, "autogenerated:gerrit:setTopic",
+                         len(c["patch_sets"]))
+        self.touch(c)
+        self.change_event("topic-changed", c, None,
+                          changer=self.event_account(user), oldTopic=old)
