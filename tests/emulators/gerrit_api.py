@@ -390,7 +390,7 @@ def get_topic(st, req, ident):
 
 def put_topic(st, req, ident):
     c = st.resolve(ident, req.user)
-    body = parse_body(req)
+    body = parse_body(req) if req.method == "PUT" else {}
     topic = body.get("topic") if isinstance(body, dict) else body
     st.set_topic(c, req.user, topic or "")
     if not topic:
@@ -562,12 +562,30 @@ def get_related(st, req, ident, rev):
 
 
 def parse_body(req):
-    if not req.body.strip():
+    """RestApiServlet.parseRequest: JSON (an object, or a string), text/plain
+    as a string, a POSTed form; no body at all is an empty input."""
+    ctype = req.headers.get("Content-Type")
+    mime = (ctype or "").split(";")[0].strip().lower()
+    if not req.body and ctype is None:
         return {}
-    try:
-        return json.loads(req.body.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as e:
-        raise Error(400, "Invalid JSON: %s" % e)
+    if mime == "application/json":
+        try:
+            v = json.loads(req.body.decode("utf-8") or "null")
+        except (ValueError, UnicodeDecodeError) as e:
+            raise Error(400, str(e))
+        if v is None:
+            return {}
+        if not isinstance(v, (dict, str)):
+            raise Error(400, "Expected JSON object")
+        return v
+    if mime == "text/plain":
+        return req.body.decode("utf-8", "replace")
+    if req.method == "POST" and mime == "application/x-www-form-urlencoded":
+        if not req.body:
+            return {}
+        form = urllib.parse.parse_qs(req.body.decode("utf-8", "replace"))
+        return {k: v[-1] for k, v in form.items()}
+    raise Error(400, "Expected Content-Type: application/json")
 
 
 def post_review(st, req, ident, rev):
@@ -575,7 +593,7 @@ def post_review(st, req, ident, rev):
     ps = st.patch_set(c, rev)
     ri = parse_body(req)
     if not isinstance(ri, dict):
-        raise Error(400, "Expected JSON object")
+        ri = {"message": ri}
     notify = ri.get("notify")
     if notify is not None and notify not in ("NONE", "OWNER",
                                              "OWNER_REVIEWERS", "ALL"):
@@ -604,6 +622,8 @@ def post_review(st, req, ident, rev):
 def post_abandon(st, req, ident):
     c = st.resolve(ident, req.user)
     body = parse_body(req)
+    if isinstance(body, str):
+        body = {"message": body}
     st.abandon(c, req.user, body.get("message") or "")
     return json_response(req, change_info(st, c, {}))
 
@@ -611,6 +631,8 @@ def post_abandon(st, req, ident):
 def post_restore(st, req, ident):
     c = st.resolve(ident, req.user)
     body = parse_body(req)
+    if isinstance(body, str):
+        body = {"message": body}
     st.restore(c, req.user, body.get("message") or "")
     return json_response(req, change_info(st, c, {}))
 

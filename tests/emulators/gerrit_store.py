@@ -595,7 +595,7 @@ class State:
                                 "GIT_CONFIG_NOSYSTEM": "1"})
         return p.returncode == 0
 
-    def add_reviewer(self, c, who, by, cc=False):
+    def add_reviewer(self, c, who, by, cc=False, event=True):
         into = c["cc"] if cc else c["reviewers"]
         if who in into or who == c["owner"]:
             return
@@ -603,7 +603,7 @@ class State:
             c["cc"].remove(who)
         into.append(who)
         self.touch(c)
-        if not cc:
+        if event and not cc:
             self.change_event("reviewer-added", c, self.current(c),
                               reviewer=self.event_account(who),
                               adder=self.event_account(by))
@@ -690,7 +690,8 @@ class State:
             text += "\n\n" + message
         self.new_message(c, user, text, tag, ps["number"])
         if applied and user != c["owner"]:
-            self.add_reviewer(c, user, user)
+            # a voter becomes a reviewer, without an event of its own
+            self.add_reviewer(c, user, user, event=False)
         self.touch(c)
         ev = {"author": self.event_account(user), "comment": text}
         if approvals:
