@@ -814,7 +814,8 @@ static int add_summary(struct pr_buf *out, const struct sink_job *j, int number)
 	if (!err && j->mails.root_message_id)
 		err = pr_buf_addf(out, "; Message-ID: <%s>",
 				  j->mails.root_message_id);
-	if (!err && archive) {
+	/* a sink that takes the version whole sent no mail to link */
+	if (!err && archive && j->mails.root_message_id) {
 		err = pr_buf_adds(out, "; archive: ");
 		if (!err)
 			err = pr_outgoing_archive_link(
