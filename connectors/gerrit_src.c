@@ -29,13 +29,14 @@
  *   (re)connect (a new session), at least every `catch-up`, and on every
  *   poll when there is no ssh-url.
  * - The cursor keeps, per open change, the patch set last sent or
- *   refused ("ps"), the date of the newest review message read ("m"),
+ *   refused ("ps"), the date of the newest review message read ("m")
+ *   and the ids of the messages of that date ("mi": dates may tie),
  *   the accounts told they may not trigger ("told") and the series key
  *   the change was last part of ("k").  A change no longer open is
  *   dropped after a catch-up that read every project.
  * - A series is emitted at most once per state of its changes: auto and
  *   label send when a change of the series has a patch set above its
- *   "ps"; a command is read once (its date is at most "m" afterwards).
+ *   "ps"; a command is read once (it is at or before "m" afterwards).
  * - Work-in-progress and private changes are never sent.  A series that
  *   is not one chain of current patch sets (separate changes of a topic,
  *   or a change on an outdated patch set of another) is sent only when
@@ -89,6 +90,7 @@ struct chg_state {
 	int64_t number;
 	int ps;
 	char *m;
+	struct pr_strlist mi;
 	char *k;
 	struct pr_strlist told;
 	bool seen; /* open in this catch-up (not stored) */
@@ -101,14 +103,20 @@ struct cursor {
 	size_t nr, alloc;
 };
 
+static void chg_release(struct chg_state *s)
+{
+	free(s->m);
+	free(s->k);
+	pr_strlist_release(&s->mi);
+	pr_strlist_release(&s->told);
+}
+
 static void cursor_release(struct cursor *c)
 {
 	size_t i;
 
 	for (i = 0; i < c->nr; i++) {
-		free(c->chg[i].m);
-		free(c->chg[i].k);
-		pr_strlist_release(&c->chg[i].told);
+		chg_release(&c->chg[i]);
 	}
 	free(c->chg);
 	free(c->seen);
@@ -141,6 +149,45 @@ static void set_str(char **slot, const char *s)
 	*slot = copy;
 }
 
+static int strlist_parse(struct pr_strlist *out, const json_t *a)
+{
+	const json_t *t;
+	size_t i;
+
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return PR_EPARSE;
+	json_array_foreach(a, i, t)
+	{
+		if (!json_is_string(t))
+			return PR_EPARSE;
+		pr_strlist_add(out, json_string_value(t));
+	}
+	return 0;
+}
+
+static void strlist_copy(struct pr_strlist *out, const struct pr_strlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		pr_strlist_add(out, l->items[i]);
+}
+
+static void strlist_put(json_t *o, const char *key, const struct pr_strlist *l)
+{
+	json_t *a;
+	size_t i;
+
+	if (!l->nr)
+		return;
+	a = json_array();
+	for (i = 0; i < l->nr; i++)
+		json_array_append_new(a, json_string(l->items[i]));
+	json_object_set_new(o, key, a);
+}
+
 static int cursor_parse(struct cursor *c, const char *text)
 {
 	json_t *root = NULL, *chg, *v;
@@ -163,10 +210,8 @@ static int cursor_parse(struct cursor *c, const char *text)
 	json_object_foreach(chg, key, v)
 	{
 		struct chg_state *s;
-		json_t *told, *t;
 		char *end;
 		long long n;
-		size_t i;
 
 		errno = 0;
 		n = strtoll(key, &end, 10);
@@ -177,15 +222,9 @@ static int cursor_parse(struct cursor *c, const char *text)
 		s->ps = (int)json_integer_value(json_object_get(v, "ps"));
 		set_str(&s->m, json_string_value(json_object_get(v, "m")));
 		set_str(&s->k, json_string_value(json_object_get(v, "k")));
-		told = json_object_get(v, "told");
-		if (told && !json_is_array(told))
+		if (strlist_parse(&s->told, json_object_get(v, "told")) ||
+		    strlist_parse(&s->mi, json_object_get(v, "mi")))
 			goto bad;
-		json_array_foreach(told, i, t)
-		{
-			if (!json_is_string(t))
-				goto bad;
-			pr_strlist_add(&s->told, json_string_value(t));
-		}
 	}
 	goto done;
 bad:
@@ -200,7 +239,7 @@ static int cursor_format(struct pr_buf *out, const struct cursor *c)
 {
 	json_t *root = json_object(), *chg = json_object();
 	char num[32], *text;
-	size_t i, j;
+	size_t i;
 	int err;
 
 	json_object_set_new(root, "v", json_integer(1));
@@ -209,20 +248,15 @@ static int cursor_format(struct pr_buf *out, const struct cursor *c)
 	json_object_set_new(root, "at", json_integer(c->at));
 	for (i = 0; i < c->nr; i++) {
 		const struct chg_state *s = &c->chg[i];
-		json_t *o = json_object(), *told;
+		json_t *o = json_object();
 
 		json_object_set_new(o, "ps", json_integer(s->ps));
 		if (s->m)
 			json_object_set_new(o, "m", json_string(s->m));
+		strlist_put(o, "mi", &s->mi);
 		if (s->k)
 			json_object_set_new(o, "k", json_string(s->k));
-		if (s->told.nr) {
-			told = json_array();
-			for (j = 0; j < s->told.nr; j++)
-				json_array_append_new(
-					told, json_string(s->told.items[j]));
-			json_object_set_new(o, "told", told);
-		}
+		strlist_put(o, "told", &s->told);
 		snprintf(num, sizeof(num), "%lld", (long long)s->number);
 		json_object_set_new(chg, num, o);
 	}
@@ -965,6 +999,37 @@ static int not_ready(struct pr_buf *why, const struct group *gr)
 	return 0;
 }
 
+/* Whether m is after what the cursor read of its change. */
+static bool is_new_message(const struct chg_state *s,
+			   const struct pr_gerrit_message *m)
+{
+	size_t i;
+	int cmp;
+
+	if (!s->m)
+		return true;
+	cmp = strcmp(m->date, s->m);
+	if (cmp)
+		return cmp > 0;
+	for (i = 0; i < s->mi.nr; i++)
+		if (!strcmp(s->mi.items[i], m->id))
+			return false;
+	return true;
+}
+
+/* Every message of c is read: the newest date and the ids of that date. */
+static void mark_read(struct chg_state *s, const struct pr_gerrit_change *c)
+{
+	const char *newest = c->msgs[c->nr_msgs - 1].date;
+	size_t i;
+
+	set_str(&s->m, newest);
+	pr_strlist_release(&s->mi);
+	for (i = 0; i < c->nr_msgs; i++)
+		if (!strcmp(c->msgs[i].date, newest))
+			pr_strlist_add(&s->mi, c->msgs[i].id);
+}
+
 /*
  * The new review messages of the group's changes: the commands of those
  * who may give them; the others are told once why nothing happens.
@@ -979,14 +1044,13 @@ static int read_commands(unsigned *cmds, struct poll_ctx *p,
 	for (i = 0; i < gr->nr && !err; i++) {
 		const struct pr_gerrit_change *c = gr->c[i];
 		struct chg_state *s = cursor_chg(&p->c, c->number, true);
-		const char *last = s->m;
 
 		for (j = 0; j < c->nr_msgs && !err; j++) {
 			const struct pr_gerrit_message *m = &c->msgs[j];
 			struct pr_buf msg = PR_BUF_INIT;
 			unsigned got;
 
-			if (last && strcmp(m->date, last) <= 0)
+			if (!is_new_message(s, m))
 				continue;
 			if ((m->tag &&
 			     !strncmp(m->tag, "autogenerated:", 14)) ||
@@ -1016,7 +1080,7 @@ static int read_commands(unsigned *cmds, struct poll_ctx *p,
 			pr_buf_release(&msg);
 		}
 		if (c->nr_msgs)
-			set_str(&s->m, c->msgs[c->nr_msgs - 1].date);
+			mark_read(s, c);
 	}
 	return err;
 }
@@ -1025,6 +1089,7 @@ static int read_commands(unsigned *cmds, struct poll_ctx *p,
 struct undo {
 	int ps;
 	char *m;
+	struct pr_strlist mi;
 };
 
 static int poll_group(struct poll_ctx *p, struct group *gr)
@@ -1046,6 +1111,9 @@ static int poll_group(struct poll_ctx *p, struct group *gr)
 		set_str(&s->k, gr->key);
 		undo[i].ps = s->ps;
 		undo[i].m = s->m ? pr_strdup(s->m) : NULL;
+		undo[i].mi = s->mi;
+		memset(&s->mi, 0, sizeof(s->mi));
+		strlist_copy(&s->mi, &undo[i].mi);
 	}
 	if ((err = not_ready(&why, gr)))
 		goto done;
@@ -1075,6 +1143,10 @@ done:
 		if (err < 0) {
 			s->ps = undo[i].ps;
 			set_str(&s->m, undo[i].m);
+			pr_strlist_release(&s->mi);
+			s->mi = undo[i].mi;
+		} else {
+			pr_strlist_release(&undo[i].mi);
 		}
 		free(undo[i].m);
 	}
@@ -1134,9 +1206,7 @@ static int catch_up(struct poll_ctx *p)
 	/* changes no longer open are forgotten, once every project was read */
 	for (i = n = 0; i < p->c.nr; i++) {
 		if (!p->c.chg[i].seen) {
-			free(p->c.chg[i].m);
-			free(p->c.chg[i].k);
-			pr_strlist_release(&p->c.chg[i].told);
+			chg_release(&p->c.chg[i]);
 			continue;
 		}
 		p->c.chg[n++] = p->c.chg[i];
