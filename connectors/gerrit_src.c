@@ -272,10 +272,14 @@ static int cursor_format(struct pr_buf *out, const struct cursor *c)
 
 /* ---- one poll ---- */
 
+struct undo;
+
 struct group {
 	struct pr_gerrit_change **c; /* in series order */
 	size_t nr, alloc;
 	char *key;
+	unsigned cmds; /* CMD_SUBMIT, CMD_PREVIEW: to be sent */
+	struct undo *undo; /* while it is to be sent */
 };
 
 struct poll_ctx {
@@ -625,53 +629,59 @@ static int change_url(struct pr_buf *out, const struct pr_gerrit *g,
 			   (long long)c->number);
 }
 
-/* Fetch the current patch sets the cache does not have yet. */
-static int fetch_group(struct poll_ctx *p, const struct group *gr,
-		       git_repository *repo, const char *project)
+/* The fetch spec of c's current patch set, unless the cache has it. */
+static int want_rev(struct pr_strlist *specs, git_repository *repo,
+		    const struct pr_gerrit_change *c)
+{
+	const struct pr_gerrit_revision *r = pr_gerrit_change_rev(c, NULL);
+	struct pr_buf spec = PR_BUF_INIT;
+	git_commit *have = NULL;
+	git_oid oid;
+	int err;
+
+	if (!r)
+		return 0;
+	if (git_oid_fromstr(&oid, r->sha) == 0 &&
+	    git_commit_lookup(&have, repo, &oid) == 0) {
+		git_commit_free(have);
+		return 0;
+	}
+	git_error_clear();
+	if (r->ref)
+		err = pr_buf_addf(&spec, "+%s:", r->ref);
+	else
+		err = pr_buf_addf(&spec, "+refs/changes/%02lld/%lld/%d:",
+				  (long long)(c->number % 100),
+				  (long long)c->number, r->number);
+	if (!err)
+		err = pr_buf_addf(&spec, "refs/patchrelay/changes/%lld/%d",
+				  (long long)c->number, r->number);
+	if (!err)
+		pr_strlist_add(specs, spec.ptr);
+	pr_buf_release(&spec);
+	return err;
+}
+
+/* Fetch the current patch sets of groups the cache does not have yet. */
+static int fetch_groups(struct poll_ctx *p, const struct group *const *grs,
+			size_t nr, git_repository *repo, const char *project)
 {
 	const struct pr_gerrit_ctx *o = p->g->o;
 	struct pr_gitfetch_auth auth = { o->user, o->password, o->ssh_key,
 					 o->known_hosts };
 	struct pr_strlist specs = { 0 };
 	struct pr_buf url = PR_BUF_INIT, what = PR_BUF_INIT;
-	size_t i;
+	size_t i, k;
 	int err = 0;
 
-	for (i = 0; i < gr->nr && !err; i++) {
-		const struct pr_gerrit_change *c = gr->c[i];
-		const struct pr_gerrit_revision *r =
-			pr_gerrit_change_rev(c, NULL);
-		struct pr_buf spec = PR_BUF_INIT;
-		git_commit *have = NULL;
-		git_oid oid;
-
-		if (!r)
-			continue;
-		if (git_oid_fromstr(&oid, r->sha) == 0 &&
-		    git_commit_lookup(&have, repo, &oid) == 0) {
-			git_commit_free(have);
-			continue;
-		}
-		git_error_clear();
-		if (r->ref)
-			err = pr_buf_addf(&spec, "+%s:", r->ref);
-		else
-			err = pr_buf_addf(&spec,
-					  "+refs/changes/%02lld/%lld/%d:",
-					  (long long)(c->number % 100),
-					  (long long)c->number, r->number);
-		if (!err)
-			err = pr_buf_addf(&spec,
-					  "refs/patchrelay/changes/%lld/%d",
-					  (long long)c->number, r->number);
-		if (!err)
-			pr_strlist_add(&specs, spec.ptr);
-		pr_buf_release(&spec);
-	}
+	for (k = 0; k < nr; k++)
+		for (i = 0; i < grs[k]->nr && !err; i++)
+			err = want_rev(&specs, repo, grs[k]->c[i]);
 	if (err || !specs.nr)
 		goto done;
 	if ((err = pr_gerrit_git_url(&url, p->g, project)) ||
-	    (err = pr_buf_addf(&what, "patch sets of '%s'", gr->key)))
+	    (err = pr_buf_addf(&what, "patch sets of '%s'",
+			       nr == 1 ? grs[0]->key : project)))
 		goto done;
 	err = pr_gitfetch(repo, url.ptr, (const char *const *)specs.items,
 			  specs.nr, &auth, what.ptr);
@@ -824,7 +834,7 @@ static int build_series(struct pr_series **out, struct pr_buf *why,
 	inited = true;
 	if ((err = pr_gerrit_cache_path(&dir, p->g, project)) ||
 	    (err = pr_gitfetch_open_cache(&repo, dir.ptr)) ||
-	    (err = fetch_group(p, gr, repo, project)))
+	    (err = fetch_groups(p, &gr, 1, repo, project)))
 		goto done;
 	v = pr_version_new(1);
 	for (i = 0; i < gr->nr; i++) {
@@ -1092,70 +1102,128 @@ struct undo {
 	struct pr_strlist mi;
 };
 
-static int poll_group(struct poll_ctx *p, struct group *gr)
+/* Put the group's changes back where the cursor had them (err < 0). */
+static void undo_group(struct poll_ctx *p, struct group *gr, int err)
+{
+	size_t i;
+
+	for (i = 0; gr->undo && i < gr->nr; i++) {
+		struct chg_state *s = cursor_chg(&p->c, gr->c[i]->number, true);
+		struct undo *u = &gr->undo[i];
+
+		if (err < 0) {
+			s->ps = u->ps;
+			set_str(&s->m, u->m);
+			pr_strlist_release(&s->mi);
+			s->mi = u->mi;
+		} else {
+			pr_strlist_release(&u->mi);
+		}
+		free(u->m);
+	}
+	free(gr->undo);
+	gr->undo = NULL;
+}
+
+/*
+ * Whether the group is to be sent (gr->cmds): its triggers, read against
+ * the cursor, whose state of the group's changes is kept in gr->undo.
+ */
+static int decide_group(struct poll_ctx *p, struct group *gr)
 {
 	const char *trigger = p->g->o->trigger ? p->g->o->trigger : "comment";
 	struct pr_buf why = PR_BUF_INIT, msg = PR_BUF_INIT;
-	struct undo *undo = NULL;
-	unsigned cmds = 0;
 	size_t i;
 	int err;
 
+	gr->cmds = 0;
 	if ((err = chain_key(p, gr)))
 		goto done;
-	undo = pr_calloc(gr->nr, sizeof(*undo));
+	gr->undo = pr_calloc(gr->nr, sizeof(*gr->undo));
 	for (i = 0; i < gr->nr; i++) {
 		struct chg_state *s = cursor_chg(&p->c, gr->c[i]->number, true);
 
 		s->seen = true;
 		set_str(&s->k, gr->key);
-		undo[i].ps = s->ps;
-		undo[i].m = s->m ? pr_strdup(s->m) : NULL;
-		undo[i].mi = s->mi;
-		memset(&s->mi, 0, sizeof(s->mi));
-		strlist_copy(&s->mi, &undo[i].mi);
+		gr->undo[i].ps = s->ps;
+		gr->undo[i].m = s->m ? pr_strdup(s->m) : NULL;
+		strlist_copy(&gr->undo[i].mi, &s->mi);
 	}
 	if ((err = not_ready(&why, gr)))
 		goto done;
 	if (!strcmp(trigger, "comment")) {
-		if ((err = read_commands(&cmds, p, gr)) || !cmds)
+		if ((err = read_commands(&gr->cmds, p, gr)) || !gr->cmds ||
+		    !why.len)
 			goto done;
-		if (why.len) {
-			/* asked for, but it cannot go: say why */
-			if (!(err = pr_buf_addf(&msg,
-						"patchrelay did not send this "
-						"series: %s.",
-						why.ptr)))
-				err = tell_group(p, gr, msg.ptr, 0);
-			goto done;
-		}
+		/* asked for, but it cannot go: say why */
+		gr->cmds = 0;
+		if (!(err = pr_buf_addf(&msg,
+					"patchrelay did not send this series: "
+					"%s.",
+					why.ptr)))
+			err = tell_group(p, gr, msg.ptr, 0);
 	} else if (!why.len && has_new_ps(p, gr) &&
 		   (!strcmp(trigger, "auto") || has_label_vote(p, gr))) {
-		cmds = CMD_SUBMIT;
+		gr->cmds = CMD_SUBMIT;
 	}
-	if (cmds)
-		err = send_group(p, gr, cmds);
 done:
-	/* what failed is read again by the next catch-up */
-	for (i = 0; undo && i < gr->nr; i++) {
-		struct chg_state *s = cursor_chg(&p->c, gr->c[i]->number, true);
-
-		if (err < 0) {
-			s->ps = undo[i].ps;
-			set_str(&s->m, undo[i].m);
-			pr_strlist_release(&s->mi);
-			s->mi = undo[i].mi;
-		} else {
-			pr_strlist_release(&undo[i].mi);
-		}
-		free(undo[i].m);
-	}
-	free(undo);
-	if (err < 0 && !p->stop)
+	if (err < 0 || !gr->cmds)
+		undo_group(p, gr, err);
+	if (err < 0)
 		err = pr_error_wrap(err, "series '%s'", gr->key);
 	pr_buf_release(&why);
 	pr_buf_release(&msg);
 	return err;
+}
+
+/* Send a group decide_group() chose; what failed is read again later. */
+static int finish_group(struct poll_ctx *p, struct group *gr)
+{
+	int err = send_group(p, gr, gr->cmds);
+
+	undo_group(p, gr, err);
+	if (err < 0 && !p->stop)
+		err = pr_error_wrap(err, "series '%s'", gr->key);
+	return err;
+}
+
+/*
+ * The patch sets of every group to send, in one fetch: one ssh
+ * connection for a burst instead of one per series.  A failure is left
+ * to each series' own fetch to report.
+ */
+static void prefetch(struct poll_ctx *p, const char *project)
+{
+	const struct group **todo = pr_calloc(p->nr_groups + 1, sizeof(*todo));
+	struct pr_buf dir = PR_BUF_INIT;
+	git_repository *repo = NULL;
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nr_groups; i++)
+		if (p->groups[i].cmds)
+			todo[n++] = &p->groups[i];
+	git_libgit2_init();
+	if (n > 1 && (pr_gerrit_cache_path(&dir, p->g, project) ||
+		      pr_gitfetch_open_cache(&repo, dir.ptr) ||
+		      fetch_groups(p, todo, n, repo, project)))
+		pr_log_debug(p->g->inst->prefix, "prefetch: %s",
+			     pr_error_message());
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	pr_buf_release(&dir);
+	free(todo);
+}
+
+/* A group's error: the poll goes on unless it must stop. */
+static bool group_failed(struct poll_ctx *p, int err, int *first)
+{
+	/* a failed emit or refused credentials end the poll */
+	if (p->stop || err == PR_EAUTH)
+		return true;
+	if (!*first)
+		*first = err;
+	pr_log_error(p->g->inst->prefix, "%s", pr_error_message());
+	return false;
 }
 
 static void groups_release(struct poll_ctx *p)
@@ -1163,6 +1231,7 @@ static void groups_release(struct poll_ctx *p)
 	size_t i;
 
 	for (i = 0; i < p->nr_groups; i++) {
+		undo_group(p, &p->groups[i], PR_EINTERNAL);
 		free(p->groups[i].c);
 		free(p->groups[i].key);
 	}
@@ -1189,18 +1258,16 @@ static int catch_up(struct poll_ctx *p)
 		p->all = &all;
 		if ((err = make_groups(p)))
 			goto done;
-		for (j = 0; j < p->nr_groups; j++) {
-			err = poll_group(p, &p->groups[j]);
-			if (!err)
-				continue;
-			/* a failed emit or refused credentials end the poll */
-			if (p->stop || err == PR_EAUTH)
+		for (j = 0; j < p->nr_groups; j++)
+			if ((err = decide_group(p, &p->groups[j])) &&
+			    group_failed(p, err, &first))
 				goto done;
-			if (!first)
-				first = err;
-			pr_log_error(p->g->inst->prefix, "%s",
-				     pr_error_message());
-		}
+		prefetch(p, projects->items[i]);
+		for (j = 0; j < p->nr_groups; j++)
+			if (p->groups[j].cmds &&
+			    (err = finish_group(p, &p->groups[j])) &&
+			    group_failed(p, err, &first))
+				goto done;
 		groups_release(p);
 	}
 	/* changes no longer open are forgotten, once every project was read */
