@@ -55,7 +55,7 @@ mails() { find "$tmp/box/new" "$tmp/box/cur" -type f 2>/dev/null | wc -l; }
 
 export GIT_AUTHOR_NAME='Alice Owner' GIT_AUTHOR_EMAIL=alice@example.com
 export GIT_COMMITTER_NAME='Alice Owner' GIT_COMMITTER_EMAIL=alice@example.com
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
+export GIT_AUTHOR_DATE='@1796299200 +0000' GIT_COMMITTER_DATE='@1796299200 +0000'
 SEED=/work/shared/seeds/001-commit-8042783592c5-fixed-bug-where-yes-and-no-are-mixed-up.patch
 [ -f "$SEED" ] || SEED="$PR_SRC/../shared/seeds/001-commit-8042783592c5-fixed-bug-where-yes-and-no-are-mixed-up.patch"
 
