@@ -548,7 +548,10 @@ static int event_fields(struct pr_gerrit_event *e, const json_t *root)
 	    (err = get_str(&e->project, ru, "project", "refUpdate")))
 		return err;
 	if (!e->branch) {
-		if ((err = get_str(&ref, root, "refName", "event")))
+		/* change events name it at the top, ref-updated inside */
+		if ((err = get_str(&ref, root, "refName", "event")) ||
+		    (!ref && ru &&
+		     (err = get_str(&ref, ru, "refName", "refUpdate"))))
 			return err;
 		if (ref && !strncmp(ref, "refs/heads/", 11))
 			e->branch = pr_strdup(ref + 11);
