@@ -64,8 +64,13 @@ enum {
 
 #define BACKOFF_MIN_MS 1000
 #define BACKOFF_MAX_MS 60000
-/* a stream that lived this long was healthy: its drop is no flapping */
-#define STEADY_MS 30000
+/*
+ * A stream that lived this long was no flapping: it is reconnected at
+ * once.  Reconnects happen only at polls, which the engine paces by the
+ * source's interval, so this guards against a server that takes the
+ * command and ends it at once, not against a storm.
+ */
+#define STEADY_MS 1000
 
 static int64_t mono_ms(void)
 {
