@@ -11,6 +11,7 @@
 #include "gitfetch.h"
 #include "git/gitrepo.h"
 #include "model/model.h"
+#include "gerrit_src.h"
 
 /*
  * The gerrit source (gerrit.h, docs/connectors/gerrit.md).
@@ -91,24 +92,7 @@ void pr_gerrit_src_free(struct pr_gerrit_src *s)
 
 /* ---- the cursor ---- */
 
-struct chg_state {
-	int64_t number;
-	int ps;
-	char *m;
-	struct pr_strlist mi;
-	char *k;
-	struct pr_strlist told;
-	bool seen; /* open in this catch-up (not stored) */
-};
-
-struct cursor {
-	char *seen; /* "SESSION.N.EVENTS" of the last catch-up */
-	int64_t at; /* wall time of the last catch-up */
-	struct chg_state *chg;
-	size_t nr, alloc;
-};
-
-static void chg_release(struct chg_state *s)
+static void chg_release(struct pr_gerrit_chg *s)
 {
 	free(s->m);
 	free(s->k);
@@ -116,7 +100,7 @@ static void chg_release(struct chg_state *s)
 	pr_strlist_release(&s->told);
 }
 
-static void cursor_release(struct cursor *c)
+static void cursor_release(struct pr_gerrit_cursor *c)
 {
 	size_t i;
 
@@ -128,10 +112,10 @@ static void cursor_release(struct cursor *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static struct chg_state *cursor_chg(struct cursor *c, int64_t number,
-				    bool create)
+struct pr_gerrit_chg *pr_gerrit_cursor_chg(struct pr_gerrit_cursor *c,
+					   int64_t number, bool create)
 {
-	struct chg_state *s;
+	struct pr_gerrit_chg *s;
 	size_t i;
 
 	for (i = 0; i < c->nr; i++)
@@ -193,7 +177,7 @@ static void strlist_put(json_t *o, const char *key, const struct pr_strlist *l)
 	json_object_set_new(o, key, a);
 }
 
-static int cursor_parse(struct cursor *c, const char *text)
+static int cursor_parse(struct pr_gerrit_cursor *c, const char *text)
 {
 	json_t *root = NULL, *chg, *v;
 	json_error_t jerr;
@@ -214,16 +198,16 @@ static int cursor_parse(struct cursor *c, const char *text)
 		goto bad;
 	json_object_foreach(chg, key, v)
 	{
-		struct chg_state *s;
+		struct pr_gerrit_chg *s;
 		char *end;
 		long long n;
 
 		errno = 0;
 		n = strtoll(key, &end, 10);
 		if (!json_is_object(v) || *end || errno || n <= 0 ||
-		    cursor_chg(c, n, false))
+		    pr_gerrit_cursor_chg(c, n, false))
 			goto bad;
-		s = cursor_chg(c, n, true);
+		s = pr_gerrit_cursor_chg(c, n, true);
 		s->ps = (int)json_integer_value(json_object_get(v, "ps"));
 		set_str(&s->m, json_string_value(json_object_get(v, "m")));
 		set_str(&s->k, json_string_value(json_object_get(v, "k")));
@@ -240,7 +224,7 @@ done:
 	return err;
 }
 
-static int cursor_format(struct pr_buf *out, const struct cursor *c)
+static int cursor_format(struct pr_buf *out, const struct pr_gerrit_cursor *c)
 {
 	json_t *root = json_object(), *chg = json_object();
 	char num[32], *text;
@@ -252,7 +236,7 @@ static int cursor_format(struct pr_buf *out, const struct cursor *c)
 		json_object_set_new(root, "seen", json_string(c->seen));
 	json_object_set_new(root, "at", json_integer(c->at));
 	for (i = 0; i < c->nr; i++) {
-		const struct chg_state *s = &c->chg[i];
+		const struct pr_gerrit_chg *s = &c->chg[i];
 		json_t *o = json_object();
 
 		json_object_set_new(o, "ps", json_integer(s->ps));
@@ -277,29 +261,8 @@ static int cursor_format(struct pr_buf *out, const struct cursor *c)
 
 /* ---- one poll ---- */
 
-struct undo;
-
-struct group {
-	struct pr_gerrit_change **c; /* in series order */
-	size_t nr, alloc;
-	char *key;
-	unsigned cmds; /* CMD_SUBMIT, CMD_PREVIEW: to be sent */
-	struct undo *undo; /* while it is to be sent */
-};
-
-struct poll_ctx {
-	struct pr_gerrit *g;
-	struct cursor c;
-	pr_event_fn emit;
-	void *payload;
-	bool stop; /* an emit failed or asked to stop */
-	const char *project;
-	const struct pr_gerrit_change_list *all;
-	struct group *groups;
-	size_t nr_groups, alloc_groups;
-};
-
-static int emit_event(struct poll_ctx *p, struct pr_series *s, bool preview)
+static int emit_event(struct pr_gerrit_poll *p, struct pr_series *s,
+		      bool preview)
 {
 	struct pr_event ev = { 0 };
 	struct pr_buf text = PR_BUF_INIT;
@@ -402,8 +365,9 @@ static const char *who_of(const struct pr_gerrit_account *a)
 }
 
 /* A review message (no vote) on every change of the group. */
-static int tell_group(struct poll_ctx *p, const struct group *gr,
-		      const char *msg, int vote)
+static int tell_group(struct pr_gerrit_poll *p,
+		      const struct pr_gerrit_group *gr, const char *msg,
+		      int vote)
 {
 	size_t i;
 	int err = 0;
@@ -415,484 +379,8 @@ static int tell_group(struct poll_ctx *p, const struct group *gr,
 	return err;
 }
 
-/* ---- grouping ---- */
-
-/* The change of `all` one of whose revisions is sha (same project). */
-static struct pr_gerrit_change *owner_of(const struct poll_ctx *p,
-					 const struct pr_gerrit_change *c,
-					 const char *sha, bool *current)
-{
-	size_t i;
-
-	if (!sha[0])
-		return NULL;
-	for (i = 0; i < p->all->nr; i++) {
-		struct pr_gerrit_change *o = &p->all->items[i];
-
-		if (o == c || strcmp(o->branch ? o->branch : "",
-				     c->branch ? c->branch : ""))
-			continue;
-		if (pr_gerrit_change_rev(o, sha)) {
-			*current = !strcmp(o->current, sha);
-			return o;
-		}
-	}
-	return NULL;
-}
-
-/* The change c's current revision sits on, among the open ones. */
-static struct pr_gerrit_change *parent_of(const struct poll_ctx *p,
-					  const struct pr_gerrit_change *c,
-					  bool *current)
-{
-	const struct pr_gerrit_revision *r = pr_gerrit_change_rev(c, NULL);
-
-	*current = false;
-	return r ? owner_of(p, c, r->parent, current) : NULL;
-}
-
-/* Union-find over the changes, by index into p->all. */
-static size_t find_root(size_t *up, size_t i)
-{
-	while (up[i] != i)
-		i = up[i] = up[up[i]];
-	return i;
-}
-
-/* What group key change c belongs to, by the series option. */
-static int group_key(struct pr_buf *out, const struct poll_ctx *p,
-		     const struct pr_gerrit_change *c, size_t root)
-{
-	const char *mode = p->g->o->series ? p->g->o->series : "topic";
-	const char *branch = c->branch ? c->branch : "";
-
-	if (!strcmp(mode, "topic") && c->topic)
-		return pr_buf_addf(out, "%s~%s~topic~%s", c->project, branch,
-				   c->topic);
-	if (!strcmp(mode, "chain"))
-		return pr_buf_addf(out, "#chain%zu", root);
-	return pr_buf_addf(out, "%s~%lld", c->project, (long long)c->number);
-}
-
-static struct group *group_for(struct poll_ctx *p, const char *key)
-{
-	struct group *gr;
-	size_t i;
-
-	for (i = 0; i < p->nr_groups; i++)
-		if (!strcmp(p->groups[i].key, key))
-			return &p->groups[i];
-	PR_ALLOC_GROW(p->groups, p->nr_groups + 1, p->alloc_groups);
-	gr = &p->groups[p->nr_groups++];
-	memset(gr, 0, sizeof(*gr));
-	gr->key = pr_strdup(key);
-	return gr;
-}
-
-static bool in_group(const struct group *gr, const struct pr_gerrit_change *c)
-{
-	size_t i;
-
-	for (i = 0; i < gr->nr; i++)
-		if (gr->c[i] == c)
-			return true;
-	return false;
-}
-
-/*
- * Put the group in series order: a change after the one it sits on,
- * lower numbers first among those with the same parent.
- */
-static void order_group(struct poll_ctx *p, struct group *gr)
-{
-	struct pr_gerrit_change **out = pr_calloc(gr->nr + 1, sizeof(*out));
-	bool *done = pr_calloc(gr->nr + 1, sizeof(*done));
-	size_t n = 0, i;
-
-	while (n < gr->nr) {
-		size_t best = gr->nr;
-
-		for (i = 0; i < gr->nr; i++) {
-			struct pr_gerrit_change *par;
-			bool cur;
-
-			if (done[i])
-				continue;
-			par = parent_of(p, gr->c[i], &cur);
-			/* ready when its parent is out of the group or placed */
-			if (par && in_group(gr, par)) {
-				size_t j;
-				bool placed = false;
-
-				for (j = 0; j < n; j++)
-					placed |= out[j] == par;
-				if (!placed)
-					continue;
-			}
-			if (best == gr->nr ||
-			    gr->c[i]->number < gr->c[best]->number)
-				best = i;
-		}
-		if (best == gr->nr) {
-			/* a cycle cannot be; take the lowest left anyway */
-			for (i = 0; i < gr->nr; i++)
-				if (!done[i] &&
-				    (best == gr->nr ||
-				     gr->c[i]->number < gr->c[best]->number))
-					best = i;
-		}
-		done[best] = true;
-		out[n++] = gr->c[best];
-	}
-	memcpy(gr->c, out, gr->nr * sizeof(*out));
-	free(out);
-	free(done);
-}
-
-/*
- * Split p->all into series: by topic, by relation chain (changes linked
- * by their current revisions' parents) or one change each.
- */
-static int make_groups(struct poll_ctx *p)
-{
-	size_t n = p->all->nr, i;
-	size_t *up = pr_calloc(n + 1, sizeof(*up));
-	struct pr_buf key = PR_BUF_INIT;
-	int err = 0;
-
-	for (i = 0; i < n; i++)
-		up[i] = i;
-	for (i = 0; i < n; i++) {
-		bool cur;
-		struct pr_gerrit_change *par =
-			parent_of(p, &p->all->items[i], &cur);
-
-		if (par)
-			up[find_root(up, i)] =
-				find_root(up, (size_t)(par - p->all->items));
-	}
-	for (i = 0; i < n && !err; i++) {
-		struct pr_gerrit_change *c = &p->all->items[i];
-		struct group *gr;
-
-		pr_buf_reset(&key);
-		if ((err = group_key(&key, p, c, find_root(up, i))))
-			break;
-		gr = group_for(p, key.ptr);
-		PR_ALLOC_GROW(gr->c, gr->nr + 1, gr->alloc);
-		gr->c[gr->nr++] = c;
-	}
-	for (i = 0; i < p->nr_groups; i++)
-		order_group(p, &p->groups[i]);
-	free(up);
-	pr_buf_release(&key);
-	return err;
-}
-
-/*
- * A chain keeps the key it had: the first of its changes that was part
- * of a series before names it, else its lowest change does.
- */
-static int chain_key(struct poll_ctx *p, struct group *gr)
-{
-	struct pr_buf key = PR_BUF_INIT;
-	size_t i;
-	int err = 0;
-
-	if (strncmp(gr->key, "#chain", 6))
-		return 0;
-	for (i = 0; i < gr->nr && !key.len && !err; i++) {
-		struct chg_state *s =
-			cursor_chg(&p->c, gr->c[i]->number, false);
-
-		if (s && s->k && strstr(s->k, "~chain~"))
-			err = pr_buf_adds(&key, s->k);
-	}
-	if (!err && !key.len)
-		err = pr_buf_addf(&key, "%s~%s~chain~%lld", gr->c[0]->project,
-				  gr->c[0]->branch ? gr->c[0]->branch : "",
-				  (long long)gr->c[0]->number);
-	if (!err) {
-		free(gr->key);
-		gr->key = pr_buf_detach(&key, NULL);
-	}
-	pr_buf_release(&key);
-	return err;
-}
-
-/* ---- building the series ---- */
-
-static int change_url(struct pr_buf *out, const struct pr_gerrit *g,
-		      const struct pr_gerrit_change *c)
-{
-	const char *base = g->o->rest_url;
-	size_t n = strlen(base);
-
-	while (n && base[n - 1] == '/')
-		n--;
-	return pr_buf_addf(out, "%.*s/c/%s/+/%lld", (int)n, base, c->project,
-			   (long long)c->number);
-}
-
-/* The fetch spec of c's current patch set, unless the cache has it. */
-static int want_rev(struct pr_strlist *specs, git_repository *repo,
-		    const struct pr_gerrit_change *c)
-{
-	const struct pr_gerrit_revision *r = pr_gerrit_change_rev(c, NULL);
-	struct pr_buf spec = PR_BUF_INIT;
-	git_commit *have = NULL;
-	git_oid oid;
-	int err;
-
-	if (!r)
-		return 0;
-	if (git_oid_fromstr(&oid, r->sha) == 0 &&
-	    git_commit_lookup(&have, repo, &oid) == 0) {
-		git_commit_free(have);
-		return 0;
-	}
-	git_error_clear();
-	if (r->ref)
-		err = pr_buf_addf(&spec, "+%s:", r->ref);
-	else
-		err = pr_buf_addf(&spec, "+refs/changes/%02lld/%lld/%d:",
-				  (long long)(c->number % 100),
-				  (long long)c->number, r->number);
-	if (!err)
-		err = pr_buf_addf(&spec, "refs/patchrelay/changes/%lld/%d",
-				  (long long)c->number, r->number);
-	if (!err)
-		pr_strlist_add(specs, spec.ptr);
-	pr_buf_release(&spec);
-	return err;
-}
-
-/* Fetch the current patch sets of groups the cache does not have yet. */
-static int fetch_groups(struct poll_ctx *p, const struct group *const *grs,
-			size_t nr, git_repository *repo, const char *project)
-{
-	const struct pr_gerrit_ctx *o = p->g->o;
-	struct pr_gitfetch_auth auth = { o->user, o->password, o->ssh_key,
-					 o->known_hosts };
-	struct pr_strlist specs = { 0 };
-	struct pr_buf url = PR_BUF_INIT, what = PR_BUF_INIT;
-	size_t i, k;
-	int err = 0;
-
-	for (k = 0; k < nr; k++)
-		for (i = 0; i < grs[k]->nr && !err; i++)
-			err = want_rev(&specs, repo, grs[k]->c[i]);
-	if (err || !specs.nr)
-		goto done;
-	if ((err = pr_gerrit_git_url(&url, p->g, project)) ||
-	    (err = pr_buf_addf(&what, "patch sets of '%s'",
-			       nr == 1 ? grs[0]->key : project)))
-		goto done;
-	err = pr_gitfetch(repo, url.ptr, (const char *const *)specs.items,
-			  specs.nr, &auth, what.ptr);
-done:
-	pr_strlist_release(&specs);
-	pr_buf_release(&url);
-	pr_buf_release(&what);
-	return err;
-}
-
-static int add_cover(struct pr_version *v, const struct poll_ctx *p,
-		     const struct group *gr, const char *dir, bool linear)
-{
-	const struct pr_gerrit_change *first = gr->c[0];
-	struct pr_buf body = PR_BUF_INIT, stat = PR_BUF_INIT;
-	size_t i;
-	int err = 0;
-
-	if (v->nr < 2)
-		return 0;
-	for (i = 0; i < gr->nr && !err; i++) {
-		err = pr_buf_adds(&body, "  ");
-		if (!err)
-			err = change_url(&body, p->g, gr->c[i]);
-		if (!err)
-			err = pr_buf_addf(&body, " %s\n",
-					  gr->c[i]->subject ? gr->c[i]->subject
-							    : "");
-	}
-	if (err)
-		goto done;
-	v->cover = pr_calloc(1, sizeof(*v->cover));
-	v->cover->subject = pr_strdup(first->topic     ? first->topic
-				      : first->subject ? first->subject
-						       : gr->key);
-	v->cover->body = pr_buf_detach(&body, NULL);
-	if (linear && v->base_commit[0] &&
-	    pr_gitrepo_stat(&stat, dir, v->base_commit,
-			    gr->c[gr->nr - 1]->current) == 0)
-		v->cover->stat = pr_buf_detach(&stat, NULL);
-	else
-		pr_error_clear();
-done:
-	pr_buf_release(&body);
-	pr_buf_release(&stat);
-	return err;
-}
-
-/*
- * Whether the patches of v apply one after the other on base (the test
- * for changes that are not one chain: a topic of separate changes, or a
- * chain one of whose changes sits on an outdated patch set of another).
- * 0 and nothing in why when they do.
- */
-static int check_applies(struct pr_buf *why, git_repository *repo,
-			 const struct pr_version *v, const struct group *gr)
-{
-	git_commit *base = NULL;
-	git_tree *tree = NULL;
-	git_oid oid;
-	size_t i;
-	int err = 0;
-
-	if (git_oid_fromstr(&oid, v->base_commit) < 0 ||
-	    git_commit_lookup(&base, repo, &oid) < 0 ||
-	    git_commit_tree(&tree, base) < 0) {
-		err = pr_error(PR_EIO, "base %s: %s", v->base_commit,
-			       git_error_last() ? git_error_last()->message
-						: "not in the cache");
-		goto done;
-	}
-	for (i = 0; i < v->nr; i++) {
-		const char *d = v->patches[i]->diff;
-		git_diff *diff = NULL;
-		git_index *index = NULL;
-		bool ok;
-
-		if (!d || !*d)
-			continue;
-		ok = git_diff_from_buffer(&diff, d, strlen(d)) == 0 &&
-		     git_apply_to_tree(&index, repo, tree, diff, NULL) == 0 &&
-		     git_index_write_tree_to(&oid, index, repo) == 0;
-		git_diff_free(diff);
-		git_index_free(index);
-		git_tree_free(tree);
-		tree = NULL;
-		git_error_clear();
-		if (!ok) {
-			err = pr_buf_addf(why,
-					  "change %lld does not apply on top "
-					  "of the changes before it: rebase "
-					  "them onto each other",
-					  (long long)gr->c[i]->number);
-			goto done;
-		}
-		if (git_tree_lookup(&tree, repo, &oid) < 0) {
-			err = pr_error(PR_EIO, "tree %s: cannot read",
-				       git_oid_tostr_s(&oid));
-			goto done;
-		}
-	}
-done:
-	git_tree_free(tree);
-	git_commit_free(base);
-	return err;
-}
-
-/*
- * The series of a group as fetched; *out NULL and why set when it cannot
- * be one (a merge, too many changes, patches that do not apply in turn).
- */
-static int build_series(struct pr_series **out, struct pr_buf *why,
-			struct poll_ctx *p, const struct group *gr)
-{
-	const struct pr_gerrit_ctx *o = p->g->o;
-	const char *project = gr->c[0]->project;
-	struct pr_buf dir = PR_BUF_INIT, range = PR_BUF_INIT;
-	struct pr_version *v = NULL, *one = NULL;
-	struct pr_series *s = NULL;
-	git_repository *repo = NULL;
-	bool linear = true, inited = false;
-	size_t i;
-	int err;
-
-	*out = NULL;
-	if (o->max_commits && gr->nr > (size_t)o->max_commits) {
-		err = pr_buf_addf(why,
-				  "it has %zu changes, more than the %lld this "
-				  "project takes in one series (max-commits)",
-				  gr->nr, (long long)o->max_commits);
-		goto done;
-	}
-	for (i = 0; i < gr->nr; i++) {
-		const struct pr_gerrit_revision *r =
-			pr_gerrit_change_rev(gr->c[i], NULL);
-
-		if (!r || r->nr_parents != 1) {
-			err = pr_buf_addf(why,
-					  "change %lld is %s: a patch series "
-					  "is a line of commits",
-					  (long long)gr->c[i]->number,
-					  !r ? "without a current revision"
-					     : "a merge or root commit");
-			goto done;
-		}
-		if (i && strcmp(r->parent, gr->c[i - 1]->current))
-			linear = false;
-	}
-	git_libgit2_init();
-	inited = true;
-	if ((err = pr_gerrit_cache_path(&dir, p->g, project)) ||
-	    (err = pr_gitfetch_open_cache(&repo, dir.ptr)) ||
-	    (err = fetch_groups(p, &gr, 1, repo, project)))
-		goto done;
-	v = pr_version_new(1);
-	for (i = 0; i < gr->nr; i++) {
-		pr_buf_reset(&range);
-		if ((err = pr_buf_addf(&range, "%s^..%s", gr->c[i]->current,
-				       gr->c[i]->current)) ||
-		    (err = pr_gitrepo_load(&one, dir.ptr, range.ptr)))
-			goto done;
-		if (one->nr != 1) {
-			err = pr_error(PR_EINTERNAL,
-				       "change %lld: %zu commits in %s",
-				       (long long)gr->c[i]->number, one->nr,
-				       range.ptr);
-			goto done;
-		}
-		pr_version_add_patch(v, one->patches[0]);
-		one->nr = 0;
-		pr_version_free(one);
-		one = NULL;
-	}
-	v->target_branch = pr_strdup(gr->c[0]->branch ? gr->c[0]->branch : "");
-	memcpy(v->base_commit, pr_gerrit_change_rev(gr->c[0], NULL)->parent,
-	       41);
-	if (!linear && ((err = check_applies(why, repo, v, gr)) || why->len))
-		goto done;
-	/* no series URL: the cover lists every change's, and a lone
-	 * patch's Change-Id names it */
-	if ((err = add_cover(v, p, gr, dir.ptr, linear)))
-		goto done;
-	s = pr_series_new(p->g->inst->name, gr->key);
-	if (gr->c[0]->owner.email)
-		pr_ident_set(&s->submitter,
-			     gr->c[0]->owner.name ? gr->c[0]->owner.name : "",
-			     gr->c[0]->owner.email);
-	else
-		pr_ident_set(&s->submitter, v->patches[v->nr - 1]->author.name,
-			     v->patches[v->nr - 1]->author.email);
-	pr_series_add_version(s, v);
-	v = NULL;
-	*out = s;
-done:
-	git_repository_free(repo);
-	if (inited)
-		git_libgit2_shutdown();
-	pr_version_free(one);
-	pr_version_free(v);
-	pr_buf_release(&dir);
-	pr_buf_release(&range);
-	return err;
-}
-
 /* Point feedback at the group's changes while it is emitted. */
-static void set_emitting(struct pr_gerrit *g, const struct group *gr)
+static void set_emitting(struct pr_gerrit *g, const struct pr_gerrit_group *gr)
 {
 	size_t i;
 
@@ -913,14 +401,16 @@ static void set_emitting(struct pr_gerrit *g, const struct group *gr)
 }
 
 /* The group's changes now count as handled at their current patch sets. */
-static void mark_sent(struct poll_ctx *p, const struct group *gr)
+static void mark_sent(struct pr_gerrit_poll *p,
+		      const struct pr_gerrit_group *gr)
 {
 	size_t i;
 
 	for (i = 0; i < gr->nr; i++) {
 		const struct pr_gerrit_revision *r =
 			pr_gerrit_change_rev(gr->c[i], NULL);
-		struct chg_state *s = cursor_chg(&p->c, gr->c[i]->number, true);
+		struct pr_gerrit_chg *s =
+			pr_gerrit_cursor_chg(&p->c, gr->c[i]->number, true);
 
 		if (r && r->number > s->ps)
 			s->ps = r->number;
@@ -928,13 +418,14 @@ static void mark_sent(struct poll_ctx *p, const struct group *gr)
 }
 
 /* Fetch, build and emit a group (cmds: CMD_SUBMIT and/or CMD_PREVIEW). */
-static int send_group(struct poll_ctx *p, const struct group *gr, unsigned cmds)
+static int send_group(struct pr_gerrit_poll *p,
+		      const struct pr_gerrit_group *gr, unsigned cmds)
 {
 	struct pr_series *s = NULL, *s2 = NULL;
 	struct pr_buf why = PR_BUF_INIT, msg = PR_BUF_INIT;
 	int err;
 
-	if ((err = build_series(&s, &why, p, gr)))
+	if ((err = pr_gerrit_group_build(&s, &why, p, gr)))
 		goto done;
 	if (!s) {
 		pr_log_info(p->g->inst->prefix, "'%s' not sent: %s", gr->key,
@@ -949,7 +440,7 @@ static int send_group(struct poll_ctx *p, const struct group *gr, unsigned cmds)
 	}
 	set_emitting(p->g, gr);
 	if ((cmds & CMD_PREVIEW) && (cmds & CMD_SUBMIT)) {
-		if ((err = build_series(&s2, &why, p, gr)) || !s2 ||
+		if ((err = pr_gerrit_group_build(&s2, &why, p, gr)) || !s2 ||
 		    (err = emit_event(p, s2, true)))
 			goto done;
 		s2 = NULL;
@@ -968,15 +459,16 @@ done:
 }
 
 /* Whether a change of the group has a patch set not handled yet. */
-static bool has_new_ps(struct poll_ctx *p, const struct group *gr)
+static bool has_new_ps(struct pr_gerrit_poll *p,
+		       const struct pr_gerrit_group *gr)
 {
 	size_t i;
 
 	for (i = 0; i < gr->nr; i++) {
 		const struct pr_gerrit_revision *r =
 			pr_gerrit_change_rev(gr->c[i], NULL);
-		struct chg_state *s =
-			cursor_chg(&p->c, gr->c[i]->number, false);
+		struct pr_gerrit_chg *s =
+			pr_gerrit_cursor_chg(&p->c, gr->c[i]->number, false);
 
 		if (r && (!s || r->number > s->ps))
 			return true;
@@ -985,7 +477,8 @@ static bool has_new_ps(struct poll_ctx *p, const struct group *gr)
 }
 
 /* A positive vote on the trigger label by someone else than patchrelay. */
-static bool has_label_vote(const struct poll_ctx *p, const struct group *gr)
+static bool has_label_vote(const struct pr_gerrit_poll *p,
+			   const struct pr_gerrit_group *gr)
 {
 	size_t i, j;
 
@@ -1001,7 +494,7 @@ static bool has_label_vote(const struct poll_ctx *p, const struct group *gr)
 }
 
 /* Why the group cannot be sent now (NULL: it can). */
-static int not_ready(struct pr_buf *why, const struct group *gr)
+static int not_ready(struct pr_buf *why, const struct pr_gerrit_group *gr)
 {
 	size_t i;
 
@@ -1015,7 +508,7 @@ static int not_ready(struct pr_buf *why, const struct group *gr)
 }
 
 /* Whether m is after what the cursor read of its change. */
-static bool is_new_message(const struct chg_state *s,
+static bool is_new_message(const struct pr_gerrit_chg *s,
 			   const struct pr_gerrit_message *m)
 {
 	size_t i;
@@ -1033,7 +526,7 @@ static bool is_new_message(const struct chg_state *s,
 }
 
 /* Every message of c is read: the newest date and the ids of that date. */
-static void mark_read(struct chg_state *s, const struct pr_gerrit_change *c)
+static void mark_read(struct pr_gerrit_chg *s, const struct pr_gerrit_change *c)
 {
 	const char *newest = c->msgs[c->nr_msgs - 1].date;
 	size_t i;
@@ -1049,8 +542,44 @@ static void mark_read(struct chg_state *s, const struct pr_gerrit_change *c)
  * The new review messages of the group's changes: the commands of those
  * who may give them; the others are told once why nothing happens.
  */
-static int read_commands(unsigned *cmds, struct poll_ctx *p,
-			 const struct group *gr)
+/*
+ * Whether a review message says more than commands: a vote on its "Patch
+ * Set N:" line, or a line of text that is not /submit or /preview.
+ */
+static bool has_prose(const char *text)
+{
+	const char *p = text ? text : "";
+	bool first = true;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n"), k = 0;
+
+		while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r'))
+			k++;
+		if (first && !strncmp(p, "Patch Set ", 10)) {
+			const char *colon = memchr(p, ':', n);
+
+			if (colon && colon + 1 < p + n &&
+			    strspn(colon + 1, " \t\r") <
+				    (size_t)(p + n - colon - 1))
+				return true;
+		} else if (k < n && !parse_commands(p + k)) {
+			return true;
+		}
+		first = false;
+		p += n + (p[n] ? 1 : 0);
+	}
+	return false;
+}
+
+/*
+ * The new review messages of the group's changes (all marked read): with
+ * trigger = comment the commands of those who may give them (the others
+ * are told once why nothing happens), with mirror-reviews the messages
+ * of people, kept in gr->mir.
+ */
+static int read_messages(unsigned *cmds, struct pr_gerrit_poll *p,
+			 struct pr_gerrit_group *gr, bool commands)
 {
 	size_t i, j;
 	int err = 0;
@@ -1058,7 +587,8 @@ static int read_commands(unsigned *cmds, struct poll_ctx *p,
 	*cmds = 0;
 	for (i = 0; i < gr->nr && !err; i++) {
 		const struct pr_gerrit_change *c = gr->c[i];
-		struct chg_state *s = cursor_chg(&p->c, c->number, true);
+		struct pr_gerrit_chg *s =
+			pr_gerrit_cursor_chg(&p->c, c->number, true);
 
 		for (j = 0; j < c->nr_msgs && !err; j++) {
 			const struct pr_gerrit_message *m = &c->msgs[j];
@@ -1071,7 +601,14 @@ static int read_commands(unsigned *cmds, struct poll_ctx *p,
 			     !strncmp(m->tag, "autogenerated:", 14)) ||
 			    is_self(p->g, &m->author))
 				continue;
-			got = parse_commands(m->message);
+			if (p->g->o->mirror_reviews && m->author.email &&
+			    has_prose(m->message)) {
+				PR_ALLOC_GROW(gr->mir, gr->nr_mir + 1,
+					      gr->alloc_mir);
+				gr->mir[gr->nr_mir].c = c;
+				gr->mir[gr->nr_mir++].m = m;
+			}
+			got = commands ? parse_commands(m->message) : 0;
 			if (!got)
 				continue;
 			if (may_trigger(p->g, c, &m->author)) {
@@ -1100,21 +637,71 @@ static int read_commands(unsigned *cmds, struct poll_ctx *p,
 	return err;
 }
 
+/*
+ * The group's review messages to mirror, each a comment event on the
+ * patch set it was written on (the engine finds the version that held
+ * it and the mail of that patch).
+ */
+static int emit_mirrors(struct pr_gerrit_poll *p,
+			const struct pr_gerrit_group *gr)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < gr->nr_mir && !err; i++) {
+		const struct pr_gerrit_change *c = gr->mir[i].c;
+		const struct pr_gerrit_message *m = gr->mir[i].m;
+		const struct pr_gerrit_revision *r = NULL;
+		struct pr_event ev = { 0 };
+		struct pr_version *v = pr_version_new(1);
+		struct pr_patch *pt = pr_patch_new();
+		struct pr_buf text = PR_BUF_INIT;
+		size_t k;
+
+		for (k = 0; m->ps && k < c->nr_revs; k++)
+			if (c->revs[k].number == m->ps)
+				r = &c->revs[k];
+		if (!r)
+			r = pr_gerrit_change_rev(c, NULL);
+		memcpy(pt->commit_id, r ? r->sha : "", r ? 41 : 1);
+		pt->subject = pr_strdup(c->subject ? c->subject : "");
+		pr_version_add_patch(v, pt);
+		ev.kind = PR_EVENT_COMMENT;
+		ev.series = pr_series_new(p->g->inst->name, gr->key);
+		pr_series_add_version(ev.series, v);
+		pr_ident_set(&ev.author, m->author.name ? m->author.name : "",
+			     m->author.email);
+		ev.body = pr_strdup(m->message ? m->message : "");
+		ev.mirror = true;
+		ev.id = pr_strdup(m->id);
+		if (!(err = cursor_format(&text, &p->c))) {
+			ev.cursor = pr_buf_detach(&text, NULL);
+			err = p->emit(&ev, p->payload);
+			if (err)
+				p->stop = true;
+		}
+		pr_event_release(&ev);
+	}
+	return err;
+}
+
 /* What a group's changes were at in the cursor, to undo a failed try. */
-struct undo {
+struct pr_gerrit_undo {
 	int ps;
 	char *m;
 	struct pr_strlist mi;
 };
 
 /* Put the group's changes back where the cursor had them (err < 0). */
-static void undo_group(struct poll_ctx *p, struct group *gr, int err)
+static void undo_group(struct pr_gerrit_poll *p, struct pr_gerrit_group *gr,
+		       int err)
 {
 	size_t i;
 
 	for (i = 0; gr->undo && i < gr->nr; i++) {
-		struct chg_state *s = cursor_chg(&p->c, gr->c[i]->number, true);
-		struct undo *u = &gr->undo[i];
+		struct pr_gerrit_chg *s =
+			pr_gerrit_cursor_chg(&p->c, gr->c[i]->number, true);
+		struct pr_gerrit_undo *u = &gr->undo[i];
 
 		if (err < 0) {
 			s->ps = u->ps;
@@ -1134,7 +721,7 @@ static void undo_group(struct poll_ctx *p, struct group *gr, int err)
  * Whether the group is to be sent (gr->cmds): its triggers, read against
  * the cursor, whose state of the group's changes is kept in gr->undo.
  */
-static int decide_group(struct poll_ctx *p, struct group *gr)
+static int decide_group(struct pr_gerrit_poll *p, struct pr_gerrit_group *gr)
 {
 	const char *trigger = p->g->o->trigger ? p->g->o->trigger : "comment";
 	struct pr_buf why = PR_BUF_INIT, msg = PR_BUF_INIT;
@@ -1142,11 +729,12 @@ static int decide_group(struct poll_ctx *p, struct group *gr)
 	int err;
 
 	gr->cmds = 0;
-	if ((err = chain_key(p, gr)))
+	if ((err = pr_gerrit_group_key(p, gr)))
 		goto done;
 	gr->undo = pr_calloc(gr->nr, sizeof(*gr->undo));
 	for (i = 0; i < gr->nr; i++) {
-		struct chg_state *s = cursor_chg(&p->c, gr->c[i]->number, true);
+		struct pr_gerrit_chg *s =
+			pr_gerrit_cursor_chg(&p->c, gr->c[i]->number, true);
 
 		s->seen = true;
 		set_str(&s->k, gr->key);
@@ -1156,9 +744,12 @@ static int decide_group(struct poll_ctx *p, struct group *gr)
 	}
 	if ((err = not_ready(&why, gr)))
 		goto done;
+	if ((!strcmp(trigger, "comment") || p->g->o->mirror_reviews) &&
+	    (err = read_messages(&gr->cmds, p, gr,
+				 !strcmp(trigger, "comment"))))
+		goto done;
 	if (!strcmp(trigger, "comment")) {
-		if ((err = read_commands(&gr->cmds, p, gr)) || !gr->cmds ||
-		    !why.len)
+		if (!gr->cmds || !why.len)
 			goto done;
 		/* asked for, but it cannot go: say why */
 		gr->cmds = 0;
@@ -1182,7 +773,7 @@ done:
 }
 
 /* Send a group decide_group() chose; what failed is read again later. */
-static int finish_group(struct poll_ctx *p, struct group *gr)
+static int finish_group(struct pr_gerrit_poll *p, struct pr_gerrit_group *gr)
 {
 	int err = send_group(p, gr, gr->cmds);
 
@@ -1197,9 +788,10 @@ static int finish_group(struct poll_ctx *p, struct group *gr)
  * connection for a burst instead of one per series.  A failure is left
  * to each series' own fetch to report.
  */
-static void prefetch(struct poll_ctx *p, const char *project)
+static void prefetch(struct pr_gerrit_poll *p, const char *project)
 {
-	const struct group **todo = pr_calloc(p->nr_groups + 1, sizeof(*todo));
+	const struct pr_gerrit_group **todo =
+		pr_calloc(p->nr_groups + 1, sizeof(*todo));
 	struct pr_buf dir = PR_BUF_INIT;
 	git_repository *repo = NULL;
 	size_t i, n = 0;
@@ -1210,7 +802,7 @@ static void prefetch(struct poll_ctx *p, const char *project)
 	git_libgit2_init();
 	if (n > 1 && (pr_gerrit_cache_path(&dir, p->g, project) ||
 		      pr_gitfetch_open_cache(&repo, dir.ptr) ||
-		      fetch_groups(p, todo, n, repo, project)))
+		      pr_gerrit_group_fetch(p, todo, n, repo, project)))
 		pr_log_debug(p->g->inst->prefix, "prefetch: %s",
 			     pr_error_message());
 	git_repository_free(repo);
@@ -1220,7 +812,7 @@ static void prefetch(struct poll_ctx *p, const char *project)
 }
 
 /* A group's error: the poll goes on unless it must stop. */
-static bool group_failed(struct poll_ctx *p, int err, int *first)
+static bool group_failed(struct pr_gerrit_poll *p, int err, int *first)
 {
 	/* a failed emit or refused credentials end the poll */
 	if (p->stop || err == PR_EAUTH)
@@ -1231,12 +823,13 @@ static bool group_failed(struct poll_ctx *p, int err, int *first)
 	return false;
 }
 
-static void groups_release(struct poll_ctx *p)
+static void groups_release(struct pr_gerrit_poll *p)
 {
 	size_t i;
 
 	for (i = 0; i < p->nr_groups; i++) {
 		undo_group(p, &p->groups[i], PR_EINTERNAL);
+		free(p->groups[i].mir);
 		free(p->groups[i].c);
 		free(p->groups[i].key);
 	}
@@ -1246,7 +839,7 @@ static void groups_release(struct poll_ctx *p)
 }
 
 /* Every open change of every project, compared with the cursor. */
-static int catch_up(struct poll_ctx *p)
+static int catch_up(struct pr_gerrit_poll *p)
 {
 	const struct pr_strlist *projects = &p->g->o->project;
 	struct pr_gerrit_change_list all = { 0 };
@@ -1261,7 +854,7 @@ static int catch_up(struct poll_ctx *p)
 						projects->items[i])))
 			goto done;
 		p->all = &all;
-		if ((err = make_groups(p)))
+		if ((err = pr_gerrit_group_all(p)))
 			goto done;
 		for (j = 0; j < p->nr_groups; j++)
 			if ((err = decide_group(p, &p->groups[j])) &&
@@ -1272,6 +865,10 @@ static int catch_up(struct poll_ctx *p)
 			if (p->groups[j].cmds &&
 			    (err = finish_group(p, &p->groups[j])) &&
 			    group_failed(p, err, &first))
+				goto done;
+		/* after the sends: a review may answer a version just sent */
+		for (j = 0; j < p->nr_groups; j++)
+			if ((err = emit_mirrors(p, &p->groups[j])))
 				goto done;
 		groups_release(p);
 	}
@@ -1413,7 +1010,7 @@ int pr_gerrit_poll(struct pr_instance *inst, const char *cursor,
 		   pr_event_fn emit, void *payload)
 {
 	struct pr_gerrit *g = inst->state;
-	struct poll_ctx p = { 0 };
+	struct pr_gerrit_poll p = { 0 };
 	struct pr_buf text = PR_BUF_INIT, seen = PR_BUF_INIT;
 	struct pr_gerrit_src *s;
 	int64_t now = (int64_t)time(NULL);

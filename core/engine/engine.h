@@ -23,7 +23,11 @@ struct pr_buf;
  * latest version holds the new commits with commit_id and patch_id) marks
  * the stored versions it completes as landed (pr_store_land) and tells
  * each to the route's feedback node once, summary "landed in BRANCH as
- * COMMIT", with an empty report.
+ * COMMIT", with an empty report.  A comment event marked `mirror` (a
+ * Gerrit review with mirror-reviews) is sent by each mail sink of the
+ * route that sent the version holding the commented commit, as a reply
+ * under that patch's mail (pr_outgoing_render_reply), once per comment
+ * id: its sink key is "<sink>+review:<id>".
  *
  * Invariants:
  * - The delivery key depends only on what is delivered (origin, series

@@ -834,3 +834,61 @@ done:
 	pr_buf_release(&r.root);
 	return err;
 }
+
+int pr_outgoing_render_reply(struct pr_buf *out,
+			     const struct pr_outgoing_reply *r)
+{
+	const char *subject = r->subject ? r->subject : "";
+	struct pr_buf mid = PR_BUF_INIT;
+	size_t start = out->len;
+	bool mime = non_ascii(r->body);
+	int err;
+
+	if (!r->from || !r->from->email ||
+	    has_control(r->from->name ? r->from->name : ""))
+		return pr_error(PR_EINVAL, "reply: no usable From");
+	if ((err = pr_outgoing_check_address("from", r->from->email)) ||
+	    (err = pr_buf_adds(out, "From: ")) ||
+	    (err = add_address(out, r->from->name, r->from->email, 0)) ||
+	    (err = pr_buf_addch(out, '\n')))
+		goto done;
+	if (r->rcpt && ((err = add_rcpt_header(out, "To", &r->rcpt->to)) ||
+			(err = add_rcpt_header(out, "Cc", &r->rcpt->cc))))
+		goto done;
+	if ((err = pr_buf_adds(out, "Subject: ")))
+		goto done;
+	if (must_encode(subject))
+		err = pr_format_add_rfc2047(out, subject, strlen(subject),
+					    PR_RFC2047_SUBJECT);
+	else
+		err = add_folded(out, subject, strlen(subject), 0);
+	if (err || (err = pr_buf_adds(out, "\nDate: ")) ||
+	    (err = pr_format_date(out, r->time, 0)) ||
+	    (err = pr_outgoing_message_id(&mid, r->key, 0, r->domain)) ||
+	    (err = pr_buf_addf(out, "\nMessage-ID: <%s>\n", mid.ptr)))
+		goto done;
+	if (r->in_reply_to &&
+	    ((err = pr_buf_addf(out, "In-Reply-To: <%s>\nReferences: ",
+				r->in_reply_to)) ||
+	     (r->root && strcmp(r->root, r->in_reply_to) &&
+	      (err = pr_buf_addf(out, "<%s>\n\t", r->root))) ||
+	     (err = pr_buf_addf(out, "<%s>\n", r->in_reply_to))))
+		goto done;
+	if (mime &&
+	    (err = pr_buf_adds(out, "MIME-Version: 1.0\n"
+				    "Content-Type: text/plain; "
+				    "charset=UTF-8\n"
+				    "Content-Transfer-Encoding: 8bit\n")))
+		goto done;
+	if ((err = check_header_block(out->ptr + start, out->len - start, 0)) ||
+	    (err = pr_buf_addch(out, '\n')) ||
+	    (err = pr_buf_adds(out, r->body ? r->body : "")))
+		goto done;
+	if (out->len > start && out->ptr[out->len - 1] != '\n')
+		err = pr_buf_addch(out, '\n');
+done:
+	if (err)
+		pr_buf_setlen(out, start);
+	pr_buf_release(&mid);
+	return err;
+}
