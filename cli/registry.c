@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "connectors.h"
 #include "gerrit.h"
+#include "patchwork.h"
 #include "plugins.h"
 #include "checks.h"
 
@@ -19,6 +20,7 @@ static const struct pr_connector_type *const connectors[] = {
 	&pr_connector_imap,
 	&pr_connector_maildir,
 	&pr_connector_mbox,
+	&pr_connector_patchwork,
 	&pr_connector_public_inbox,
 	&pr_connector_smtp,
 	NULL,

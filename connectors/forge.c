@@ -23,9 +23,6 @@ const char *const pr_forge_trigger_choices[] = { "auto", "comment", "label",
 const char *const pr_forge_close_choices[] = { "after-send", "on-merge",
 					       "never", NULL };
 
-/* Pages followed for one list at most: a server that loops is stopped. */
-#define FORGE_MAX_PAGES 1000
-
 void pr_forge_pr_release(struct pr_forge_pr *pr)
 {
 	free(pr->title);
@@ -362,15 +359,14 @@ int pr_forge_parse_cc(struct pr_recipient_list *out, char **rest,
 	return err;
 }
 
-/* ---- requests ---- */
+/* ---- time ---- */
 
-static int64_t forge_now(const struct pr_forge *f)
+int64_t pr_forge_now(const struct pr_forge *f)
 {
 	return f->now ? f->now : (int64_t)time(NULL);
 }
 
-/* "2026-12-03T18:00:00Z" */
-static void format_time(char out[32], int64_t t)
+void pr_forge_format_time(char out[32], int64_t t)
 {
 	time_t tt = (time_t)t;
 	struct tm tm;
@@ -378,148 +374,6 @@ static void format_time(char out[32], int64_t t)
 	if (!gmtime_r(&tt, &tm) ||
 	    !strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
 		snprintf(out, 32, "%lld", (long long)t);
-}
-
-/*
- * Whether resp is a rate-limit answer, and until when: retry-after wins,
- * then an exhausted primary limit's reset, then (a 429 or a 403 whose
- * body says "rate limit") a minute, as GitHub's docs advise.
- */
-static bool rate_limited(int64_t *until, const struct pr_http_response *resp,
-			 int64_t now)
-{
-	if (resp->status != 403 && resp->status != 429)
-		return false;
-	if (resp->retry_after >= 0) {
-		*until = now + resp->retry_after;
-		return true;
-	}
-	if (resp->ratelimit_remaining == 0 && resp->ratelimit_reset > 0) {
-		*until = resp->ratelimit_reset > now ? resp->ratelimit_reset
-						     : now + 1;
-		return true;
-	}
-	if (resp->status == 429 ||
-	    (resp->body.len && strcasestr(resp->body.ptr, "rate limit"))) {
-		*until = now + 60;
-		return true;
-	}
-	return false;
-}
-
-int pr_forge_http(struct pr_forge *f, struct pr_http_response *resp,
-		  const char *method, const char *url, const char *json_body,
-		  const char *etag)
-{
-	int64_t until;
-	char when[32];
-	int err;
-
-	if ((err = pr_http_request(resp, &f->http, method, url, json_body,
-				   etag)))
-		return err;
-	if (resp->status == 304)
-		return PR_FORGE_NOT_MODIFIED;
-	if (resp->status >= 200 && resp->status < 300)
-		return 0;
-	if (rate_limited(&until, resp, forge_now(f))) {
-		f->retry_at = until;
-		format_time(when, until);
-		return pr_error(PR_EAGAIN,
-				"rate limited until %s (%s '%s': %ld)", when,
-				method, url, resp->status);
-	}
-	if (resp->status == 401 || resp->status == 403)
-		return pr_error(PR_EAUTH, "%s '%s': refused (%ld)", method, url,
-				resp->status);
-	if (resp->status == 404)
-		return pr_error(PR_ENOENT, "%s '%s': not found (404)", method,
-				url);
-	return pr_error(PR_ENET, "%s '%s': HTTP status %ld", method, url,
-			resp->status);
-}
-
-/* url with its page= query parameter set to page. */
-static int page_url(struct pr_buf *out, const char *url, const char *page)
-{
-	const char *q = strchr(url, '?'), *p;
-	int err;
-
-	if (!q)
-		return pr_buf_addf(out, "%s?page=%s", url, page);
-	for (p = q; p; p = strchr(p + 1, '&'))
-		if (!strncmp(p + 1, "page=", 5))
-			break;
-	if (!p)
-		return pr_buf_addf(out, "%s&page=%s", url, page);
-	if ((err = pr_buf_add(out, url, (size_t)(p + 6 - url))) ||
-	    (err = pr_buf_adds(out, page)))
-		return err;
-	p += 6 + strcspn(p + 6, "&");
-	return pr_buf_adds(out, p);
-}
-
-int pr_forge_get_list(struct pr_forge *f, const char *url, const char *etag,
-		      char **etag_out, int (*item)(void *elem, void *payload),
-		      void *payload)
-{
-	struct pr_http_response resp = { 0 };
-	struct pr_buf cur = PR_BUF_INIT, next = PR_BUF_INIT;
-	json_t *root = NULL, *v;
-	json_error_t jerr;
-	size_t pages, i;
-	int err;
-
-	if ((err = pr_buf_adds(&cur, url)))
-		goto done;
-	for (pages = 0;; pages++) {
-		if (pages == FORGE_MAX_PAGES) {
-			err = pr_error(PR_ETOOBIG, "GET '%s': over %d pages",
-				       url, FORGE_MAX_PAGES);
-			goto done;
-		}
-		pr_http_response_release(&resp);
-		err = pr_forge_http(f, &resp, "GET", cur.ptr, NULL,
-				    pages ? NULL : etag);
-		if (err)
-			goto done;
-		if (!pages && etag_out) {
-			free(*etag_out);
-			*etag_out = resp.etag ? pr_strdup(resp.etag) : NULL;
-		}
-		json_decref(root);
-		root = json_loadb(resp.body.ptr, resp.body.len, 0, &jerr);
-		if (!root || !json_is_array(root)) {
-			err = pr_error(PR_EPARSE, "GET '%s': not a JSON array",
-				       cur.ptr);
-			goto done;
-		}
-		json_array_foreach(root, i, v)
-		{
-			if ((err = item(v, payload)))
-				goto done;
-		}
-		pr_buf_reset(&next);
-		err = resp.link ? pr_http_link_rel(&next, resp.link, "next")
-				: 0;
-		if (err < 0)
-			goto done;
-		if (!err && resp.next_page && *resp.next_page &&
-		    (err = page_url(&next, cur.ptr, resp.next_page)))
-			goto done;
-		err = 0;
-		if (!next.len)
-			break;
-		pr_buf_reset(&cur);
-		if ((err = pr_buf_addbuf(&cur, &next)))
-			goto done;
-	}
-done:
-	json_decref(root);
-	pr_http_response_release(&resp);
-	pr_buf_release(&cur);
-	pr_buf_release(&next);
-	return err;
 }
 
 /* ---- state, feedback ---- */
@@ -530,6 +384,7 @@ int pr_forge_open(struct pr_forge **out, struct pr_instance *inst,
 	const struct pr_forge_opts *o = inst->ctx;
 	struct pr_forge *f;
 	size_t i;
+	int err;
 
 	*out = NULL;
 	for (i = 0; i < o->repo.nr; i++) {
@@ -560,6 +415,10 @@ int pr_forge_open(struct pr_forge **out, struct pr_instance *inst,
 	f->http.token = o->token;
 	f->http.timeout_ms = o->timeout;
 	f->http.log_prefix = inst->prefix;
+	if (ops->open && (err = ops->open(f))) {
+		free(f);
+		return err;
+	}
 	*out = f;
 	return 0;
 }
@@ -567,6 +426,37 @@ int pr_forge_open(struct pr_forge **out, struct pr_instance *inst,
 void pr_forge_close(struct pr_forge *f)
 {
 	free(f);
+}
+
+/* ---- the connector type's ops ---- */
+
+int pr_forge_type_open(struct pr_instance *inst, const struct pr_forge_ops *ops)
+{
+	struct pr_forge *f = NULL;
+	int err;
+
+	if ((err = pr_forge_open(&f, inst, ops)))
+		return err;
+	inst->state = f;
+	return 0;
+}
+
+int pr_forge_type_poll(struct pr_instance *inst, const char *cursor,
+		       pr_event_fn emit, void *payload)
+{
+	return pr_forge_poll(inst->state, cursor, emit, payload);
+}
+
+int pr_forge_type_feedback(struct pr_instance *inst, const struct pr_series *s,
+			   const struct pr_report *report, const char *summary)
+{
+	return pr_forge_feedback(inst->state, s, report, summary);
+}
+
+void pr_forge_type_close(struct pr_instance *inst)
+{
+	pr_forge_close(inst->state);
+	inst->state = NULL;
 }
 
 /* ---- polling ---- */
@@ -1090,9 +980,9 @@ int pr_forge_poll(struct pr_forge *f, const char *cursor, pr_event_fn emit,
 	f->retry_at = 0;
 	if ((err = pr_forge_cursor_parse(&p.c, cursor)))
 		goto done;
-	if (p.c.retry_at > forge_now(f)) {
+	if (p.c.retry_at > pr_forge_now(f)) {
 		/* before the reset the forge is not asked anything */
-		format_time(when, p.c.retry_at);
+		pr_forge_format_time(when, p.c.retry_at);
 		err = pr_error(PR_EAGAIN, "rate limited until %s", when);
 		goto done;
 	}

@@ -9,12 +9,14 @@
 
 /*
  * What GitHub and GitLab share: pull (merge) requests polled over a REST
- * API, turned into series, and reports posted back as comments.  A forge
- * (connectors/github.c, connectors/gitlab.c) fills in a pr_forge_ops table
- * that maps this model onto its URLs, headers and JSON fields; everything
- * else (conditional polling, triggers, permissions, the cursor, fetching
- * the head with libgit2, building the series, rate limits, feedback) is
- * forge.c's and holds no forge-specific string.
+ * API, turned into series, and reports posted back as comments.  forge.c
+ * holds what a forge means (conditional polling, triggers, permissions,
+ * the cursor, building the series, feedback) and reaches the forge only
+ * through a pr_forge_ops table; forge_rest.c implements those ops for a
+ * forge described by a const struct pr_forge_rest (its URLs, headers,
+ * JSON fields and quirks: connectors/github.c, connectors/gitlab.c), and
+ * forge_fetch.c fetches a PR's commits with libgit2.  None of the three
+ * holds a forge-specific string.
  *
  * Invariants:
  * - A forge's connector context starts with a struct pr_forge_opts (the
@@ -40,10 +42,10 @@
  *   status >= 400 or a transport failure, PR_EPARSE for a body that is
  *   not the JSON expected.  Messages name the method and the URL, never
  *   the token.
- * - Make every request through pr_forge_http() (it sends the conditional
- *   header, recognises rate limits and maps the statuses) and every list
- *   through pr_forge_get_list() (it follows the pages to the end: Link
- *   rel="next", else a non-empty x-next-page).
+ * - Make every request through pr_forge_http() (forge_rest.h: it sends
+ *   the conditional header, recognises rate limits and maps the statuses)
+ *   and every list through pr_forge_get_list() (it follows the pages to
+ *   the end: Link rel="next", else a non-empty x-next-page).
  * - Lists are conditional on the ETag of their first page: `etag` in
  *   (NULL: unconditional), the first page's new ETag in *etag_out
  *   (malloc'ed, NULL when the answer had none).
@@ -237,6 +239,12 @@ struct pr_forge_ops {
 	const char *name; /* "github" */
 	/* the user name git sends with the token over HTTPS: "x-access-token" */
 	const char *git_user;
+	/*
+	 * Called by pr_forge_open() on the new state (no network): refuse
+	 * what these ops cannot serve (PR_ECONFIG), set f->http's auth
+	 * header and headers.  NULL: nothing to do.
+	 */
+	int (*open)(struct pr_forge *f);
 	/* The token's own login, malloc'ed in *out (conditional on etag). */
 	int (*whoami)(struct pr_forge *f, char **out, const char *etag,
 		      char **etag_out);
@@ -265,7 +273,7 @@ struct pr_forge {
 	const struct pr_forge_ops *ops;
 	struct pr_instance *inst;
 	const struct pr_forge_opts *opts; /* inst->ctx */
-	struct pr_http_client http; /* filled by the forge's open() */
+	struct pr_http_client http; /* filled by pr_forge_open() */
 	/* set by pr_forge_http() on a rate-limit answer: epoch seconds */
 	int64_t retry_at;
 	/* the series being emitted is a preview (for feedback) */
@@ -274,33 +282,48 @@ struct pr_forge {
 };
 
 /*
- * Make the state for inst (no network): checks the shared options
- * (repo form, trigger = label needs label).  The forge sets f->http's
- * headers and auth afterwards.
+ * Make the state for inst (no network): checks the shared options (repo
+ * form, trigger = label needs label), fills f->http with the token, CA
+ * file and timeout, then calls ops->open.
  */
 int pr_forge_open(struct pr_forge **out, struct pr_instance *inst,
 		  const struct pr_forge_ops *ops);
 void pr_forge_close(struct pr_forge *f);
 
 /*
- * One request.  Returns 0 for a 2xx answer, PR_FORGE_NOT_MODIFIED for
- * 304, else a negative PR_E* as described above; a rate limit (403 or 429
- * with retry-after, or x-ratelimit-remaining 0 with a reset) sets
- * f->retry_at and is PR_EAGAIN "rate limited until <time>".  resp is
- * filled in every case but a transport failure; release it.
+ * A forge's connector type: its open() calls pr_forge_type_open() with
+ * its ops (inst->state is the pr_forge); poll, feedback and close are
+ * these as they are.  PR_FORGE_TYPE is the part of the type's initializer
+ * that all forges share: CTX is the context type, API_URL and REPO_KEY
+ * as for PR_FORGE_OPTIONS, OPEN the forge's open().
  */
-int pr_forge_http(struct pr_forge *f, struct pr_http_response *resp,
-		  const char *method, const char *url, const char *json_body,
-		  const char *etag);
+/* clang-format off */
+#define PR_FORGE_TYPE(CTX, API_URL, REPO_KEY, OPEN)                      \
+	.abi = PR_ABI_VERSION,                                           \
+	.caps = PR_CAP_SOURCE | PR_CAP_FEEDBACK,                         \
+	.options = (const struct pr_option[]){                           \
+		PR_FORGE_OPTIONS(CTX, API_URL, REPO_KEY),                \
+		PR_OPTIONS_END,                                          \
+	},                                                               \
+	.ctx_size = sizeof(CTX),                                         \
+	.open = OPEN,                                                    \
+	.poll = pr_forge_type_poll,                                      \
+	.feedback = pr_forge_type_feedback,                              \
+	.close = pr_forge_type_close
+/* clang-format on */
 
-/*
- * GET url and every next page; calls item(elem, payload) for each
- * element of each page's JSON array (a jansson json_t *, borrowed).
- * Conditional on etag for the first page.
- */
-int pr_forge_get_list(struct pr_forge *f, const char *url, const char *etag,
-		      char **etag_out, int (*item)(void *elem, void *payload),
-		      void *payload);
+int pr_forge_type_open(struct pr_instance *inst,
+		       const struct pr_forge_ops *ops);
+int pr_forge_type_poll(struct pr_instance *inst, const char *cursor,
+		       pr_event_fn emit, void *payload);
+int pr_forge_type_feedback(struct pr_instance *inst, const struct pr_series *s,
+			   const struct pr_report *report, const char *summary);
+void pr_forge_type_close(struct pr_instance *inst);
+
+/* The time: f->now when a test set it, else time(NULL). */
+int64_t pr_forge_now(const struct pr_forge *f);
+/* t as "2026-12-03T18:00:00Z" (UTC). */
+void pr_forge_format_time(char out[32], int64_t t);
 
 /*
  * The commits of a PR fetched into the cache repository:

@@ -13,7 +13,6 @@
 #include "git/format.h"
 #include "engine/cfg.h"
 #include "engine/graph.h"
-#include "mail/mailinfo.h"
 #include "mail/mbox.h"
 #include "mail/mail.h"
 #include "mail/outgoing.h"
@@ -391,55 +390,23 @@ void pr_engine_render_free(char **mails, size_t *lens, size_t nr)
 }
 
 /*
- * Whether the route takes v by its include-subsystem / exclude-subsystem:
- * the first step whose plugin has sections() names the MAINTAINERS
- * sections v touches.  1: take it; 0: skip it silently (a route choosing
- * its series is not a refusal); negative: no step can tell.
+ * Whether the route takes v by its include-subsystem / exclude-subsystem
+ * (pr_graph_route_sections).  1: take it; 0: skip it silently (a route
+ * choosing its series is not a refusal); negative: no step can tell.
  */
 static int route_takes_version(const struct pass_ctx *c,
 			       const struct pr_series *s,
 			       const struct pr_version *v)
 {
-	const struct pr_graph_route *r = c->route;
-	const struct pr_graph_node *n = NULL;
 	struct pr_strlist touched = { 0 };
-	size_t i, j;
-	bool in = !r->include_subsystem.nr;
+	const char *excluded;
 	int ret;
 
-	if (!r->include_subsystem.nr && !r->exclude_subsystem.nr)
-		return 1;
-	for (i = 0; i < r->steps.nr && !n; i++) {
-		n = pr_graph_node(c->g, "check", r->steps.items[i]);
-		if (n && (!n->plugin || !n->plugin->sections))
-			n = NULL;
-	}
-	if (!n)
-		return pr_error(PR_ECONFIG,
-				"route '%s': include-subsystem and "
-				"exclude-subsystem need a step of type "
-				"maintainers",
-				r->name);
-	ret = n->plugin->sections((struct pr_instance *)&n->inst, v, &touched);
-	if (ret < 0)
-		goto done;
-	ret = 1;
-	for (i = 0; i < touched.nr && ret; i++) {
-		for (j = 0; j < r->exclude_subsystem.nr; j++)
-			if (!strcasecmp(touched.items[i],
-					r->exclude_subsystem.items[j]))
-				ret = 0;
-		for (j = 0; j < r->include_subsystem.nr; j++)
-			if (!strcasecmp(touched.items[i],
-					r->include_subsystem.items[j]))
-				in = true;
-	}
-	if (!in)
-		ret = 0;
+	ret = pr_graph_route_sections(c->g, c->route, v, &touched, &excluded);
 	if (!ret)
-		pr_log_debug(r->name, "series '%s' v%d: not for this route",
+		pr_log_debug(c->route->name,
+			     "series '%s' v%d: not for this route",
 			     s->origin_key, v->number);
-done:
 	pr_strlist_release(&touched);
 	return ret;
 }
@@ -568,15 +535,12 @@ static int stored_patch(const char *data, size_t len,
 			const struct pr_mbox_where *where, void *payload)
 {
 	struct mbox_version *mv = payload;
-	struct pr_mailinfo mi;
 	struct pr_patch *p = NULL;
 	int err;
 
 	PR_UNUSED(where);
-	pr_mailinfo_init(&mi);
-	if ((err = pr_mailinfo_parse(&mi, data, len)) ||
-	    (err = pr_am_patch_from_mailinfo(&p, &mi)))
-		goto done;
+	if ((err = pr_am_patch_parse(&p, data, len)))
+		return err;
 	/* format-patch's "From <commit> Mon Sep 17 ..." line keeps the id
 	 * (all zeros for a patch that never was a commit: none) */
 	if (len > 45 && !memcmp(data, "From ", 5) && data[45] == ' ' &&
@@ -590,9 +554,7 @@ static int stored_patch(const char *data, size_t len,
 		p->subject_raw = NULL;
 	}
 	pr_version_add_patch(mv->v, p);
-done:
-	pr_mailinfo_release(&mi);
-	return err;
+	return 0;
 }
 
 int pr_engine_stored_version(struct pr_version **out, struct pr_store *st,
@@ -871,6 +833,30 @@ static int record_patch_ids(struct pr_store *st, int64_t series_id, int number,
 }
 
 /*
+ * The route's sinks that sync landed commits (a patchwork sink) get them
+ * first; one that fails holds the source's cursor (it gets them again).
+ */
+static int tell_sinks_landed(const struct pass_ctx *c,
+			     const struct pr_series *branch)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < c->route->to.nr; i++) {
+		const struct pr_graph_node *n =
+			pr_graph_node(c->g, "sink", c->route->to.items[i]);
+
+		if (!n || !n->connector || !n->connector->landed)
+			continue;
+		err = n->connector->landed((struct pr_instance *)&n->inst,
+					   branch);
+		if (err < 0)
+			return pr_error_wrap(err, "sink '%s'", n->inst.name);
+	}
+	return 0;
+}
+
+/*
  * Commits landed on a watched branch (a "landed" event: the series is the
  * branch, its latest version the new commits, each with commit_id and
  * patch_id): the stored versions they complete are recorded as landed,
@@ -895,6 +881,8 @@ static int on_landed(const struct pass_ctx *c, const struct pr_event *ev)
 			    branch);
 		return 0;
 	}
+	if ((err = tell_sinks_landed(c, ev->series)))
+		return err;
 	ids = pr_calloc(v->nr, sizeof(*ids));
 	commits = pr_calloc(v->nr, sizeof(*commits));
 	made = pr_calloc(v->nr, sizeof(*made));
@@ -1493,6 +1481,8 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 	memset(out, 0, sizeof(*out));
 	if ((ret = pr_engine_state_dir(&state_dir, pr_store_path(st))))
 		return ret;
+	for (i = 0; i < g->nr_nodes; i++)
+		((struct pr_instance *)&g->nodes[i].inst)->store = st;
 	for (i = 0; i < g->nr_routes; i++) {
 		const struct pr_graph_route *r = &g->routes[i];
 		const struct pr_graph_node *src =
@@ -1549,6 +1539,8 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 					: 0,
 				c.opts->payload);
 	}
+	for (i = 0; i < g->nr_nodes; i++)
+		((struct pr_instance *)&g->nodes[i].inst)->store = NULL;
 	pr_buf_release(&state_dir);
 	return ret;
 }

@@ -9,10 +9,12 @@ a write is 403 "Authentication required").  JSON answers start with
 """
 
 import base64
+import io
 import json
 import re
 import time
 import urllib.parse
+import zipfile
 
 import gerrit_query
 from gerrit_rest import Response, json_response, text
@@ -56,6 +58,9 @@ def handle(store, req):
 
 def take_fail(store, req):
     """The first fail rule matching "METHOD PATH?QUERY", used up by one."""
+    with store.open() as st:
+        if not st.d["fails"]:
+            return None
     with store.open(write=True) as st:
         for rule in st.d["fails"]:
             if rule.get("match") and not re.search(
@@ -480,6 +485,14 @@ def get_patch(st, req, ident, rev):
         raise Error(404, "File not found: %s." % path)
     data = (body + diff).encode("utf-8")
     short = ps["revision"][:7] + ".diff"
+    if req.has("zip"):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            info = zipfile.ZipInfo(short, time.gmtime(
+                cm["committer"]["date"])[:6])
+            z.writestr(info, data)
+        return Response(200, buf.getvalue(), "application/zip", {
+            "Content-Disposition": 'attachment; filename="%s.zip"' % short})
     if raw:
         h = {"X-Content-Type-Options": "nosniff"}
         if req.has("download"):
@@ -619,22 +632,16 @@ def post_review(st, req, ident, rev):
     return json_response(req, out)
 
 
-def post_abandon(st, req, ident):
-    c = st.resolve(ident, req.user)
-    body = parse_body(req)
-    if isinstance(body, str):
-        body = {"message": body}
-    st.abandon(c, req.user, body.get("message") or "")
-    return json_response(req, change_info(st, c, {}))
-
-
-def post_restore(st, req, ident):
-    c = st.resolve(ident, req.user)
-    body = parse_body(req)
-    if isinstance(body, str):
-        body = {"message": body}
-    st.restore(c, req.user, body.get("message") or "")
-    return json_response(req, change_info(st, c, {}))
+def post_move(what):
+    """POST /changes/{id}/abandon or /restore with {"message"}."""
+    def post(st, req, ident):
+        c = st.resolve(ident, req.user)
+        body = parse_body(req)
+        if isinstance(body, str):
+            body = {"message": body}
+        st.move(c, what, req.user, body.get("message") or "")
+        return json_response(req, change_info(st, c, {}))
+    return post
 
 
 def post_submit(st, req, ident):
@@ -667,8 +674,8 @@ ROUTES = [
     ("DELETE", CHANGE + "/topic", put_topic),
     ("GET", CHANGE + "/messages", get_messages),
     ("GET", CHANGE + "/comments", get_comments),
-    ("POST", CHANGE + "/abandon", post_abandon),
-    ("POST", CHANGE + "/restore", post_restore),
+    ("POST", CHANGE + "/abandon", post_move("abandon")),
+    ("POST", CHANGE + "/restore", post_move("restore")),
     ("POST", CHANGE + "/submit", post_submit),
     ("GET", REV + "/commit", get_revision_commit),
     ("GET", REV + "/files/?", get_revision_files),

@@ -142,7 +142,25 @@ def cut_streams(store, p):
     return {"cut": cut, "streams": len(sessions(store, streams=True))}
 
 
+def comm(pid):
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except (OSError, TypeError):
+        return None
+
+
+def cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 def sessions(store, streams=False):
+    """The registered ssh sessions still alive: the pid must still be the
+    emulator (a reused pid is not ours) and the sshd pid still sshd."""
     d = os.path.join(store.root, "sessions")
     out = []
     for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
@@ -151,13 +169,16 @@ def sessions(store, streams=False):
         try:
             with open(os.path.join(d, name)) as f:
                 s = json.load(f)
-            os.kill(s["pid"], 0)
         except (OSError, ValueError):
+            continue
+        if "gerrit.py" not in cmdline(s["pid"]):
             try:
                 os.unlink(os.path.join(d, name))
             except OSError:
                 pass
             continue
+        if comm(s.get("sshd")) != "sshd":
+            s["sshd"] = None
         if streams and not s.get("stream"):
             continue
         out.append(s)
@@ -255,7 +276,7 @@ def new_commit(st, c, user, message, rebase):
     ienv = dict(env, GIT_INDEX_FILE=index)
     try:
         if rebase:
-            tip = st.branch_tip(c["project"], c["branch"])
+            tip = rebase_target(st, c)
             git(["read-tree", tip], cwd=path, env=ienv)
             diff = git(["diff-tree", "-p", "--binary", parents[0],
                         cur["revision"]], cwd=path)
@@ -290,6 +311,18 @@ def new_commit(st, c, user, message, rebase):
     return git(args, cwd=path, env=env, input=msg.encode()).strip()
 
 
+def rebase_target(st, c):
+    """Where Gerrit's Rebase puts c: on the current patch set of the open
+    change its parent is a patch set of, else on the branch tip."""
+    parent = st.current(c)["commit"]["parents"][0]
+    for x in st.changes():
+        if x is not c and x["status"] == "NEW" and \
+                x["project"] == c["project"] and \
+                any(p["revision"] == parent for p in x["patch_sets"]):
+            return st.current(x)["revision"]
+    return st.branch_tip(c["project"], c["branch"])
+
+
 def merge(store, p):
     with store.open(write=True) as st:
         c = find_change(st, p)
@@ -297,18 +330,14 @@ def merge(store, p):
         return {"change": c["number"], "status": c["status"], "rev": sha}
 
 
-def abandon(store, p):
-    with store.open(write=True) as st:
-        c = find_change(st, p)
-        st.abandon(c, user_of(st, p, c["owner"]), p.get("reason", ""))
-        return {"change": c["number"], "status": c["status"]}
-
-
-def restore(store, p):
-    with store.open(write=True) as st:
-        c = find_change(st, p)
-        st.restore(c, user_of(st, p, c["owner"]), p.get("reason", ""))
-        return {"change": c["number"], "status": c["status"]}
+def move(what):
+    """The abandon and restore knobs."""
+    def knob(store, p):
+        with store.open(write=True) as st:
+            c = find_change(st, p)
+            st.move(c, what, user_of(st, p, c["owner"]), p.get("reason", ""))
+            return {"change": c["number"], "status": c["status"]}
+    return knob
 
 
 def topic(store, p):
@@ -328,6 +357,16 @@ def log(store, p):
     return {"requests": reqs}
 
 
+def events(store, p):
+    out = []
+    try:
+        with open(store.events_path) as f:
+            out = [json.loads(line)["event"] for line in f if line.strip()]
+    except OSError:
+        pass
+    return {"events": out}
+
+
 def state(store, p):
     with store.open() as st:
         return st.d
@@ -338,6 +377,6 @@ KNOBS = {
     "cut-streams": cut_streams, "streams": list_streams,
     "wait-streams": wait_streams, "end-sessions": end_sessions,
     "dropped-output": dropped_output, "review": review, "patchset": patchset,
-    "merge": merge, "abandon": abandon, "restore": restore, "topic": topic,
-    "log": log, "state": state,
+    "merge": merge, "abandon": move("abandon"), "restore": move("restore"),
+    "topic": topic, "log": log, "events": events, "state": state,
 }

@@ -35,7 +35,8 @@ grep -q '^Change-Id: I[0-9a-f]\{40\}$' "$1" && exit 0
 id=$({
 	git var GIT_COMMITTER_IDENT
 	echo
-	git rev-parse HEAD 2>/dev/null || echo 4b825dc642cb6eb9a060e54bf8d69288fbee4904
+	git rev-parse HEAD 2>/dev/null ||
+		echo 4b825dc642cb6eb9a060e54bf8d69288fbee4904
 	echo
 	grep -v '^#' "$1"
 } | git hash-object --stdin) || exit 1

@@ -11,12 +11,15 @@ the sshd process serving it) so the knobs can cut streams and `gerrit.sh
 stop` can end what is left.
 """
 
+import fcntl
 import json
 import os
 import select
 import shlex
 import signal
+import struct
 import sys
+import termios
 import time
 
 import gerrit_query
@@ -118,7 +121,7 @@ def dispatch(store, user, cmd, session):
             argv[:2] in (["git", "upload-pack"], ["git", "receive-pack"]):
         if argv[0] == "git":
             argv = ["git-" + argv[1]] + argv[2:]
-        return git_service(store, user, argv)
+        return git_service(store, user, argv, session)
     if argv[0] == "scp":
         return scp(argv[1:])
     if argv[0] != "gerrit" or len(argv) < 2:
@@ -142,7 +145,7 @@ def dispatch(store, user, cmd, session):
 
 # ---- git ----
 
-def git_service(store, user, argv):
+def git_service(store, user, argv, session):
     if len(argv) != 2:
         raise Fatal("%s: usage: %s PROJECT.git" % (argv[0], argv[0]))
     name = argv[1].strip("/")
@@ -166,6 +169,8 @@ def git_service(store, user, argv):
         cmd += ["-c", "uploadpack.hideRefs=" + ref]
     cmd += [argv[0][4:], path]
     sys.stdout.flush()
+    # git replaces this process: it is no longer a session to end
+    session.close()
     os.execvpe("git", cmd, env)
 
 
@@ -264,11 +269,25 @@ def stream_events(store, user, args, session):
 
 
 def cut_now(cut, session):
+    """End the stream: "eof" ends the command; "drop" kills the sshd
+    process of the session, so the TCP connection closes with no SSH
+    goodbye, once what was written has left the pipe to sshd."""
     sys.stdout.flush()
     if cut.get("mode") == "eof":
         return 0
+    fd = sys.stdout.fileno()
+    for _ in range(100):
+        try:
+            left = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD,
+                                                  b"\0\0\0\0"))[0]
+        except OSError:
+            left = 0
+        if left == 0:
+            break
+        time.sleep(0.01)
+    time.sleep(0.1)
     pid = session.info.get("sshd")
-    if pid:
+    if pid and open("/proc/%d/comm" % pid).read().strip() == "sshd":
         os.kill(pid, signal.SIGKILL)
     return 0
 
@@ -295,9 +314,13 @@ def query(store, user, args):
             i += 1
         elif a in QUERY_FLAGS:
             flags.add(a)
-        elif a in ("-S", "--start") and i + 1 < len(args):
-            start = int(args[i + 1])
-            i += 1
+        elif a in ("-S", "--start") and i + 1 < len(args) or \
+                a.startswith("--start="):
+            v = a.split("=", 1)[1] if "=" in a else args[i + 1]
+            if not v.isdigit():
+                raise Fatal('"%s" is not a valid value for "--start"' % v)
+            start = int(v)
+            i += 0 if "=" in a else 1
         elif a == "--":
             words += args[i + 1:]
             break
@@ -491,10 +514,7 @@ def review(store, user, args):
                     if labels:
                         st.review(c, ps, user, "", labels, tag,
                                   strict=strict)
-                    if action == "--abandon":
-                        st.abandon(c, user, msg or "")
-                    else:
-                        st.restore(c, user, msg or "")
+                    st.move(c, action[2:], user, msg or "")
                     continue
                 st.review(c, ps, user, msg or "", labels, tag,
                           strict=strict, ready=action == "--ready",

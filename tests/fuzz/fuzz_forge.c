@@ -59,13 +59,13 @@ static void fuzz_json(int which, const char *text, size_t len)
 	if (!o)
 		return;
 	if (which == 3)
-		pr_github_pr_from_json(&pr, o);
+		pr_forge_rest_pr_from_json(&pr, &pr_github_rest, o);
 	else if (which == 4)
-		pr_github_comment_from_json(&cl, o);
+		pr_forge_rest_comment_from_json(&cl, &pr_github_rest, o);
 	else if (which == 5)
-		pr_gitlab_mr_from_json(&pr, o);
+		pr_forge_rest_pr_from_json(&pr, &pr_gitlab_rest, o);
 	else
-		pr_gitlab_note_from_json(&cl, o);
+		pr_forge_rest_comment_from_json(&cl, &pr_gitlab_rest, o);
 	pr_forge_pr_release(&pr);
 	pr_forge_comment_list_release(&cl);
 	json_decref(o);

@@ -40,7 +40,7 @@ CLEAN=$(ls "$T"/p/0001-*.patch)
 BAD=$(ls "$T"/p/0002-*.patch)
 
 # A hanging command is killed and the next step still runs.
-"$PATCHRELAY" check --step "exec:cmd=sleep 60,timeout=500" --step msg-lint "$CLEAN" >"$T/hang.out"
+"$PATCHRELAY" check --step "exec:cmd=sleep 60,timeout=500ms" --step msg-lint "$CLEAN" >"$T/hang.out"
 rc=$?
 cat "$T/hang.out"
 [ $rc -eq 1 ] || fail "hang: exit $rc, want 1"

@@ -184,6 +184,7 @@ for conf in "$tmp"/ex/*.conf; do
 		HOME=$tmp/ex/home TMPDIR=$tmp/ex/tmpdir PATCHRELAY_GITHUB_TOKEN=t \
 		PATCHRELAY_GERRIT_PASSWORD=p \
 		PATCHRELAY_GITLAB_TOKEN=t PATCHRELAY_SMTP_PASSWORD=p \
+		PATCHRELAY_PATCHWORK_TOKEN=t \
 		"$PATCHRELAY" graph -c "$conf") >"$tmp/ex.out" 2>"$tmp/ex.err" ||
 		fail "$name: exit $?: $(cat "$tmp/ex.err")"
 	grep -q '^route ' "$tmp/ex.out" || fail "$name: no route printed"
@@ -193,6 +194,7 @@ for conf in "$tmp"/ex/*.conf; do
 		HOME=$tmp/ex/home TMPDIR=$tmp/ex/tmpdir PATCHRELAY_GITHUB_TOKEN=t \
 		PATCHRELAY_GERRIT_PASSWORD=p \
 		PATCHRELAY_GITLAB_TOKEN=t PATCHRELAY_SMTP_PASSWORD=p \
+		PATCHRELAY_PATCHWORK_TOKEN=t \
 		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 		strace -f -qq -o "$tmp/ex.trace" -e trace=%file,%network,%process \
 		"$PATCHRELAY" graph -c "$conf") >/dev/null 2>"$tmp/ex.err" ||

@@ -9,10 +9,11 @@
 #include "github.h"
 
 /*
- * The GitHub REST mapping of connectors/github.c: repository URLs, the
- * JSON of pull requests, issue comments and users onto forge.h's model
- * (in the shapes GitHub documents, tests/data/github/), and request
- * bodies.  The requests themselves are tested by
+ * The GitHub REST mapping: connectors/github.c's table as
+ * connectors/forge_rest.c reads it.  Repository URLs, the JSON of pull
+ * requests, issue comments and users onto forge.h's model (in the shapes
+ * GitHub documents, tests/data/github/), request bodies, and what open
+ * refuses.  The requests themselves are tested by
  * tests/integration/forge_github.sh against tests/emulators/github.py.
  */
 
@@ -20,25 +21,25 @@ static void test_repo_url(void **state)
 {
 	struct pr_buf b = PR_BUF_INIT;
 
-	assert_int_equal(pr_github_repo_url(&b, "https://api.github.com/",
-					    "netdev/linux",
-					    "/issues/5/comments"),
+	assert_int_equal(pr_github_rest.repo_url(&b, "https://api.github.com/",
+						 "netdev/linux",
+						 "/issues/5/comments"),
 			 0);
 	assert_string_equal(
 		b.ptr,
 		"https://api.github.com/repos/netdev/linux/issues/5/comments");
 	pr_buf_reset(&b);
 	/* each part is one path segment: a space or '?' cannot escape it */
-	assert_int_equal(pr_github_repo_url(&b, "http://h:8/api/v3", "a b/c?d",
-					    NULL),
+	assert_int_equal(pr_github_rest.repo_url(&b, "http://h:8/api/v3",
+						 "a b/c?d", NULL),
 			 0);
 	assert_string_equal(b.ptr, "http://h:8/api/v3/repos/a%20b/c%3Fd");
 	pr_buf_reset(&b);
-	assert_int_equal(pr_github_repo_url(&b, "http://h", "a/b/c", NULL),
+	assert_int_equal(pr_github_rest.repo_url(&b, "http://h", "a/b/c", NULL),
 			 PR_EINVAL);
-	assert_int_equal(pr_github_repo_url(&b, "http://h", "ab", NULL),
+	assert_int_equal(pr_github_rest.repo_url(&b, "http://h", "ab", NULL),
 			 PR_EINVAL);
-	assert_int_equal(pr_github_repo_url(&b, "http://h", "/b", NULL),
+	assert_int_equal(pr_github_rest.repo_url(&b, "http://h", "/b", NULL),
 			 PR_EINVAL);
 	assert_non_null(strstr(pr_error_message(), "'/b'"));
 	pr_buf_release(&b);
@@ -64,7 +65,9 @@ static void test_pulls(void **state)
 	json_array_foreach(j, i, v)
 	{
 		assert_int_equal(
-			pr_github_pr_from_json(pr_forge_pr_list_add(&l), v), 0);
+			pr_forge_rest_pr_from_json(pr_forge_pr_list_add(&l),
+						   &pr_github_rest, v),
+			0);
 	}
 	json_decref(j);
 	assert_int_equal(l.nr, 2);
@@ -115,7 +118,8 @@ static void expect_pr_error(const char *json, const char *words)
 	struct pr_forge_pr_list l = { 0 };
 	json_t *j = load(json);
 
-	assert_int_equal(pr_github_pr_from_json(pr_forge_pr_list_add(&l), j),
+	assert_int_equal(pr_forge_rest_pr_from_json(pr_forge_pr_list_add(&l),
+						    &pr_github_rest, j),
 			 PR_EPARSE);
 	if (!strstr(pr_error_message(), words))
 		fail_msg("'%s' does not say '%s'", pr_error_message(), words);
@@ -130,7 +134,8 @@ static void test_pull_errors(void **state)
 	json_t *j = load(PULL(""));
 
 	/* the minimal one is fine */
-	assert_int_equal(pr_github_pr_from_json(&pr, j), 0);
+	assert_int_equal(pr_forge_rest_pr_from_json(&pr, &pr_github_rest, j),
+			 0);
 	assert_null(pr.author);
 	assert_string_equal(pr.fetch_url, "http://h/o/r.git");
 	pr_forge_pr_release(&pr);
@@ -187,7 +192,7 @@ static int comment_error(const char *json)
 {
 	struct pr_forge_comment_list l = { 0 };
 	json_t *j = load(json);
-	int err = pr_github_comment_from_json(&l, j);
+	int err = pr_forge_rest_comment_from_json(&l, &pr_github_rest, j);
 
 	json_decref(j);
 	pr_forge_comment_list_release(&l);
@@ -202,7 +207,9 @@ static void test_comments(void **state)
 
 	json_array_foreach(j, i, v)
 	{
-		assert_int_equal(pr_github_comment_from_json(&l, v), 0);
+		assert_int_equal(
+			pr_forge_rest_comment_from_json(&l, &pr_github_rest, v),
+			0);
 	}
 	json_decref(j);
 	assert_int_equal(l.nr, 3); /* the one without a user is dropped */
@@ -238,10 +245,12 @@ static void test_user(void **state)
 	json_t *bad = load("{\"id\":1}");
 	char *s = NULL;
 
-	assert_int_equal(pr_github_user_from_json(&s, u), 0);
+	assert_int_equal(pr_forge_rest_user_from_json(&s, &pr_github_rest, u),
+			 0);
 	assert_string_equal(s, "relay-bot");
 	free(s);
-	assert_int_equal(pr_github_user_from_json(&s, bad), PR_EPARSE);
+	assert_int_equal(pr_forge_rest_user_from_json(&s, &pr_github_rest, bad),
+			 PR_EPARSE);
 	assert_null(s);
 	assert_non_null(strstr(pr_error_message(), "'login'"));
 	json_decref(u);
@@ -252,23 +261,57 @@ static void test_bodies(void **state)
 {
 	struct pr_buf b = PR_BUF_INIT;
 
-	assert_int_equal(pr_github_comment_json(&b, "say \"hi\"\n\\ \x01"), 0);
+	assert_int_equal(pr_forge_rest_comment_json(&b, &pr_github_rest,
+						    "say \"hi\"\n\\ \x01"),
+			 0);
 	assert_string_equal(b.ptr,
 			    "{\"body\":\"say \\\"hi\\\"\\n\\\\ \\u0001\"}");
 	pr_buf_reset(&b);
-	assert_int_equal(pr_github_comment_json(&b, "bad \xff utf-8"),
+	assert_int_equal(pr_forge_rest_comment_json(&b, &pr_github_rest,
+						    "bad \xff utf-8"),
 			 PR_EINVAL);
 	assert_int_equal(b.len, 0);
-	assert_int_equal(pr_github_close_json(&b), 0);
+	assert_int_equal(pr_forge_rest_close_json(&b, &pr_github_rest), 0);
 	assert_string_equal(b.ptr, "{\"state\":\"closed\"}");
 	pr_buf_reset(&b);
 	/* GitHub labels may hold a comma: it is one array element */
-	assert_int_equal(pr_github_label_json(&b, "sent, v1"), 0);
+	assert_int_equal(
+		pr_forge_rest_label_json(&b, &pr_github_rest, "sent, v1"), 0);
 	assert_string_equal(b.ptr, "{\"labels\":[\"sent, v1\"]}");
 	pr_buf_reset(&b);
-	assert_int_equal(pr_github_label_json(&b, "\xc3"), PR_EINVAL);
+	assert_int_equal(pr_forge_rest_label_json(&b, &pr_github_rest, "\xc3"),
+			 PR_EINVAL);
 	assert_int_equal(b.len, 0);
 	pr_buf_release(&b);
+}
+
+/* What the table cannot serve is refused at open; its headers are set. */
+static void test_open(void **state)
+{
+	struct pr_forge_opts o = { 0 };
+	struct pr_instance inst = { 0 };
+	struct pr_forge *f = NULL;
+
+	inst.name = "gh";
+	inst.ctx = &o;
+	/* GitHub has no groups */
+	pr_strlist_add(&o.repo, "grp/sub/repo");
+	assert_int_equal(pr_forge_open(&f, &inst, &pr_github_rest.ops),
+			 PR_ECONFIG);
+	assert_non_null(strstr(pr_error_message(), "'grp/sub/repo'"));
+	assert_null(f);
+	pr_strlist_release(&o.repo);
+	/* a label may hold a comma: it is one element of a list */
+	pr_strlist_add(&o.repo, "netdev/linux");
+	o.label_sent = pr_strdup("sent, v1");
+	assert_int_equal(pr_forge_open(&f, &inst, &pr_github_rest.ops), 0);
+	assert_string_equal(f->http.auth_header, "Authorization: Bearer %s");
+	assert_non_null(strstr(f->http.user_agent, "patchrelay/"));
+	assert_string_equal(f->http.headers[0],
+			    "Accept: application/vnd.github+json");
+	pr_forge_close(f);
+	pr_strlist_release(&o.repo);
+	free(o.label_sent);
 }
 
 int main(void)
@@ -280,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_comments),
 		cmocka_unit_test(test_user),
 		cmocka_unit_test(test_bodies),
+		cmocka_unit_test(test_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

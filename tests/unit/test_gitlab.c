@@ -9,19 +9,22 @@
 #include "gitlab.h"
 
 /*
- * The GitLab REST mapping of connectors/gitlab.c: project URLs, the JSON
- * of merge requests, notes and users onto forge.h's model (in the shapes
- * GitLab 16/17 and tests/emulators/gitlab.py answer), and request bodies.
- * The requests themselves are tested by tests/integration/forge_gitlab.sh.
+ * The GitLab REST mapping: connectors/gitlab.c's table as
+ * connectors/forge_rest.c reads it.  Project URLs, the JSON of merge
+ * requests, notes and users onto forge.h's model (in the shapes GitLab
+ * 16/17 and tests/emulators/gitlab.py answer), request bodies, and what
+ * open refuses.  The requests themselves are tested by
+ * tests/integration/forge_gitlab.sh.
  */
 
 static void test_project_url(void **state)
 {
 	struct pr_buf b = PR_BUF_INIT;
 
-	assert_int_equal(pr_gitlab_project_url(&b, "https://gitlab.com/api/v4/",
-					       "group/sub/project",
-					       "/merge_requests/5/notes"),
+	assert_int_equal(pr_gitlab_rest.repo_url(&b,
+						 "https://gitlab.com/api/v4/",
+						 "group/sub/project",
+						 "/merge_requests/5/notes"),
 			 0);
 	assert_string_equal(
 		b.ptr,
@@ -29,8 +32,8 @@ static void test_project_url(void **state)
 		"/merge_requests/5/notes");
 	pr_buf_reset(&b);
 	/* a '+' or space in a path segment would change its meaning */
-	assert_int_equal(pr_gitlab_project_url(&b, "http://h/api/v4", "a b/c+d",
-					       NULL),
+	assert_int_equal(pr_gitlab_rest.repo_url(&b, "http://h/api/v4",
+						 "a b/c+d", NULL),
 			 0);
 	assert_string_equal(b.ptr, "http://h/api/v4/projects/a%20b%2Fc%2Bd");
 	pr_buf_release(&b);
@@ -66,7 +69,9 @@ static void test_mr(void **state)
 	json_array_foreach(j, i, v)
 	{
 		assert_int_equal(
-			pr_gitlab_mr_from_json(pr_forge_pr_list_add(&l), v), 0);
+			pr_forge_rest_pr_from_json(pr_forge_pr_list_add(&l),
+						   &pr_gitlab_rest, v),
+			0);
 	}
 	json_decref(j);
 	assert_int_equal(l.nr, 2);
@@ -100,7 +105,8 @@ static void expect_mr_error(const char *json, const char *words)
 	struct pr_forge_pr_list l = { 0 };
 	json_t *j = load(json);
 
-	assert_int_equal(pr_gitlab_mr_from_json(pr_forge_pr_list_add(&l), j),
+	assert_int_equal(pr_forge_rest_pr_from_json(pr_forge_pr_list_add(&l),
+						    &pr_gitlab_rest, j),
 			 PR_EPARSE);
 	if (!strstr(pr_error_message(), words))
 		fail_msg("'%s' does not say '%s'", pr_error_message(), words);
@@ -147,7 +153,7 @@ static int note_error(const char *json)
 {
 	struct pr_forge_comment_list l = { 0 };
 	json_t *j = load(json);
-	int err = pr_gitlab_note_from_json(&l, j);
+	int err = pr_forge_rest_comment_from_json(&l, &pr_gitlab_rest, j);
 
 	json_decref(j);
 	pr_forge_comment_list_release(&l);
@@ -162,7 +168,9 @@ static void test_notes(void **state)
 
 	json_array_foreach(j, i, v)
 	{
-		assert_int_equal(pr_gitlab_note_from_json(&l, v), 0);
+		assert_int_equal(
+			pr_forge_rest_comment_from_json(&l, &pr_gitlab_rest, v),
+			0);
 	}
 	json_decref(j);
 	assert_int_equal(l.nr, 2); /* the system note is dropped */
@@ -196,10 +204,12 @@ static void test_user(void **state)
 	json_t *bad = load("{\"id\":1}");
 	char *s = NULL;
 
-	assert_int_equal(pr_gitlab_user_from_json(&s, u), 0);
+	assert_int_equal(pr_forge_rest_user_from_json(&s, &pr_gitlab_rest, u),
+			 0);
 	assert_string_equal(s, "relay-bot");
 	free(s);
-	assert_int_equal(pr_gitlab_user_from_json(&s, bad), PR_EPARSE);
+	assert_int_equal(pr_forge_rest_user_from_json(&s, &pr_gitlab_rest, bad),
+			 PR_EPARSE);
 	assert_null(s);
 	json_decref(u);
 	json_decref(bad);
@@ -209,22 +219,56 @@ static void test_bodies(void **state)
 {
 	struct pr_buf b = PR_BUF_INIT;
 
-	assert_int_equal(pr_gitlab_note_json(&b, "say \"hi\"\n\\ \x01"), 0);
+	assert_int_equal(pr_forge_rest_comment_json(&b, &pr_gitlab_rest,
+						    "say \"hi\"\n\\ \x01"),
+			 0);
 	assert_string_equal(b.ptr,
 			    "{\"body\":\"say \\\"hi\\\"\\n\\\\ \\u0001\"}");
 	pr_buf_reset(&b);
-	assert_int_equal(pr_gitlab_note_json(&b, "bad \xff utf-8"), PR_EINVAL);
+	assert_int_equal(pr_forge_rest_comment_json(&b, &pr_gitlab_rest,
+						    "bad \xff utf-8"),
+			 PR_EINVAL);
 	assert_int_equal(b.len, 0);
-	assert_int_equal(pr_gitlab_close_json(&b), 0);
+	assert_int_equal(pr_forge_rest_close_json(&b, &pr_gitlab_rest), 0);
 	assert_string_equal(b.ptr, "{\"state_event\":\"close\"}");
 	pr_buf_reset(&b);
-	assert_int_equal(pr_gitlab_label_json(&b, "sent to list"), 0);
+	assert_int_equal(pr_forge_rest_label_json(&b, &pr_gitlab_rest,
+						  "sent to list"),
+			 0);
 	assert_string_equal(b.ptr, "{\"add_labels\":\"sent to list\"}");
 	pr_buf_reset(&b);
 	/* a comma would make two labels */
-	assert_int_equal(pr_gitlab_label_json(&b, "a,b"), PR_EINVAL);
+	assert_int_equal(pr_forge_rest_label_json(&b, &pr_gitlab_rest, "a,b"),
+			 PR_EINVAL);
 	assert_int_equal(b.len, 0);
 	pr_buf_release(&b);
+}
+
+/* What the table cannot serve is refused at open; its header is set. */
+static void test_open(void **state)
+{
+	struct pr_forge_opts o = { 0 };
+	struct pr_instance inst = { 0 };
+	struct pr_forge *f = NULL;
+
+	inst.name = "gl";
+	inst.ctx = &o;
+	pr_strlist_add(&o.repo, "grp/sub/project");
+	/* add_labels is a comma list: "a,b" would be two labels */
+	o.label_landed = pr_strdup("merged,landed");
+	assert_int_equal(pr_forge_open(&f, &inst, &pr_gitlab_rest.ops),
+			 PR_ECONFIG);
+	assert_non_null(strstr(pr_error_message(), "'merged,landed'"));
+	assert_null(f);
+	free(o.label_landed);
+	o.label_landed = pr_strdup("merged");
+	/* a project may sit in groups */
+	assert_int_equal(pr_forge_open(&f, &inst, &pr_gitlab_rest.ops), 0);
+	assert_string_equal(f->http.auth_header, "PRIVATE-TOKEN: %s");
+	assert_null(f->http.headers);
+	pr_forge_close(f);
+	pr_strlist_release(&o.repo);
+	free(o.label_landed);
 }
 
 int main(void)
@@ -236,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_user),
 		cmocka_unit_test(test_bodies),
+		cmocka_unit_test(test_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
