@@ -400,21 +400,29 @@ static void set_emitting(struct pr_gerrit *g, const struct pr_gerrit_group *gr)
 	g->nr_emitting = gr->nr;
 }
 
-/* The group's changes now count as handled at their current patch sets. */
-static void mark_sent(struct pr_gerrit_poll *p,
-		      const struct pr_gerrit_group *gr)
+/*
+ * Whether a change of the group has a patch set above the one the cursor
+ * last sent or refused; with `mark`, the cursor takes the current ones.
+ */
+static bool new_patch_sets(struct pr_gerrit_poll *p,
+			   const struct pr_gerrit_group *gr, bool mark)
 {
+	bool any = false;
 	size_t i;
 
 	for (i = 0; i < gr->nr; i++) {
 		const struct pr_gerrit_revision *r =
 			pr_gerrit_change_rev(gr->c[i], NULL);
 		struct pr_gerrit_chg *s =
-			pr_gerrit_cursor_chg(&p->c, gr->c[i]->number, true);
+			pr_gerrit_cursor_chg(&p->c, gr->c[i]->number, mark);
 
-		if (r && r->number > s->ps)
+		if (!r || (s && r->number <= s->ps))
+			continue;
+		any = true;
+		if (mark)
 			s->ps = r->number;
 	}
+	return any;
 }
 
 /* Fetch, build and emit a group (cmds: CMD_SUBMIT and/or CMD_PREVIEW). */
@@ -430,7 +438,7 @@ static int send_group(struct pr_gerrit_poll *p,
 	if (!s) {
 		pr_log_info(p->g->inst->prefix, "'%s' not sent: %s", gr->key,
 			    why.ptr);
-		mark_sent(p, gr);
+		new_patch_sets(p, gr, true);
 		if (!(err = pr_buf_addf(&msg,
 					"patchrelay did not send this series: "
 					"%s",
@@ -446,7 +454,7 @@ static int send_group(struct pr_gerrit_poll *p,
 		s2 = NULL;
 	}
 	if (cmds & CMD_SUBMIT)
-		mark_sent(p, gr);
+		new_patch_sets(p, gr, true);
 	err = emit_event(p, s, !(cmds & CMD_SUBMIT));
 	s = NULL;
 done:
@@ -456,24 +464,6 @@ done:
 	pr_buf_release(&why);
 	pr_buf_release(&msg);
 	return err;
-}
-
-/* Whether a change of the group has a patch set not handled yet. */
-static bool has_new_ps(struct pr_gerrit_poll *p,
-		       const struct pr_gerrit_group *gr)
-{
-	size_t i;
-
-	for (i = 0; i < gr->nr; i++) {
-		const struct pr_gerrit_revision *r =
-			pr_gerrit_change_rev(gr->c[i], NULL);
-		struct pr_gerrit_chg *s =
-			pr_gerrit_cursor_chg(&p->c, gr->c[i]->number, false);
-
-		if (r && (!s || r->number > s->ps))
-			return true;
-	}
-	return false;
 }
 
 /* A positive vote on the trigger label by someone else than patchrelay. */
@@ -758,7 +748,7 @@ static int decide_group(struct pr_gerrit_poll *p, struct pr_gerrit_group *gr)
 					"%s.",
 					why.ptr)))
 			err = tell_group(p, gr, msg.ptr, 0);
-	} else if (!why.len && has_new_ps(p, gr) &&
+	} else if (!why.len && new_patch_sets(p, gr, false) &&
 		   (!strcmp(trigger, "auto") || has_label_vote(p, gr))) {
 		gr->cmds = CMD_SUBMIT;
 	}

@@ -284,6 +284,12 @@ void pr_outgoing_release(struct pr_outgoing *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* The MIME headers of a body that is not ASCII, as format-patch writes. */
+#define MIME_8BIT                                   \
+	"MIME-Version: 1.0\n"                       \
+	"Content-Type: text/plain; charset=UTF-8\n" \
+	"Content-Transfer-Encoding: 8bit\n"
+
 /* Columns on the line `out` ends with. */
 static int last_line_length(const struct pr_buf *out)
 {
@@ -579,11 +585,7 @@ static int add_headers(struct pr_buf *out, const struct render *r, size_t index,
 					"References: <%s>\n",
 					r->root.ptr, r->root.ptr)))
 		goto done;
-	if (mime &&
-	    (err = pr_buf_adds(out, "MIME-Version: 1.0\n"
-				    "Content-Type: text/plain; "
-				    "charset=UTF-8\n"
-				    "Content-Transfer-Encoding: 8bit\n")))
+	if (mime && (err = pr_buf_adds(out, MIME_8BIT)))
 		goto done;
 	err = pr_buf_addch(out, '\n');
 done:
@@ -874,11 +876,7 @@ int pr_outgoing_render_reply(struct pr_buf *out,
 	      (err = pr_buf_addf(out, "<%s>\n\t", r->root))) ||
 	     (err = pr_buf_addf(out, "<%s>\n", r->in_reply_to))))
 		goto done;
-	if (mime &&
-	    (err = pr_buf_adds(out, "MIME-Version: 1.0\n"
-				    "Content-Type: text/plain; "
-				    "charset=UTF-8\n"
-				    "Content-Transfer-Encoding: 8bit\n")))
+	if (mime && (err = pr_buf_adds(out, MIME_8BIT)))
 		goto done;
 	if ((err = check_header_block(out->ptr + start, out->len - start, 0)) ||
 	    (err = pr_buf_addch(out, '\n')) ||
