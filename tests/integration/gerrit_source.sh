@@ -24,7 +24,9 @@
 #     recipients; a bare /preview and patchrelay's own reviews are not
 #     mirrored;
 # (f) trigger = comment: a stranger's /submit is answered once, patchrelay's
-#     own "/submit" is no command, the owner's /submit sends.
+#     own "/submit" is no command, the owner's /submit sends;
+# (h) trigger = label: patchrelay's own votes and a vote on another label
+#     send nothing, a positive vote on the label sends the topic once.
 set -u
 NAME=gerrit_source.sh
 . "$PR_SRC/tests/integration/gerrit_lib.sh"
@@ -256,4 +258,20 @@ run c3 comment.conf || fail "comment pass 3: $(cat c3.log)"
 [ "$(mails)" -eq 17 ] || fail "the owner's /submit did not send: $(cat c3.log)"
 run c4 comment.conf || fail "comment pass 4: $(cat c4.log)"
 [ "$(mails)" -eq 17 ] || fail "a /submit was acted on twice"
+
+# -- (h) trigger = label (Verified): patchrelay's own Verified votes and a
+# vote on another label send nothing; admin's Verified +1 sends t, once
+MIRROR=false conf label.conf label label.db
+git config -f label.conf source.gr.label Verified
+n0=$(mails)
+run l0 label.conf || fail "label pass 0: $(cat l0.log)"
+[ "$(mails)" -eq "$n0" ] || fail "patchrelay's own vote sent: $(cat l0.log)"
+ctl review change=1 user=bob label=Code-Review=+1 >/dev/null
+run l1 label.conf || fail "label pass 1: $(cat l1.log)"
+[ "$(mails)" -eq "$n0" ] || fail "a vote on another label sent: $(cat l1.log)"
+ctl review change=3 user=admin label=Verified=+1 >/dev/null
+run l2 label.conf || fail "label pass 2: $(cat l2.log)"
+[ "$(mails)" -eq $((n0 + 4)) ] || fail "the vote did not send t: $(cat l2.log)"
+run l3 label.conf || fail "label pass 3: $(cat l3.log)"
+[ "$(mails)" -eq $((n0 + 4)) ] || fail "a vote sent twice"
 exit 0
