@@ -807,7 +807,8 @@ static int emit_comment(struct poll_ctx *p, const char *key, const char *url,
 	    (err = pr_trailers_from_reply(&ev.trailers, ev.body,
 					  strlen(ev.body))))
 		goto done;
-	ev.ref.id = pr_buf_detach(&id, NULL);
+	ev.id = pr_buf_detach(&id, NULL);
+	ev.mirror = true;
 	pr_buf_reset(&text);
 	if ((err = pr_forge_cursor_format(&text, &p->c)))
 		goto done;

@@ -478,7 +478,7 @@ int pr_forge_split_key(struct pr_buf *repo, int64_t *number, const char *key);
 
 /*
  * The id a comment of this forge has in a comment event's ref
- * (pr_comment_ref.id): "<forge>-<kind>:<id>", kind "comment" (on the PR),
+ * (pr_event.id): "<forge>-<kind>:<id>", kind "comment" (on the PR),
  * "line-comment" or "review".  What a sink posts is recorded under it,
  * so that the source that reads it back knows it for patchrelay's.
  */

@@ -228,7 +228,15 @@ struct target {
 	int idx; /* 0: the cover letter, else the patch's number */
 	struct pr_idmap_mail mail;
 	struct pr_buf quote;
+	struct pr_version *v; /* that version as stored; NULL: not kept */
 };
+
+static void target_release(struct target *t)
+{
+	pr_idmap_mail_release(&t->mail);
+	pr_buf_release(&t->quote);
+	pr_version_free(t->v);
+}
 
 /* The Message-ID of the mail a mail comment answers (mailsrc's stubs). */
 static const char *answered_id(const struct pr_event *ev)
@@ -242,19 +250,55 @@ static const char *answered_id(const struct pr_event *ev)
 	return v->nr ? v->patches[0]->message_id : NULL;
 }
 
-/* A line comment's patch in version t->version: its index, the quote. */
-static int find_line(struct target *t, struct pr_store *st, int64_t series_id,
-		     const struct pr_comment_ref *ref)
+/* Version t->version as the store kept it, in t->v (none: NULL, 0). */
+static int load_version(struct target *t, struct pr_store *st,
+			int64_t series_id)
 {
-	struct pr_version *v = NULL;
-	size_t i;
-	int err;
+	int err = pr_engine_stored_version(&t->v, st, series_id, t->version);
 
-	err = pr_engine_stored_version(&v, st, series_id, t->version);
-	if (err == PR_ENOENT)
-		return 0;
-	for (i = 0; !err && i < v->nr; i++) {
-		const char *diff = v->patches[i]->diff;
+	if (err == PR_ENOENT) {
+		pr_error_clear();
+		err = 0;
+	}
+	return err;
+}
+
+/*
+ * A comment on a commit (a Gerrit review names the patch set it is on):
+ * the newest stored version holding that commit, and its patch.  0 with
+ * t->v NULL when none does.
+ */
+static int find_commit(struct target *t, struct pr_store *st, int64_t series_id,
+		       const char *sha)
+{
+	int n = pr_store_version_count(st, series_id), err = 0;
+	size_t i;
+
+	for (; n >= 1 && !t->v && !err; n--) {
+		t->version = n;
+		if ((err = load_version(t, st, series_id)) || !t->v)
+			continue;
+		for (i = 0; i < t->v->nr; i++)
+			if (!strcmp(t->v->patches[i]->commit_id, sha))
+				break;
+		if (i < t->v->nr) {
+			t->idx = (int)i + 1;
+			return 0;
+		}
+		pr_version_free(t->v);
+		t->v = NULL;
+	}
+	return n < 0 ? n : err;
+}
+
+/* A line comment's patch in t->v: its index, the lines quoted. */
+static int find_line(struct target *t, const struct pr_comment_ref *ref)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; t->v && !err && i < t->v->nr; i++) {
+		const char *diff = t->v->patches[i]->diff;
 
 		if (!pr_quote_touches(diff, ref->path))
 			continue;
@@ -269,26 +313,21 @@ static int find_line(struct target *t, struct pr_store *st, int64_t series_id,
 		}
 		break;
 	}
-	pr_version_free(v);
 	return err;
-}
-
-static void target_release(struct target *t)
-{
-	pr_idmap_mail_release(&t->mail);
-	pr_buf_release(&t->quote);
 }
 
 /*
  * The mail of the series a comment is about: the one a mail comment
- * answers; for a forge comment, in the newest version mailed, the patch
- * its line is in, else the cover letter, else the first patch.
- * PR_ENOENT (no message) when the series has no mail.
+ * answers; for a comment on a commit, that commit's patch; for another
+ * comment from a forge, in the newest version mailed, the patch its line
+ * is in, else the cover letter, else the first patch.  PR_ENOENT (no
+ * message) when the series has no such mail.
  */
 static int find_target(struct target *t, struct pr_store *st, int64_t series_id,
 		       const struct pr_event *ev)
 {
-	const char *mid = ev->ref.mail ? answered_id(ev) : NULL;
+	const struct pr_version *stub = pr_series_latest(ev->series);
+	const char *mid = !ev->mirror ? answered_id(ev) : NULL;
 	int err;
 
 	if (mid && pr_idmap_mail_find(&t->mail, st, mid) == 0) {
@@ -296,11 +335,20 @@ static int find_target(struct target *t, struct pr_store *st, int64_t series_id,
 		t->idx = t->mail.idx;
 		return 0;
 	}
-	if ((err = pr_idmap_mail_version(&t->version, st, series_id)))
-		return err;
-	if (ev->ref.path && ev->ref.line > 0 &&
-	    (err = find_line(t, st, series_id, &ev->ref)))
-		return err;
+	if (ev->mirror && stub && stub->nr && stub->patches[0]->commit_id[0]) {
+		if ((err = find_commit(t, st, series_id,
+				       stub->patches[0]->commit_id)))
+			return err;
+		if (!t->v)
+			return PR_ENOENT;
+	} else {
+		if ((err = pr_idmap_mail_version(&t->version, st, series_id)) ||
+		    (err = load_version(t, st, series_id)))
+			return err;
+		if (ev->ref.path && ev->ref.line > 0 &&
+		    (err = find_line(t, &ev->ref)))
+			return err;
+	}
 	if (!t->quote.len && ev->ref.quote &&
 	    (err = pr_quote_text(&t->quote, ev->ref.quote)))
 		return err;
@@ -329,7 +377,7 @@ static int keep_trailers(struct pr_store *st, int64_t series_id,
 	for (i = 0; i < ev->trailers.nr && !err; i++) {
 		tr.key = ev->trailers.items[i].key;
 		tr.value = ev->trailers.items[i].value;
-		err = pr_idmap_trailer_add(st, series_id, &tr, ev->ref.id);
+		err = pr_idmap_trailer_add(st, series_id, &tr, ev->id);
 	}
 	return err;
 }
@@ -359,11 +407,11 @@ static int to_forge(const struct pr_bridge *b, const struct pr_graph_node *n,
 	char *posted = NULL;
 	int err;
 
-	if ((err = pr_idmap_relayed(b->st, ev->ref.id, n->inst.name)))
+	if ((err = pr_idmap_relayed(b->st, ev->id, n->inst.name)))
 		return err < 0 ? err : 0;
 	if ((err = stored_series(&s, b->st, series_id)))
 		return err;
-	r.item = ev->ref.id;
+	r.item = ev->id;
 	r.series = s;
 	r.store = b->st;
 	r.series_id = series_id;
@@ -372,10 +420,10 @@ static int to_forge(const struct pr_bridge *b, const struct pr_graph_node *n,
 	err = n->connector->relay_comment((struct pr_instance *)&n->inst, &r,
 					  &posted);
 	if (!err) {
-		pr_log_info(n->inst.prefix, "relayed %s on '%s' as %s",
-			    ev->ref.id, s->origin_key, posted ? posted : "-");
-		err = pr_idmap_relay_add(b->st, ev->ref.id, n->inst.name,
-					 series_id, posted);
+		pr_log_info(n->inst.prefix, "relayed %s on '%s' as %s", ev->id,
+			    s->origin_key, posted ? posted : "-");
+		err = pr_idmap_relay_add(b->st, ev->id, n->inst.name, series_id,
+					 posted);
 	}
 	free(posted);
 	pr_series_free(s);
@@ -394,7 +442,7 @@ static int forge_or_drop(int err, const struct pr_graph_node *n,
 	if (err >= 0 || err == PR_EAGAIN || err == PR_ENET ||
 	    err == PR_ETIMEOUT || err == PR_EAUTH || err == PR_ESTATE)
 		return err;
-	pr_log_warn(n->inst.prefix, "comment %s not relayed: %s", ev->ref.id,
+	pr_log_warn(n->inst.prefix, "comment %s not relayed: %s", ev->id,
 		    pr_error_message());
 	pr_error_clear();
 	return 0;
@@ -404,12 +452,18 @@ static int forge_or_drop(int err, const struct pr_graph_node *n,
 static int reply_body(struct pr_buf *out, const char *forge,
 		      const struct target *t, const struct pr_event *ev)
 {
-	const char *who = ev->author.name && *ev->author.name
-				  ? ev->author.name
-				  : ev->author.email;
+	const char *name = ev->author.name && *ev->author.name ? ev->author.name
+							       : NULL;
+	const char *email =
+		ev->author.email && *ev->author.email ? ev->author.email : NULL;
 	int err;
 
-	err = pr_buf_addf(out, "%s wrote on %s", who ? who : "someone", forge);
+	if (name && email)
+		err = pr_buf_addf(out, "%s <%s>", name, email);
+	else
+		err = pr_buf_adds(out, name ? name : email ? email : "someone");
+	if (!err)
+		err = pr_buf_addf(out, " wrote on %s", forge);
 	if (!err && ev->ref.path && ev->ref.line > 0)
 		err = pr_buf_addf(out, ", on %s line %lld", ev->ref.path,
 				  (long long)ev->ref.line);
@@ -423,6 +477,41 @@ static int reply_body(struct pr_buf *out, const char *forge,
 		err = pr_buf_adds(out, ev->body ? ev->body : "");
 	pr_buf_rtrim(out);
 	return err ? err : pr_buf_addch(out, '\n');
+}
+
+/*
+ * The reply's recipients: those the version had (the route's routing
+ * steps, the maintainers plugin, run again on it; checks are not), then
+ * the sink's own to and cc.
+ */
+static int reply_rcpt(struct pr_outgoing_rcpt *out, const struct pr_bridge *b,
+		      const struct pr_graph_node *n, const struct target *t)
+{
+	struct pr_series *s = pr_series_new("", "");
+	struct pr_report report = PR_REPORT_INIT;
+	struct pr_strlist to = { 0 }, cc = { 0 };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; t->v && i < b->route->steps.nr && !err; i++) {
+		const struct pr_graph_node *st =
+			pr_graph_node(b->g, "check", b->route->steps.items[i]);
+
+		if (st && st->plugin && st->plugin->kind == PR_PLUGIN_ROUTE &&
+		    st->plugin->run)
+			err = st->plugin->run((struct pr_instance *)&st->inst,
+					      s, t->v, &report);
+	}
+	if (!err)
+		err = pr_outgoing_recipients(out, s,
+					     pr_graph_node_list(&to, n, "to"),
+					     pr_graph_node_list(&cc, n, "cc"),
+					     false);
+	pr_strlist_release(&to);
+	pr_strlist_release(&cc);
+	pr_report_release(&report);
+	pr_series_free(s);
+	return err;
 }
 
 /* The version a reply is filed under, as a delivery knows versions. */
@@ -443,16 +532,15 @@ static int reply_version(struct pr_engine_version *v, struct pr_buf *origin,
 	return 0;
 }
 
-/* The sink's From with the comment's author: "NAME via FORGE <relay>". */
+/* The sink's From with the comment's author: "NAME <relay>". */
 static int reply_from(struct pr_ident *out, const struct pr_graph_node *n,
-		      const char *forge, const struct pr_event *ev)
+		      const struct pr_event *ev)
 {
 	const char *from = pr_graph_node_string(n, "from");
 	const char *who = ev->author.name && *ev->author.name
 				  ? ev->author.name
 				  : ev->author.email;
 	struct pr_ident sink = { NULL, NULL };
-	struct pr_buf name = PR_BUF_INIT;
 	int err;
 
 	if (!from)
@@ -460,12 +548,9 @@ static int reply_from(struct pr_ident *out, const struct pr_graph_node *n,
 				"sink '%s': a relayed reply needs the 'from' "
 				"option",
 				n->inst.name);
-	if (!(err = pr_outgoing_parse_address(&sink, from)) &&
-	    !(err = pr_buf_addf(&name, "%s via %s", who ? who : "someone",
-				forge)))
-		pr_ident_set(out, name.ptr, sink.email);
+	if (!(err = pr_outgoing_parse_address(&sink, from)))
+		pr_ident_set(out, who && *who ? who : sink.name, sink.email);
 	pr_ident_release(&sink);
-	pr_buf_release(&name);
 	return err;
 }
 
@@ -482,13 +567,11 @@ static int to_list(const struct pr_bridge *b, const struct pr_graph_node *n,
 	struct pr_buf fp = PR_BUF_INIT, sink_key = PR_BUF_INIT;
 	struct pr_buf dkey = PR_BUF_INIT, mid = PR_BUF_INIT;
 	struct pr_buf body = PR_BUF_INIT, mail = PR_BUF_INIT;
-	struct pr_strlist to_tmp = { 0 }, cc_tmp = { 0 };
 	struct pr_outgoing_rcpt rc = { { 0 }, { 0 } };
 	struct pr_outgoing_reply r = { 0 };
 	struct pr_engine_version v;
 	struct pr_engine_stats stats;
 	struct pr_ident from = { NULL, NULL };
-	struct pr_series *none = pr_series_new("", "");
 	struct pr_sha1 h;
 	char hex[PR_SHA1_HEXSZ + 1];
 	const char *text;
@@ -497,7 +580,7 @@ static int to_list(const struct pr_bridge *b, const struct pr_graph_node *n,
 	int err;
 
 	pr_sha1_init(&h);
-	pr_sha1_update(&h, ev->ref.id, strlen(ev->ref.id));
+	pr_sha1_update(&h, ev->id, strlen(ev->id));
 	pr_sha1_final_hex(hex, &h);
 	if ((err = pr_buf_addf(&sink_key, "%s+reply-%.12s", n->inst.name,
 			       hex)) ||
@@ -507,12 +590,10 @@ static int to_list(const struct pr_bridge *b, const struct pr_graph_node *n,
 	    (err = pr_store_delivery_base_time(&when, b->st, series_id,
 					       t->version, sink_key.ptr,
 					       (int64_t)time(NULL))) ||
-	    (err = reply_from(&from, n, forge, ev)) ||
+	    (err = reply_from(&from, n, ev)) ||
 	    (err = pr_outgoing_message_id(&mid, dkey.ptr, 0,
 					  pr_outgoing_domain(&from, NULL))) ||
-	    (err = pr_outgoing_recipients(
-		     &rc, none, pr_graph_node_list(&to_tmp, n, "to"),
-		     pr_graph_node_list(&cc_tmp, n, "cc"), false)) ||
+	    (err = reply_rcpt(&rc, b, n, t)) ||
 	    (err = reply_body(&body, forge, t, ev)))
 		goto done;
 	r.from = &from;
@@ -533,19 +614,16 @@ static int to_list(const struct pr_bridge *b, const struct pr_graph_node *n,
 	if (err)
 		goto done;
 	if (stats.sent) {
-		pr_log_info(n->inst.prefix, "relayed %s as <%s>", ev->ref.id,
+		pr_log_info(n->inst.prefix, "relayed %s as <%s>", ev->id,
 			    mid.ptr);
-		err = pr_idmap_relay_add(b->st, ev->ref.id, n->inst.name,
-					 series_id, mid.ptr);
+		err = pr_idmap_relay_add(b->st, ev->id, n->inst.name, series_id,
+					 mid.ptr);
 	}
 	if (!err && stats.pending && stats.status == PR_DELIVER_RETRY)
 		err = 1;
 done:
-	pr_series_free(none);
 	pr_ident_release(&from);
 	pr_outgoing_rcpt_release(&rc);
-	pr_strlist_release(&to_tmp);
-	pr_strlist_release(&cc_tmp);
 	pr_buf_release(&origin);
 	pr_buf_release(&key);
 	pr_buf_release(&fp);
@@ -568,20 +646,20 @@ int pr_bridge_comment(const struct pr_bridge *b, const struct pr_event *ev)
 	int err, retry = 0;
 
 	memset(&t, 0, sizeof(t));
-	if (!ev->ref.id || !ev->series)
+	if (!ev->id || !ev->series)
 		return 0;
-	if ((err = pr_idmap_is_ours(b->st, ev->ref.id)) ||
+	if ((err = pr_idmap_is_ours(b->st, ev->id)) ||
 	    (err = resolve(&series_id, b->st, ev)))
 		goto done;
 	if (!series_id) {
 		pr_log_debug(b->route->name, "comment %s: no series known",
-			     ev->ref.id);
+			     ev->id);
 		goto done;
 	}
 	err = find_target(&t, b->st, series_id, ev);
 	if (err == PR_ENOENT) {
 		pr_log_debug(b->route->name, "comment %s: no mail to answer",
-			     ev->ref.id);
+			     ev->id);
 		err = 0;
 		goto done;
 	}
@@ -589,7 +667,7 @@ int pr_bridge_comment(const struct pr_bridge *b, const struct pr_event *ev)
 		goto done;
 	if (b->dry_run) {
 		pr_log_info(b->route->name, "dry run: comment %s not relayed",
-			    ev->ref.id);
+			    ev->id);
 		goto done;
 	}
 	if ((err = keep_trailers(b->st, series_id, &t, ev)))
@@ -602,10 +680,10 @@ int pr_bridge_comment(const struct pr_bridge *b, const struct pr_event *ev)
 		if (!ct)
 			continue;
 		/* a mail crosses to a forge, a forge's comment to a list */
-		if (ev->ref.mail && ct->relay_comment)
+		if (!ev->mirror && ct->relay_comment)
 			err = forge_or_drop(to_forge(b, n, series_id, &t, ev),
 					    n, ev);
-		else if (!ev->ref.mail && ct->deliver && !ct->deliver_version)
+		else if (ev->mirror && ct->deliver && !ct->deliver_version)
 			err = to_list(b, n, series_id, &t, ev, forge);
 		if (err > 0) {
 			retry = 1;

@@ -16,20 +16,22 @@ struct pr_store;
  * carried from one side to the other (a list series opened as a pull
  * request, a pull request mailed to a list), besides the versions.
  *
- * - Replies.  A comment event (PR_EVENT_COMMENT with ref.id set) whose
+ * - Replies.  A comment event (PR_EVENT_COMMENT with an id) whose
  *   series the store knows, by its key or by any id of the identity map
  *   (engine/idmap.h: a PR, a Message-ID seen or sent), crosses to each
- *   sink of its route that takes it from its side: a mail (ref.mail, a
+ *   sink of its route that takes it from its side: a mail (not mirror, a
  *   reply on the list) to a sink with relay_comment (a forge: one comment
  *   on the pull request), anything else (a forge comment, review or line
  *   comment) to a mail sink (smtp, maildir, mbox) as one reply mail
- *   threaded under the mail it is about: the patch a line comment's file
- *   and line are in (quoted with the file and line), else the cover
- *   letter (else the first patch), of the newest version mailed.  The
- *   reply is From: the sink's `from` address with the author's name,
- *   "NAME via FORGE", and goes through the sink's own delivery (sink key
- *   "SINK+reply-HASH"), so a retry sends the same mail and a crash never
- *   sends two.
+ *   threaded under the mail it is about: the patch of the commit a
+ *   comment names (a Gerrit review on a patch set), else the patch a line
+ *   comment's file and line are in (quoted with the file and line), else
+ *   the cover letter (else the first patch), of the newest version mailed.
+ *   The reply is From: the author's name at the sink's `from` address,
+ *   its first line says who wrote where; it goes to the version's
+ *   recipients (the route's routing steps run again) and the sink's to
+ *   and cc, through the sink's own delivery (sink key "SINK+reply-HASH"),
+ *   so a retry sends the same mail and a crash never sends two.
  * - Each comment crosses once per sink: the relay table (and, for mail,
  *   the delivery) records it.  What patchrelay wrote never comes back:
  *   a comment whose id is a Message-ID patchrelay sent or what a relay

@@ -25,7 +25,11 @@ struct pr_buf;
  * one holds the cursor), then marks the stored versions it completes as
  * landed (pr_store_land) and tells each to the route's feedback node
  * once, summary "landed in BRANCH as COMMIT", with an empty report.
- * While a pass runs, every instance's `store` is the pass's store.
+ * While a pass runs, every instance's `store` is the pass's store.  A
+ * comment event with an id, and a state event, go to the bridge
+ * (engine/bridge.h): a review mirrored from a forge becomes a reply mail
+ * under the patch it is about, a reply on a list a comment on the pull
+ * request, each once.
  *
  * Invariants:
  * - The delivery key depends only on what is delivered (origin, series

@@ -161,7 +161,7 @@ struct pr_connector_type {
 	 * (a reply on the list), on the pull request the series came from
 	 * or went to, and give in *posted (malloc'ed) the id of what was
 	 * written as the forge's own source names its comments
-	 * (pr_comment_ref.id), so that it never comes back.  0 once posted
+	 * (pr_event.id), so that it never comes back.  0 once posted
 	 * (also when there is no pull request to post on: *posted NULL);
 	 * a negative PR_E* is tried again at the next event.
 	 */

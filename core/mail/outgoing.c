@@ -284,6 +284,12 @@ void pr_outgoing_release(struct pr_outgoing *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* The MIME headers of a body that is not ASCII, as format-patch writes. */
+#define MIME_8BIT                                   \
+	"MIME-Version: 1.0\n"                       \
+	"Content-Type: text/plain; charset=UTF-8\n" \
+	"Content-Transfer-Encoding: 8bit\n"
+
 /* Columns on the line `out` ends with. */
 static int last_line_length(const struct pr_buf *out)
 {
@@ -579,11 +585,7 @@ static int add_headers(struct pr_buf *out, const struct render *r, size_t index,
 					"References: <%s>\n",
 					r->root.ptr, r->root.ptr)))
 		goto done;
-	if (mime &&
-	    (err = pr_buf_adds(out, "MIME-Version: 1.0\n"
-				    "Content-Type: text/plain; "
-				    "charset=UTF-8\n"
-				    "Content-Transfer-Encoding: 8bit\n")))
+	if (mime && (err = pr_buf_adds(out, MIME_8BIT)))
 		goto done;
 	err = pr_buf_addch(out, '\n');
 done:
@@ -882,6 +884,9 @@ int pr_outgoing_reply(struct pr_buf *out, const struct pr_outgoing_reply *r)
 	    !clean_id(r->in_reply_to, strlen(r->in_reply_to)))
 		return pr_error(PR_EINVAL, "reply to '%.60s': not a Message-ID",
 				r->in_reply_to ? r->in_reply_to : "");
+	if (!r->from || !r->from->email ||
+	    has_control(r->from->name ? r->from->name : ""))
+		return pr_error(PR_EINVAL, "reply: no usable From");
 	if ((err = pr_outgoing_check_address("from", r->from->email)) ||
 	    (err = pr_buf_adds(out, "From: ")) ||
 	    (err = add_address(out, r->from->name, r->from->email, 0)) ||

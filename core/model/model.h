@@ -72,6 +72,9 @@ struct pr_patch {
 	char *in_reply_to;
 	char **references;
 	size_t nr_references, alloc_references;
+	/* the From: header's address (the author may be an in-body From:);
+	 * NULL when not from mail */
+	char *sender;
 };
 
 struct pr_patch *pr_patch_new(void);
@@ -172,17 +175,13 @@ enum pr_event_kind {
 };
 
 /*
- * A comment's whereabouts, for the reply relay (core/engine/bridge.h):
- * its own id at its source, so that it crosses once and what patchrelay
- * wrote never comes back: a Message-ID for a mail (mail true), else
- * "<forge>-<kind>:<id>" ("github-review-comment:1234").  A line comment
- * names the file and line (of the new side) it is on, and the lines it
- * answers when the forge gives them (GitHub's diff_hunk).
+ * Where a comment is, for the reply relay (core/engine/bridge.h): where
+ * it can be read, and for a comment on a line the file and line (of the
+ * new side) it is on and the lines it answers when the forge gives them
+ * (GitHub's diff_hunk).
  */
 struct pr_comment_ref {
-	char *id; /* NULL: not relayed */
-	bool mail;
-	char *url; /* where it can be read: an archive link, a comment URL */
+	char *url; /* an archive link, a comment URL; NULL: none */
 	char *path; /* NULL: not on a line */
 	int64_t line; /* 0: not on a line */
 	char *quote; /* NULL: none given */
@@ -194,10 +193,23 @@ struct pr_event {
 	struct pr_ident author; /* of a comment */
 	char *body; /* of a comment */
 	struct pr_trailer_list trailers; /* given by a comment */
-	struct pr_comment_ref ref; /* of a comment */
 	char *state; /* for PR_EVENT_STATE: "merged", "landed", ... */
 	char *cursor; /* where the source stands after this event */
 	bool preview;
+	/*
+	 * A comment that crosses a bridge (core/engine/bridge.h): `id` its
+	 * id at its origin (a Message-ID for a mail, "github-comment:7",
+	 * a Gerrit message id), so that it crosses once and what patchrelay
+	 * wrote never comes back; NULL: it stays where it is.  `mirror`: it
+	 * was written on a forge and goes to the route's mail sinks as a
+	 * reply under the mail it is about (a Gerrit review names that mail
+	 * by the commit it is on: the series' latest version holds that one
+	 * patch, its commit_id set); else it is a mail and goes to the
+	 * route's sinks on a forge as a comment.
+	 */
+	bool mirror;
+	char *id;
+	struct pr_comment_ref ref;
 };
 
 void pr_event_release(struct pr_event *e);

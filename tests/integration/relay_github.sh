@@ -139,7 +139,7 @@ assert m["In-Reply-To"] == "<%s>" % p2, m["In-Reply-To"]
 refs = m["References"].split()
 assert refs[-1] == "<%s>" % p2 and "<%s>" % cover in refs, refs
 assert m["Subject"] == "Re: [PATCH 2/3] b: add y", m["Subject"]
-assert m["From"] == "grace via github <relay@example.org>", m["From"]
+assert m["From"] == "grace <relay@example.org>", m["From"]
 assert m["To"] == "list@example.org", m["To"]
 b = m.get_content()
 assert "on b.txt line 2" in b, b

@@ -87,7 +87,7 @@ path, p2 = sys.argv[1:]
 m = email.message_from_binary_file(open(path, "rb"), policy=email.policy.default)
 assert m["In-Reply-To"] == "<%s>" % p2, m["In-Reply-To"]
 assert m["Subject"] == "Re: [PATCH 2/3] b: add y", m["Subject"]
-assert m["From"] == "grace via gitlab <relay@example.org>", m["From"]
+assert m["From"] == "grace <relay@example.org>", m["From"]
 b = m.get_content()
 assert "on b.txt line 2" in b and "\n> +y\n" in b, b
 assert "yy, perhaps?" in b and "merge_requests/1#note_" in b, b
