@@ -165,6 +165,30 @@ git_commits() {
 	done
 }
 
+# series_mails DIR NAME K: a branch NAME (from main) of K commits in the
+# git_repo DIR, the Ith adding the line "NAME I" to DIR/NAME.c, "NAME:
+# change I"; its patches as git format-patch --thread writes them, without
+# their mbox From line, in $tmp/NAME/ (no cover letter: a cover's
+# Message-ID holds only the time, the same for two series of one second)
+series_mails() {
+	local i=1
+	git -C "$1" checkout -q -b "$2" main || fail "series_mails: branch $2"
+	while [ "$i" -le "$3" ]; do
+		echo "$2 $i" >>"$1/$2.c"
+		git -C "$1" add "$2.c" &&
+			git -C "$1" commit -q -m "$2: change $i" ||
+			fail "series_mails $2: commit $i"
+		i=$((i + 1))
+	done
+	git -C "$1" format-patch -q --thread -o "$tmp/$2.mbox" main.."$2" ||
+		fail "series_mails $2: format-patch"
+	mkdir -p "$tmp/$2"
+	for i in "$tmp/$2.mbox"/*; do
+		sed 1d "$i" >"$tmp/$2/${i##*/}"
+	done
+	rm -r "$tmp/$2.mbox"
+}
+
 # route_tree DIR: the small kernel-like tree of tests/data/route/tree (its
 # own MAINTAINERS) copied into DIR, with what DIR held, as git_base makes it
 route_tree() {
@@ -329,17 +353,46 @@ pi_add() {
 		fail "adding $* to public-inbox failed"
 }
 
-# start_fault_proxy UPSTREAM: tests/servers/fault_proxy.py in front of the
-# URL UPSTREAM, its faults read from $tmp/faults, the requests it saw
-# logged in $tmp/proxy.log; its base URL in $proxy_url
+# start_fault_proxy UPSTREAM [ARGS...]: tests/servers/fault_proxy.py in
+# front of the URL UPSTREAM (with ARGS: --tcp, --tls-cert C --tls-key K),
+# its faults read from $tmp/faults (see fault), the requests it saw logged
+# in $tmp/proxy.log; its port in $proxy_port, its base URL in $proxy_url
+# (http://, or https:// with a certificate)
 start_fault_proxy() {
+	local up=$1 scheme=http
+	shift
 	: >"$tmp/faults"
-	spawn proxy_pid $PY "$servers/fault_proxy.py" --upstream "$1" \
-		--port-file "$tmp/proxy.port" --fault-file "$tmp/faults" \
+	rm -f "$tmp/proxy.port"
+	case " $* " in
+	*" --tls-cert "*) scheme=https ;;
+	esac
+	spawn proxy_pid $PY "$servers/fault_proxy.py" --upstream "$up" \
+		--port-file "$tmp/proxy.port" --fault-file "$tmp/faults" "$@" \
 		2>>"$tmp/proxy.log"
 	wait_for 10 test -s "$tmp/proxy.port" ||
 		fail "the fault proxy did not start: $(cat "$tmp/proxy.log")"
-	proxy_url=http://127.0.0.1:$(cat "$tmp/proxy.port")
+	proxy_port=$(cat "$tmp/proxy.port")
+	proxy_url=$scheme://127.0.0.1:$proxy_port
+}
+
+# fault [LINE...]: the faults of the proxy of start_fault_proxy from now
+# on, one "MODE[,OPTION...] SUBSTRING" a line (fault_proxy.py says which);
+# none: no fault
+fault() {
+	local l
+	for l in "$@"; do
+		printf '%s\n' "$l"
+	done >"$tmp/faults.new"
+	mv "$tmp/faults.new" "$tmp/faults"
+}
+
+# tls_cert NAME: a self-signed certificate for 127.0.0.1 that nobody's CA
+# signed, in $tmp/NAME.crt (key $tmp/NAME.key)
+tls_cert() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+		-nodes -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+		-days 2 -keyout "$tmp/$1.key" -out "$tmp/$1.crt" 2>/dev/null ||
+		fail "openssl could not make a certificate"
 }
 
 # emu_ctl METHOD PATH [JSON]: a call to the control API of the emulator
@@ -378,6 +431,48 @@ mail_count() {
 # free_port: a loopback port nobody listens on now
 free_port() {
 	$PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# ---- crashes -------------------------------------------------------------
+
+# crash_rounds N CONF NEXT CHECK: round 0, then N rounds of kill -9: the
+# shell command NEXT R makes round R's work; `patchrelay run -c CONF
+# --once` is killed (SIGKILL) after a random delay within 80% of the time
+# round 0's pass took (its log $tmp/crash/R.kill.log); a pass runs to its end
+# ($tmp/crash/R.log); CHECK R counts at the real server.  Round 0 is not
+# killed: it times a pass.  The delays follow PR_CRASH_SEED (default: the
+# shell's pid), which is printed; $kills counts the kills that hit a
+# running pass, $cut those after which a pass said an attempt was cut short
+# (the kill fell while the sink was at work).
+crash_rounds() {
+	local n=$1 conf=$2 next=$3 check=$4 r=0 t0 span=0 delay seed pid rc
+	seed=${PR_CRASH_SEED:-$$}
+	echo "$me: crash seed $seed"
+	mkdir -p "$tmp/crash"
+	kills=0
+	cut=0
+	while [ "$r" -le "$n" ]; do
+		$next "$r"
+		if [ "$r" -gt 0 ]; then
+			delay=$(awk -v s="$seed" -v r="$r" -v span="$span" \
+				'BEGIN { srand(s * 1000 + r); printf "%.3f", rand() * span / 1250 }')
+			"$PATCHRELAY" run -c "$conf" --once \
+				2>"$tmp/crash/$r.kill.log" &
+			pid=$!
+			sleep "$delay"
+			kill -9 "$pid" 2>/dev/null || :
+			rc=0
+			{ wait "$pid"; } 2>/dev/null || rc=$?
+			[ "$rc" -ne 137 ] || kills=$((kills + 1))
+		fi
+		t0=$(date +%s%3N)
+		"$PATCHRELAY" run -c "$conf" --once 2>"$tmp/crash/$r.log" ||
+			fail "round $r: the pass after the kill: $(cat "$tmp/crash/$r.log")"
+		[ "$r" -gt 0 ] || span=$(($(date +%s%3N) - t0))
+		! grep -q 'was cut short' "$tmp/crash/$r.log" || cut=$((cut + 1))
+		$check "$r"
+		r=$((r + 1))
+	done
 }
 
 # ---- mail sources --------------------------------------------------------
