@@ -110,6 +110,34 @@ done:
 }
 
 /*
+ * Say so when the last attempt of message i was cut short (the process
+ * ended during it): the sink may have it already, and it goes again, the
+ * same mail with the same Message-ID (or the same push).
+ */
+static int said_cut_short(struct pr_store *st, int64_t id, size_t i,
+			  size_t nr, const struct pr_instance *inst,
+			  const char *mid)
+{
+	int cut = pr_store_delivery_cut_short(st, id, i);
+
+	if (cut < 0)
+		return cut;
+	if (cut && *mid)
+		pr_log_warn(inst->prefix,
+			    "message %zu/%zu <%s>: the last attempt was cut "
+			    "short (the process ended during it), so it may "
+			    "have been delivered: sending it again, with the "
+			    "same Message-ID",
+			    i + 1, nr, mid);
+	else if (cut)
+		pr_log_warn(inst->prefix,
+			    "the last attempt of this delivery was cut short "
+			    "(the process ended during it), so it may have "
+			    "been done: doing it again");
+	return 0;
+}
+
+/*
  * pr_engine_deliver under another sink key: "<sink>+preview" for a preview
  * keeps its own delivery rows and Message-IDs beside the list's.  Each
  * message is marked sent with its Message-ID (the identity map); a
@@ -164,7 +192,12 @@ static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 			stats->status = PR_DELIVER_REJECTED;
 			continue;
 		}
-		if ((err = pr_store_delivery_attempt(st, id, i, NULL)))
+		/* read before the attempt: after the sink's yes, only the write */
+		pr_buf_reset(&mid);
+		if (!vd && (err = mail_message_id(&mid, mails[i], lens[i])))
+			goto done;
+		if ((err = said_cut_short(st, id, i, nr, inst, mid.ptr)) ||
+		    (err = pr_store_delivery_attempt(st, id, i, NULL)))
 			goto done;
 		free(res.reason);
 		res.reason = NULL;
@@ -197,9 +230,7 @@ static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 				st, id, i, res.reason ? res.reason : "retry");
 			goto done;
 		}
-		pr_buf_reset(&mid);
-		if ((!vd && (err = mail_message_id(&mid, mails[i], lens[i]))) ||
-		    (err = pr_store_delivery_mark_sent_as(
+		if ((err = pr_store_delivery_mark_sent_as(
 			     st, id, i, mid.len ? mid.ptr : NULL)))
 			goto done;
 		stats->sent++;
