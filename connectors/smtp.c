@@ -516,8 +516,11 @@ static void rate_note(struct pr_instance *inst)
 	clock_gettime(CLOCK_MONOTONIC, &st->last);
 }
 
-/* What failure rc means, in words, or NULL (libcurl's words say it). */
-static const char *failure_words(CURLcode rc)
+/*
+ * What failure rc means, in words, or NULL (libcurl's words and the code
+ * of the server's last answer say it).
+ */
+static const char *failure_words(CURLcode rc, long code)
 {
 	switch (rc) {
 	case CURLE_COULDNT_RESOLVE_HOST:
@@ -530,7 +533,8 @@ static const char *failure_words(CURLcode rc)
 	case CURLE_SEND_ERROR:
 		return "the connection ended while sending";
 	case CURLE_WEIRD_SERVER_REPLY:
-		return "the server's answer is not SMTP";
+		/* libcurl's word for a refusal it did not expect, too */
+		return code >= 400 ? NULL : "the server's answer is not SMTP";
 	default:
 		return NULL;
 	}
@@ -633,7 +637,7 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 		err = pr_error(PR_ENET, "%s", why.ptr);
 		goto done;
 	}
-	words = failure_words(rc);
+	words = failure_words(rc, code);
 	if (rc == CURLE_OPERATION_TIMEDOUT)
 		pr_buf_addf(&why, "timed out after %lld ms: ",
 			    (long long)ctx->timeout);

@@ -32,10 +32,7 @@ taken() {
 }
 next() {
 	series_mails repo "s$1" "$k"
-	mkdir -p list/new list/cur list/tmp
-	# a second of its own: the source orders mail by mtime, then name
-	cp "$tmp/s$1"/* list/new/
-	touch -d "@$((1796300000 + $1))" list/new/*-"s$1"-*
+	maildir_series list "s$1" "$1"
 }
 repeats=0
 check() {

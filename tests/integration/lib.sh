@@ -433,7 +433,30 @@ free_port() {
 	$PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# ---- crashes -------------------------------------------------------------
+# ---- faults and crashes --------------------------------------------------
+
+# fault_run NAME CONF WANT...: under the faults set, `patchrelay run -c
+# CONF --once` fails (exit status 3) and its log, $tmp/NAME.log, matches
+# each WANT (grep -E)
+fault_run() {
+	local name=$1 conf=$2 rc=0 w
+	shift 2
+	"$PATCHRELAY" run -c "$conf" --once 2>"$tmp/$name.log" || rc=$?
+	[ "$rc" -eq 3 ] ||
+		fail "$name: exit status $rc, not 3: $(cat "$tmp/$name.log")"
+	for w in "$@"; do
+		grep -Eq -- "$w" "$tmp/$name.log" ||
+			fail "$name: no '$w' in the log: $(cat "$tmp/$name.log")"
+	done
+}
+
+# healthy_run NAME CONF: `patchrelay run -c CONF --once` succeeds (its log
+# in $tmp/NAME.ok.log)
+healthy_run() {
+	"$PATCHRELAY" run -c "$2" --once 2>"$tmp/$1.ok.log" ||
+		fail "$1: the pass without the fault: $(cat "$tmp/$1.ok.log")"
+}
+
 
 # crash_rounds N CONF NEXT CHECK: round 0, then N rounds of kill -9: the
 # shell command NEXT R makes round R's work; `patchrelay run -c CONF
@@ -491,6 +514,18 @@ maildir_fill() {
 		[ "$sub" = cur ] && dst="$dst:2,S"
 		cp "$f" "$dst"
 		touch -d "@$((1796300000 + ${s#0}))" "$dst"
+	done
+}
+
+# maildir_series DIR NAME SECOND: the mails of series_mails NAME into the
+# maildir DIR, new/, with the mtime 1796300000 + SECOND (the maildir source
+# orders mail by mtime, then name: give each series its own second)
+maildir_series() {
+	mkdir -p "$1/new" "$1/cur" "$1/tmp"
+	for pr_f in "$tmp/$2"/*; do
+		cp "$pr_f" "$1/new/" &&
+			touch -d "@$((1796300000 + $3))" "$1/new/${pr_f##*/}" ||
+			fail "maildir_series $2"
 	done
 }
 
