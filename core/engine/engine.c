@@ -18,6 +18,7 @@
 #include "mail/outgoing.h"
 #include "git/rangediff.h"
 #include "mail/am.h"
+#include "engine/notes.h"
 
 int pr_engine_delivery_key(struct pr_buf *out,
 			   const struct pr_engine_version *v, const char *sink)
@@ -487,10 +488,13 @@ static const struct pr_strlist *node_list(struct pr_strlist *tmp,
 	return NULL;
 }
 
-/* Post the report (and what was sent) back to the route's feedback node. */
-static void tell_node(const struct pass_ctx *c, const char *name,
-		      const struct pr_series *s, const struct pr_report *report,
-		      const char *summary)
+/*
+ * Post the report (and what was sent) back to the route's feedback node;
+ * a failure is logged, the delivery stands, and it is returned.
+ */
+static int tell_node(const struct pass_ctx *c, const char *name,
+		     const struct pr_series *s, const struct pr_report *report,
+		     const char *summary)
 {
 	const struct pr_graph_node *n;
 	int err;
@@ -502,21 +506,73 @@ static void tell_node(const struct pass_ctx *c, const char *name,
 	    !n->connector->feedback) {
 		pr_log_warn(c->route->name,
 			    "feedback '%s': cannot take feedback", name);
-		return;
+		return 0;
 	}
 	err = n->connector->feedback((struct pr_instance *)&n->inst, s, report,
 				     summary);
-	/* feedback is a courtesy: a failure is logged, the delivery stands */
 	if (err)
 		pr_log_warn(n->inst.prefix, "feedback on '%s': %s",
 			    s->origin_key, pr_error_message());
+	return err;
 }
 
-static void give_feedback(const struct pass_ctx *c, const struct pr_series *s,
-			  const struct pr_report *report, const char *summary)
+/*
+ * Whether the feedback on version `number` of a series is still owed:
+ * a note (scope "feedback:NODE", key "SERIES_ID/vN") says "pending" from
+ * the moment the version is first seen until the feedback node took it,
+ * and "done" then.  So a feedback that failed, or that a crash cut off
+ * after the last mail, is given by a later pass (the event comes again:
+ * give_feedback holds the cursor), and a version read again is not told
+ * twice.  Versions first seen before this note existed have none.
+ */
+static int feedback_note(const struct pass_ctx *c, int64_t series_id,
+			 int number, const char *set)
 {
-	if (c->route->feedback)
-		tell_node(c, c->route->feedback, s, report, summary);
+	struct pr_buf scope = PR_BUF_INIT, key = PR_BUF_INIT, v = PR_BUF_INIT;
+	int err;
+
+	if ((err = pr_buf_addf(&scope, "feedback:%s", c->route->feedback)) ||
+	    (err = pr_buf_addf(&key, "%lld/v%d", (long long)series_id,
+			       number)))
+		goto done;
+	if (set) {
+		err = pr_notes_set(c->st, scope.ptr, key.ptr, set);
+		goto done;
+	}
+	err = pr_notes_get(&v, c->st, scope.ptr, key.ptr);
+	if (err == PR_ENOENT) {
+		pr_error_clear();
+		err = 0;
+	} else if (!err) {
+		err = !strcmp(v.ptr, "pending");
+	}
+done:
+	pr_buf_release(&scope);
+	pr_buf_release(&key);
+	pr_buf_release(&v);
+	return err;
+}
+
+/*
+ * Tell the route's feedback node, if it has one, and note it told.  A
+ * failure is kept owed and returns 1: the caller holds the source's
+ * cursor, so the next pass sees the event again and tries again (a dry
+ * run notes nothing).
+ */
+static int give_feedback(const struct pass_ctx *c, const struct pr_series *s,
+			 int64_t series_id, int number,
+			 const struct pr_report *report, const char *summary)
+{
+	bool note = !c->opts->dry_run;
+	int err;
+
+	if (!c->route->feedback)
+		return 0;
+	if (!tell_node(c, c->route->feedback, s, report, summary))
+		return note ? feedback_note(c, series_id, number, "done") : 0;
+	if (note && (err = feedback_note(c, series_id, number, "pending")))
+		return err;
+	return 1;
 }
 
 /*
@@ -984,6 +1040,10 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	c->stats->events++;
 	/* the store numbers versions; subjects and links follow it */
 	v->number = sv.number;
+	/* from now until told, the feedback is owed */
+	if (sv.is_new && c->route->feedback && !c->opts->dry_run &&
+	    (err = feedback_note(c, sv.series_id, sv.number, "pending")))
+		goto done;
 	if (sv.is_new) {
 		c->stats->new_versions++;
 		/* kept for the range-diff of the next version */
@@ -1072,15 +1132,22 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	}
 	/*
 	 * Told once: when the pass that sent the last mail (or saw a sink
-	 * refuse one: a FAIL entry in the report) ends.
+	 * refuse one: a FAIL entry in the report) ends, or a later one while
+	 * it is owed.
 	 */
-	if ((sent || rejected) && !pending)
-		give_feedback(c, ev->series, &report,
-			      summary.len ? summary.ptr : NULL);
+	if (!pending &&
+	    (sent || rejected ||
+	     (!c->opts->dry_run &&
+	      (err = feedback_note(c, sv.series_id, sv.number, NULL)) > 0)))
+		err = give_feedback(c, ev->series, sv.series_id, sv.number,
+				    &report, summary.len ? summary.ptr : NULL);
+	if (err < 0)
+		goto done;
 	/*
-	 * A sink that asked to retry holds the source's cursor (1: the
-	 * caller stores no cursor and stops this source's poll), so the next
-	 * pass sees the event again and resumes at the first unsent mail.
+	 * A sink that asked to retry, or feedback owed, holds the source's
+	 * cursor (1: the caller stores no cursor and stops this source's
+	 * poll), so the next pass sees the event again and resumes at the
+	 * first unsent mail.
 	 */
 	if (retry)
 		err = 1;
@@ -1089,8 +1156,11 @@ refused:
 	/* Junk never reaches a sink: nothing is delivered. */
 	log_refusal(c, ev->series, &report);
 	c->stats->refused++;
-	if (sv.is_new)
-		give_feedback(c, ev->series, &report, NULL);
+	if (sv.is_new ||
+	    (!c->opts->dry_run &&
+	     (err = feedback_note(c, sv.series_id, sv.number, NULL)) > 0))
+		err = give_feedback(c, ev->series, sv.series_id, sv.number,
+				    &report, NULL);
 done:
 	for (i = 0; jobs && i < nr_jobs; i++)
 		sink_job_release(&jobs[i]);
