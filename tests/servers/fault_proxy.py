@@ -8,7 +8,8 @@ HTTP (the default): each request (any method, its body and headers) is
 passed to the upstream server http://HOST:PORT (with its Host header, so
 that the links it writes name the proxy), unless the fault file holds a
 line "MODE SUBSTRING" whose SUBSTRING is in "METHOD PATH" (so "POST /x"
-or just "/x"); the first such line decides:
+or just "/x"; with a "*", a glob: "POST */notes"); the first such line
+decides:
 
     404 t.mbox.gz       answer 404 (any status: 500, 503, 429, ...)
     truncate t.mbox.gz  send the upstream's body cut in half (a shorter,
@@ -49,6 +50,7 @@ written to the port file, through a rename, when ready.
 """
 
 import argparse
+import fnmatch
 import http.client
 import http.server
 import os
@@ -85,7 +87,7 @@ class Faults:
                 parts = line.split(None, 1)
                 if not parts or (not tcp and len(parts) < 2):
                     continue
-                if not tcp and parts[1] not in subject:
+                if not tcp and not matches(parts[1], subject):
                     continue
                 mode, *opts = parts[0].split(",")
                 o = dict(x.partition("=")[::2] for x in opts)
@@ -97,6 +99,13 @@ class Faults:
                     self.used[key] = n + 1
                 return mode, o
             return None
+
+
+def matches(pattern, subject):
+    """SUBSTRING in subject; with a *, a glob anywhere in subject."""
+    if "*" in pattern:
+        return fnmatch.fnmatchcase(subject, "*" + pattern + "*")
+    return pattern in subject
 
 
 def log(msg):
