@@ -43,6 +43,7 @@ struct pr_git_ctx {
 	char *password;
 	char *ssh_key;
 	char *known_hosts;
+	int64_t timeout; /* milliseconds without a byte moving */
 };
 
 /*

@@ -93,6 +93,9 @@ static const struct pr_option git_options[] = {
 	{ "known-hosts", PR_OPT_PATH, NULL,
 	  "the ssh host keys taken (default: ~/.ssh/known_hosts)",
 	  offsetof(struct pr_git_ctx, known_hosts), false, NULL },
+	{ "timeout", PR_OPT_DURATION, "60s",
+	  "give up on a remote after this long without a byte moving",
+	  offsetof(struct pr_git_ctx, timeout), false, NULL },
 	PR_OPTIONS_END,
 };
 
@@ -347,7 +350,7 @@ static int sync_cache(struct pr_buf *dir, struct pr_instance *inst)
 	const struct pr_git_ctx *ctx = inst->ctx;
 	const char *names[3];
 	struct pr_gitfetch_auth auth = { ctx->user, ctx->password, ctx->ssh_key,
-					 ctx->known_hosts };
+					 ctx->known_hosts, ctx->timeout };
 	git_repository *repo = NULL;
 	size_t nr = 0;
 	int err = 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "gitfetch.h"
+#include "gitnet.h"
 
 /* Bytes kept as they are in a cache directory name; the rest is %XX. */
 static bool plain_byte(unsigned char c)
@@ -234,7 +235,8 @@ done:
 void pr_gitfetch_callbacks(git_remote_callbacks *out, struct pr_gitfetch_cb *cb,
 			   const struct pr_gitfetch_auth *auth, const char *url)
 {
-	static const struct pr_gitfetch_auth none = { NULL, NULL, NULL, NULL };
+	static const struct pr_gitfetch_auth none = { NULL, NULL, NULL, NULL,
+						      0 };
 
 	cb->auth = auth ? auth : &none;
 	cb->url = url;
@@ -357,9 +359,9 @@ static void fetch_close(git_remote *remote)
 	git_remote_free(remote);
 }
 
-int pr_gitfetch(git_repository *repo, const char *url, const char *const *specs,
-		size_t nr, const struct pr_gitfetch_auth *auth,
-		const char *what)
+static int fetch_here(git_repository *repo, const char *url,
+		      const char *const *specs, size_t nr,
+		      const struct pr_gitfetch_auth *auth, const char *what)
 {
 	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
 	git_remote *remote = NULL;
@@ -472,7 +474,7 @@ static int drop_shadows(git_repository *repo, const char *name, size_t rank)
 	return err;
 }
 
-int pr_gitfetch_names(git_repository *repo, const char *url,
+static int names_here(git_repository *repo, const char *url,
 		      const char *const *names, size_t nr,
 		      const struct pr_gitfetch_auth *auth, const char *what)
 {
@@ -528,4 +530,63 @@ done:
 	free(rank);
 	pr_buf_release(&ref);
 	return err;
+}
+
+/* The arguments of a fetch, for the child of pr_gitnet_run. */
+struct fetch_job {
+	git_repository *repo;
+	const char *url;
+	const char *const *list; /* specs, or names */
+	size_t nr;
+	const struct pr_gitfetch_auth *auth;
+	const char *what;
+};
+
+static int fetch_specs_job(struct pr_buf *extra, void *payload)
+{
+	const struct fetch_job *j = payload;
+
+	PR_UNUSED(extra);
+	return fetch_here(j->repo, j->url, j->list, j->nr, j->auth, j->what);
+}
+
+static int fetch_names_job(struct pr_buf *extra, void *payload)
+{
+	const struct fetch_job *j = payload;
+
+	PR_UNUSED(extra);
+	return names_here(j->repo, j->url, j->list, j->nr, j->auth, j->what);
+}
+
+/* Run a fetch job in a child, under the auth's timeout (gitnet.h). */
+static int run_job(pr_gitnet_fn fn, const struct fetch_job *j)
+{
+	struct pr_buf head = PR_BUF_INIT;
+	int err;
+
+	if (!(err = pr_buf_addf(&head, "fetch %s from '", j->what)) &&
+	    !(err = pr_gitfetch_safe_url(&head, j->url)) &&
+	    !(err = pr_buf_addch(&head, '\'')))
+		err = pr_gitnet_run(NULL, j->auth ? j->auth->timeout_ms : 0,
+				    head.ptr, fn, (void *)j);
+	pr_buf_release(&head);
+	return err;
+}
+
+int pr_gitfetch(git_repository *repo, const char *url, const char *const *specs,
+		size_t nr, const struct pr_gitfetch_auth *auth,
+		const char *what)
+{
+	struct fetch_job j = { repo, url, specs, nr, auth, what };
+
+	return run_job(fetch_specs_job, &j);
+}
+
+int pr_gitfetch_names(git_repository *repo, const char *url,
+		      const char *const *names, size_t nr,
+		      const struct pr_gitfetch_auth *auth, const char *what)
+{
+	struct fetch_job j = { repo, url, names, nr, auth, what };
+
+	return run_job(fetch_names_job, &j);
 }

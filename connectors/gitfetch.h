@@ -2,6 +2,7 @@
 #define PR_CONNECTORS_GITFETCH_H
 
 #include <git2.h>
+#include <stdint.h>
 
 #include "base/buf.h"
 
@@ -24,14 +25,22 @@
  *   auth->known_hosts (libgit2 1.5 on its own reads ~/.ssh/known_hosts
  *   only, and says no more than "invalid or unknown remote ssh hostkey").
  * - The caller holds git_libgit2_init().
+ * - pr_gitfetch and pr_gitfetch_names run in a child process under
+ *   gitnet.h's watchdog: a server that stops answering is PR_ETIMEOUT
+ *   after auth->timeout_ms without a byte moving, not a hang.
  */
 
-/* What is offered when the server asks for credentials, each once. */
+/*
+ * How the remote is reached: what is offered when the server asks for
+ * credentials (each once), and how long a transfer may go without a byte
+ * moving before it is given up (connectors/gitnet.h).
+ */
 struct pr_gitfetch_auth {
 	const char *user; /* HTTP user; ssh user when the URL has none */
 	const char *password; /* HTTP password or token (a secret) */
 	const char *ssh_key; /* private key file; NULL: ssh-agent */
 	const char *known_hosts; /* NULL: ~/.ssh/known_hosts */
+	int64_t timeout_ms; /* 0: 60 s */
 };
 
 /*
