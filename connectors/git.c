@@ -8,6 +8,7 @@
 #include "engine/delivery.h"
 #include "git/diff.h"
 #include "gitfetch.h"
+#include "gitnet.h"
 #include "git/gitrepo.h"
 #include "model/model.h"
 #include "mail/outgoing.h"
@@ -740,9 +741,58 @@ static int remote_fail(int code, const char *sink, const char *url)
 	return err;
 }
 
+/*
+ * A transfer of the sink's remote, run in a child process under gitnet.h's
+ * watchdog (libgit2 alone would wait for ever on a server that does not
+ * answer); what the push refused comes back in t->cb.why.
+ */
+struct remote_job {
+	struct target *t;
+	const char *sink;
+	git_strarray *specs;
+	git_fetch_options *fo;
+	git_push_options *po;
+};
+
+static int fetch_job(struct pr_buf *extra, void *payload)
+{
+	const struct remote_job *j = payload;
+
+	PR_UNUSED(extra);
+	if (git_remote_fetch(j->t->remote, j->specs, j->fo, NULL) < 0)
+		return remote_fail(PR_ENET, j->sink, j->t->cb.cb.url);
+	return 0;
+}
+
+static int push_job(struct pr_buf *extra, void *payload)
+{
+	const struct remote_job *j = payload;
+
+	if (git_remote_push(j->t->remote, j->specs, j->po) < 0)
+		return sink_fail(PR_ENET, j->sink, "push");
+	return pr_buf_addbuf(extra, &j->t->cb.why);
+}
+
+static int remote_run(const char *sink, const char *url, const char *verb,
+		      struct target *t, struct remote_job *job,
+		      pr_gitnet_fn fn)
+{
+	struct pr_buf what = PR_BUF_INIT;
+	int err;
+
+	if (!(err = pr_buf_addf(&what, "sink '%s': %s '", sink, verb)) &&
+	    !(err = pr_gitfetch_safe_url(&what, url)) &&
+	    !(err = pr_buf_addch(&what, '\'')))
+		err = pr_gitnet_run(&t->cb.why, t->auth.timeout_ms, what.ptr,
+				    fn, job);
+	pr_buf_release(&what);
+	return err;
+}
+
 static int open_target(struct target *t, const char *sink,
 		       const struct pr_git_ctx *ctx)
 {
+	struct remote_job job = { NULL, NULL, NULL, NULL, NULL };
 	const char *url = ctx->url;
 	static const char *const fetch_specs[] = { "+refs/heads/*:refs/heads/*",
 						   "+refs/tags/*:refs/tags/*" };
@@ -784,11 +834,14 @@ static int open_target(struct target *t, const char *sink,
 	t->auth.password = ctx->password;
 	t->auth.ssh_key = ctx->ssh_key;
 	t->auth.known_hosts = ctx->known_hosts;
+	t->auth.timeout_ms = ctx->timeout;
 	pr_gitfetch_callbacks(&fo.callbacks, &t->cb.cb, &t->auth, url);
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-	if (git_remote_fetch(t->remote, &specs, &fo, NULL) < 0)
-		return remote_fail(PR_ENET, sink, url);
-	return 0;
+	job.t = t;
+	job.sink = sink;
+	job.specs = &specs;
+	job.fo = &fo;
+	return remote_run(sink, url, "fetch from", t, &job, fetch_job);
 }
 
 static void close_target(struct target *t)
@@ -817,6 +870,7 @@ static int set_branch(struct target *t, const char *sink, const char *refname,
 		      struct pr_deliver_result *out)
 {
 	git_push_options po = GIT_PUSH_OPTIONS_INIT;
+	struct remote_job job = { NULL, NULL, NULL, NULL, NULL };
 	git_reference *ref = NULL;
 	struct pr_buf spec = PR_BUF_INIT;
 	char *specp;
@@ -835,10 +889,13 @@ static int set_branch(struct target *t, const char *sink, const char *refname,
 	specp = spec.ptr;
 	pr_gitfetch_callbacks(&po.callbacks, &t->cb.cb, &t->auth, t->cb.cb.url);
 	po.callbacks.push_update_reference = push_status;
-	if (git_remote_push(t->remote, &specs, &po) < 0) {
-		err = sink_fail(PR_ENET, sink, "push");
+	job.t = t;
+	job.sink = sink;
+	job.specs = &specs;
+	job.po = &po;
+	if ((err = remote_run(sink, t->cb.cb.url, "push to", t, &job,
+			      push_job)))
 		goto done;
-	}
 	if (t->cb.why.len) {
 		reject(out, "push refused: %s", t->cb.why.ptr);
 		err = 1;
