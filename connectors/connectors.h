@@ -44,6 +44,7 @@ struct pr_git_ctx {
 	char *ssh_key;
 	char *known_hosts;
 	int64_t timeout; /* milliseconds without a byte moving */
+	char *ca_file;
 };
 
 /*

@@ -152,10 +152,53 @@ static int knownhost_type(git_cert_ssh_raw_type_t t)
 }
 
 /*
+ * A TLS certificate libgit2 did not verify: its words in parentheses when
+ * it left any (the first flag of mbed TLS's verdict, which may say "CN
+ * mismatch" for a certificate nobody signed), and what to change.
+ */
+static int tls_refused(const struct pr_gitfetch_auth *a)
+{
+	const git_error *e = git_error_last();
+	struct pr_buf why = PR_BUF_INIT;
+
+	/* libgit2 1.5's http client takes its own words away before asking */
+	pr_buf_adds(&why, "the server's certificate is not trusted");
+	if (e && e->message)
+		pr_buf_addf(&why, " (%s)", e->message);
+	pr_buf_adds(&why, ": ");
+	if (a->ca_file)
+		pr_buf_addf(&why,
+			    "no CA of ca-file '%s' signed it, or it does "
+			    "not name the host",
+			    a->ca_file);
+	else
+		pr_buf_adds(&why, "none of the system's CAs signed it, or it "
+				  "does not name the host; set ca-file to "
+				  "the CA that did");
+	git_error_set_str(GIT_ERROR_SSL, why.ptr);
+	pr_buf_release(&why);
+	return GIT_ECERTIFICATE;
+}
+
+int pr_gitfetch_trust(const struct pr_gitfetch_auth *auth)
+{
+	const git_error *e;
+
+	if (!auth || !auth->ca_file ||
+	    git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, auth->ca_file,
+			     NULL) == 0)
+		return 0;
+	e = git_error_last();
+	return pr_error(PR_ECONFIG, "ca-file '%s': %s", auth->ca_file,
+			e && e->message ? e->message : "cannot be read");
+}
+
+/*
  * An ssh host key is taken only when the known_hosts file holds it for
  * the host (and port), as ssh's StrictHostKeyChecking=yes.  libgit2's own
  * verdict (`valid`, from ~/.ssh/known_hosts) is not used: the file is the
- * configured one.  TLS is left to libgit2's own check (GIT_PASSTHROUGH).
+ * configured one.  A TLS certificate is libgit2's to verify; one it did
+ * not is refused with what to change.
  */
 static int check_host(git_cert *cert, int valid, const char *host,
 		      void *payload)
@@ -168,7 +211,8 @@ static int check_host(git_cert *cert, int valid, const char *host,
 	const char *home = getenv("HOME");
 	int type, port, rc = -1;
 
-	PR_UNUSED(valid);
+	if (cert->cert_type == GIT_CERT_X509)
+		return valid ? 0 : tls_refused(c->auth);
 	if (cert->cert_type != GIT_CERT_HOSTKEY_LIBSSH2)
 		return GIT_PASSTHROUGH;
 	port = pr_gitfetch_ssh_port(c->url);
@@ -236,7 +280,7 @@ void pr_gitfetch_callbacks(git_remote_callbacks *out, struct pr_gitfetch_cb *cb,
 			   const struct pr_gitfetch_auth *auth, const char *url)
 {
 	static const struct pr_gitfetch_auth none = { NULL, NULL, NULL, NULL,
-						      0 };
+						      0,    NULL };
 
 	cb->auth = auth ? auth : &none;
 	cb->url = url;
@@ -545,17 +589,23 @@ struct fetch_job {
 static int fetch_specs_job(struct pr_buf *extra, void *payload)
 {
 	const struct fetch_job *j = payload;
+	int err = pr_gitfetch_trust(j->auth);
 
 	PR_UNUSED(extra);
-	return fetch_here(j->repo, j->url, j->list, j->nr, j->auth, j->what);
+	return err ? err
+		   : fetch_here(j->repo, j->url, j->list, j->nr, j->auth,
+				j->what);
 }
 
 static int fetch_names_job(struct pr_buf *extra, void *payload)
 {
 	const struct fetch_job *j = payload;
+	int err = pr_gitfetch_trust(j->auth);
 
 	PR_UNUSED(extra);
-	return names_here(j->repo, j->url, j->list, j->nr, j->auth, j->what);
+	return err ? err
+		   : names_here(j->repo, j->url, j->list, j->nr, j->auth,
+				j->what);
 }
 
 /* Run a fetch job in a child, under the auth's timeout (gitnet.h). */

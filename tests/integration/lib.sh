@@ -299,6 +299,57 @@ start_emulator() {
 	emu_url=http://127.0.0.1:$(cat "$tmp/$1.port")
 }
 
+# start_git_http ROOT USER PASSWORD: tests/servers/git_http.py serving the
+# repositories under ROOT through git's http-backend, with basic auth for
+# USER; its pid in $git_http_pid, its base URL in $git_http_url
+start_git_http() {
+	rm -f "$tmp/git_http.port"
+	spawn git_http_pid $PY "$servers/git_http.py" --root "$1" \
+		--port-file "$tmp/git_http.port" --user "$2" --password "$3" \
+		2>>"$tmp/git_http.log"
+	wait_for 10 test -s "$tmp/git_http.port" ||
+		fail "git_http.py did not start: $(cat "$tmp/git_http.log")"
+	git_http_url=http://127.0.0.1:$(cat "$tmp/git_http.port")
+}
+
+# start_sshd REPO: OpenSSH's sshd on 127.0.0.1 for git over ssh as the
+# current user, with a throwaway host key and user key in $tmp/ssh; ready
+# once git ls-remote of the repository REPO gets through.  $sshd_port,
+# $sshd_key (the user's key), $sshd_known_hosts (the host key, as
+# [127.0.0.1]:PORT); skips the test where sshd cannot run (not root and
+# no /run/sshd)
+start_sshd() {
+	local d="$tmp/ssh" sshd=/usr/sbin/sshd
+	[ -x "$sshd" ] || fail "no $sshd (Debian package openssh-server)"
+	[ "$(id -u)" -eq 0 ] || [ -d /run/sshd ] ||
+		skip "sshd needs /run/sshd (run as root)"
+	mkdir -p /run/sshd "$d"
+	ssh-keygen -q -t ed25519 -N '' -C host -f "$d/hostkey"
+	ssh-keygen -q -t ed25519 -N '' -C user -f "$d/userkey"
+	cp "$d/userkey.pub" "$d/authorized_keys"
+	sshd_port=$(free_port)
+	cat >"$d/sshd_config" <<CONF
+Port $sshd_port
+ListenAddress 127.0.0.1
+HostKey $d/hostkey
+AuthorizedKeysFile $d/authorized_keys
+PidFile $d/sshd.pid
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+CONF
+	spawn sshd_pid "$sshd" -D -e -f "$d/sshd_config" 2>"$d/sshd.log"
+	sshd_key=$d/userkey
+	sshd_known_hosts=$d/known_hosts
+	echo "[127.0.0.1]:$sshd_port $(cut -d' ' -f1,2 "$d/hostkey.pub")" \
+		>"$sshd_known_hosts"
+	wait_for 10 env GIT_SSH_COMMAND="ssh -i $sshd_key -o UserKnownHostsFile=$sshd_known_hosts -o StrictHostKeyChecking=yes -o BatchMode=yes" \
+		git ls-remote "ssh://$(id -un)@127.0.0.1:$sshd_port$1" \
+		>/dev/null 2>&1 || fail "sshd did not start: $(cat "$d/sshd.log")"
+}
+
 # start_dovecot USER PASSWORD: tests/servers/dovecot.sh in $tmp/dovecot,
 # stopped at exit; $imap_port (plain, STARTTLS offered), $imap_tls_port
 # (imaps), $imap_host (the address that wants STARTTLS before a login)
@@ -387,11 +438,13 @@ fault() {
 }
 
 # tls_cert NAME: a self-signed certificate for 127.0.0.1 that nobody's CA
-# signed, in $tmp/NAME.crt (key $tmp/NAME.key)
+# signed, in $tmp/NAME.crt (key $tmp/NAME.key); the address is a DNS name
+# too, for the mbed TLS of Debian's libgit2, which reads no IP name
 tls_cert() {
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
-		-nodes -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
-		-days 2 -keyout "$tmp/$1.key" -out "$tmp/$1.crt" 2>/dev/null ||
+		-nodes -subj /CN=127.0.0.1 \
+		-addext subjectAltName=IP:127.0.0.1,DNS:127.0.0.1 -days 2 \
+		-keyout "$tmp/$1.key" -out "$tmp/$1.crt" 2>/dev/null ||
 		fail "openssl could not make a certificate"
 }
 
