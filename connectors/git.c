@@ -764,6 +764,8 @@ static int fetch_job(struct pr_buf *extra, void *payload)
 	const struct remote_job *j = payload;
 
 	PR_UNUSED(extra);
+	if (pr_gitfetch_trust(&j->t->auth))
+		return pr_error_wrap(PR_ECONFIG, "sink '%s'", j->sink);
 	if (git_remote_fetch(j->t->remote, j->specs, j->fo, NULL) < 0)
 		return remote_fail(PR_ENET, j->sink, j->t->cb.cb.url);
 	return 0;
@@ -772,9 +774,21 @@ static int fetch_job(struct pr_buf *extra, void *payload)
 static int push_job(struct pr_buf *extra, void *payload)
 {
 	const struct remote_job *j = payload;
+	int err;
 
-	if (git_remote_push(j->t->remote, j->specs, j->po) < 0)
-		return sink_fail(PR_ENET, j->sink, "push");
+	if (pr_gitfetch_trust(&j->t->auth))
+		return pr_error_wrap(PR_ECONFIG, "sink '%s'", j->sink);
+	if (git_remote_push(j->t->remote, j->specs, j->po) < 0) {
+		struct pr_buf what = PR_BUF_INIT;
+
+		/* the message names the remote, its password as <redacted> */
+		pr_buf_adds(&what, "push to '");
+		pr_gitfetch_safe_url(&what, j->t->cb.cb.url);
+		pr_buf_addch(&what, '\'');
+		err = sink_fail(PR_ENET, j->sink, what.ptr);
+		pr_buf_release(&what);
+		return err;
+	}
 	return pr_buf_addbuf(extra, &j->t->cb.why);
 }
 
@@ -840,6 +854,7 @@ static int open_target(struct target *t, const char *sink,
 	t->auth.ssh_key = ctx->ssh_key;
 	t->auth.known_hosts = ctx->known_hosts;
 	t->auth.timeout_ms = ctx->timeout;
+	t->auth.ca_file = ctx->ca_file;
 	pr_gitfetch_callbacks(&fo.callbacks, &t->cb.cb, &t->auth, url);
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	job.t = t;
@@ -880,8 +895,18 @@ static int set_branch(struct target *t, const char *sink, const char *refname,
 	struct pr_buf spec = PR_BUF_INIT;
 	char *specp;
 	git_strarray specs = { &specp, 1 };
+	git_oid had;
 	int err = 0;
 
+	/*
+	 * The remote's branches were fetched: one already at tip (a push
+	 * whose answer was lost, or a crash before it was recorded) is not
+	 * pushed again, not even as a no-op update.
+	 */
+	if (t->remote && !git_reference_name_to_id(&had, t->repo, refname) &&
+	    git_oid_equal(&had, tip))
+		goto done;
+	git_error_clear();
 	if (git_reference_create(&ref, t->repo, refname, tip, 1, log) < 0) {
 		err = sink_fail(PR_EIO, sink, refname);
 		goto done;
