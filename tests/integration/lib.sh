@@ -313,13 +313,13 @@ start_git_http() {
 }
 
 # start_sshd REPO: OpenSSH's sshd on 127.0.0.1 for git over ssh as the
-# current user, with a throwaway host key and user key in $tmp/ssh; ready
+# current user, with a throwaway host key and user key in $tmp/sshd; ready
 # once git ls-remote of the repository REPO gets through.  $sshd_port,
 # $sshd_key (the user's key), $sshd_known_hosts (the host key, as
 # [127.0.0.1]:PORT); skips the test where sshd cannot run (not root and
 # no /run/sshd)
 start_sshd() {
-	local d="$tmp/ssh" sshd=/usr/sbin/sshd
+	local d="$tmp/sshd" sshd=/usr/sbin/sshd
 	[ -x "$sshd" ] || fail "no $sshd (Debian package openssh-server)"
 	[ "$(id -u)" -eq 0 ] || [ -d /run/sshd ] ||
 		skip "sshd needs /run/sshd (run as root)"
