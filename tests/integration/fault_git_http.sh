@@ -81,13 +81,14 @@ healthy_run refused src.conf
 relayed refused
 src_case hang 'hang /' \
 	'nothing came or went for 2 s: the server does not answer'
-src_case drop 'drop git-upload-pack' '.*'
+src_case drop 'drop git-upload-pack' \
+	'http parser error: stream ended at an unexpected time'
 src_case s500 '500 info/refs' 'unexpected http status code: 500'
 src_case s503 '503,retry-after=7 info/refs' 'unexpected http status code: 503'
 src_case s429 '429,retry-after=7 /' 'unexpected http status code: 429'
 src_case s403 '403 /' 'unexpected http status code: 403'
-src_case truncate 'truncate POST' '.*'
-src_case garbage 'garbage info/refs' '.*'
+src_case truncate 'truncate POST' 'early EOF'
+src_case garbage 'garbage info/refs' "invalid content-type: 'application/json'"
 
 new_version
 tls_cert server
