@@ -100,11 +100,12 @@ stop() {
 # wait_for SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds;
 # false after SECONDS (the caller fails, saying what did not come)
 wait_for() {
-	local n=$(($1 * 10))
+	# not `local n`: dash's locals are seen by the COMMAND it calls
+	local pr_n=$(($1 * 10))
 	shift
 	until "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
+		pr_n=$((pr_n - 1))
+		[ "$pr_n" -gt 0 ] || return 1
 		sleep 0.1
 	done
 }
@@ -521,33 +522,34 @@ healthy_run() {
 # running pass, $cut those after which a pass said an attempt was cut short
 # (the kill fell while the sink was at work).
 crash_rounds() {
-	local n=$1 conf=$2 next=$3 check=$4 r=0 t0 span=0 delay seed pid rc
-	seed=${PR_CRASH_SEED:-$$}
-	echo "$me: crash seed $seed"
+	local pr_n=$1 pr_conf=$2 pr_next=$3 pr_check=$4 pr_r=0 pr_t0 pr_span=0 \
+		pr_delay pr_seed pr_pid pr_rc
+	pr_seed=${PR_CRASH_SEED:-$$}
+	echo "$me: crash seed $pr_seed"
 	mkdir -p "$tmp/crash"
 	kills=0
 	cut=0
-	while [ "$r" -le "$n" ]; do
-		$next "$r"
-		if [ "$r" -gt 0 ]; then
-			delay=$(awk -v s="$seed" -v r="$r" -v span="$span" \
+	while [ "$pr_r" -le "$pr_n" ]; do
+		$pr_next "$pr_r"
+		if [ "$pr_r" -gt 0 ]; then
+			pr_delay=$(awk -v s="$pr_seed" -v r="$pr_r" -v span="$pr_span" \
 				'BEGIN { srand(s * 1000 + r); printf "%.3f", rand() * span / 1250 }')
-			"$PATCHRELAY" run -c "$conf" --once \
-				2>"$tmp/crash/$r.kill.log" &
-			pid=$!
-			sleep "$delay"
-			kill -9 "$pid" 2>/dev/null || :
-			rc=0
-			{ wait "$pid"; } 2>/dev/null || rc=$?
-			[ "$rc" -ne 137 ] || kills=$((kills + 1))
+			"$PATCHRELAY" run -c "$pr_conf" --once \
+				2>"$tmp/crash/$pr_r.kill.log" &
+			pr_pid=$!
+			sleep "$pr_delay"
+			kill -9 "$pr_pid" 2>/dev/null || :
+			pr_rc=0
+			{ wait "$pr_pid"; } 2>/dev/null || pr_rc=$?
+			[ "$pr_rc" -ne 137 ] || kills=$((kills + 1))
 		fi
-		t0=$(date +%s%3N)
-		"$PATCHRELAY" run -c "$conf" --once 2>"$tmp/crash/$r.log" ||
-			fail "round $r: the pass after the kill: $(cat "$tmp/crash/$r.log")"
-		[ "$r" -gt 0 ] || span=$(($(date +%s%3N) - t0))
-		! grep -q 'was cut short' "$tmp/crash/$r.log" || cut=$((cut + 1))
-		$check "$r"
-		r=$((r + 1))
+		pr_t0=$(date +%s%3N)
+		"$PATCHRELAY" run -c "$pr_conf" --once 2>"$tmp/crash/$pr_r.log" ||
+			fail "round $pr_r: the pass after the kill: $(cat "$tmp/crash/$pr_r.log")"
+		[ "$pr_r" -gt 0 ] || pr_span=$(($(date +%s%3N) - pr_t0))
+		! grep -q 'was cut short' "$tmp/crash/$pr_r.log" || cut=$((cut + 1))
+		$pr_check "$pr_r"
+		pr_r=$((pr_r + 1))
 	done
 }
 
