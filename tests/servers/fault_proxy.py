@@ -39,7 +39,9 @@ that the server has taken).  The end of each connection is logged as
 "connection closed: N bytes up, M down".
 
 --tls-cert/--tls-key: the proxy speaks TLS to its clients with this
-certificate (https://, smtps://, imaps://) and plain to the upstream.
+certificate (https://, smtps://, imaps://) and plain to the upstream; an
+HTTP request goes up with "X-Forwarded-Proto: https", so that an emulator
+writes https links.
 
 The fault file is read at each request or connection, so a test changes
 the behaviour by rewriting it; an empty or missing file means no fault.
@@ -161,6 +163,8 @@ def http_main(args, faults, ctx):
             c = http.client.HTTPConnection(up.hostname, up.port, timeout=60)
             hdrs = {k: v for k, v in self.headers.items()
                     if k.lower() not in HOP}
+            if ctx:
+                hdrs["X-Forwarded-Proto"] = "https"
             c.request(self.command, self.path, body=data, headers=hdrs)
             r = c.getresponse()
             body = r.read()
