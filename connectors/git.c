@@ -1,6 +1,9 @@
 #include "base/pr.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <ftw.h>
 #include <git2.h>
 
@@ -717,6 +720,40 @@ static int rm_entry(const char *path, const struct stat *sb, int flag,
 	return remove(path);
 }
 
+#define SCRATCH_PREFIX "patchrelay-git-"
+
+/*
+ * Remove the scratch repositories a relay that was killed left in dir:
+ * ours (this user's), named after a process that is gone.
+ */
+static void sweep_scratch(const char *dir)
+{
+	struct pr_buf path = PR_BUF_INIT;
+	struct dirent *e;
+	struct stat sb;
+	DIR *d = opendir(dir);
+	long pid;
+	char *end;
+
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, SCRATCH_PREFIX, strlen(SCRATCH_PREFIX)))
+			continue;
+		pid = strtol(e->d_name + strlen(SCRATCH_PREFIX), &end, 10);
+		if (pid <= 0 || *end != '-' || !kill((pid_t)pid, 0) ||
+		    errno != ESRCH)
+			continue;
+		pr_buf_reset(&path);
+		if (pr_buf_addf(&path, "%s/%s", dir, e->d_name) ||
+		    lstat(path.ptr, &sb) || !S_ISDIR(sb.st_mode) ||
+		    sb.st_uid != getuid())
+			continue;
+		nftw(path.ptr, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	if (d)
+		closedir(d);
+	pr_buf_release(&path);
+}
+
 /*
  * Where the commits are made.  A local directory is used in place; for a
  * remote, a scratch bare repository (removed by close_target) fetches its
@@ -725,7 +762,7 @@ static int rm_entry(const char *path, const struct stat *sb, int flag,
 struct target {
 	git_repository *repo;
 	git_remote *remote; /* NULL: local */
-	char scratch[64];
+	char scratch[96];
 	/* a remote's callbacks: gitfetch's first, then push_status's */
 	struct push_cb {
 		struct pr_gitfetch_cb cb;
@@ -829,8 +866,11 @@ static int open_target(struct target *t, const char *sink,
 			return sink_fail(PR_EIO, sink, url);
 		return 0;
 	}
-	snprintf(t->scratch, sizeof(t->scratch), "%.40s/patchrelay-git-XXXXXX",
-		 tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+	if (!tmp || !*tmp || strlen(tmp) >= 40)
+		tmp = "/tmp";
+	sweep_scratch(tmp);
+	snprintf(t->scratch, sizeof(t->scratch),
+		 "%s/" SCRATCH_PREFIX "%d-XXXXXX", tmp, (int)getpid());
 	if (!mkdtemp(t->scratch)) {
 		t->scratch[0] = '\0';
 		return pr_error(PR_EIO,
