@@ -17,11 +17,8 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 tmpdir
 cd "$tmp"
-start_emulator patchwork "$tmp/emu"
+start_patchwork
 start_fault_proxy "$emu_url"
-pw_ctl /projects '{"link_name":"netdev","list_id":"netdev.example.org","maintainers":["kuba"]}'
-pw_ctl /users '{"login":"kuba","token":"good-token","email":"kuba@example.org"}'
-export PW_TOKEN=good-token
 
 git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
 mkdir tree
@@ -31,15 +28,7 @@ np=0
 # new_patch: the next patch, fed to Patchwork as the list got it
 new_patch() {
 	np=$((np + 1))
-	git -C tree checkout -q -B "p$np" main &&
-		echo "p$np" >"tree/p$np.c" && git -C tree add "p$np.c" &&
-		git -C tree commit -q -m "p$np: add it" ||
-		fail "patch $np"
-	git -C tree format-patch -q --thread -1 -o "$tmp/p$np" \
-		--add-header 'List-Id: <netdev.example.org>' "p$np" ||
-		fail "format-patch $np"
-	git -C tree checkout -q main
-	pw_feed "$tmp/p$np"/*.patch
+	pw_patch tree "p$np"
 }
 landed=0
 # land: the patch before the newest lands on main, with its Message-Id
@@ -50,44 +39,26 @@ land() {
 	landed=$((landed + 1))
 }
 conf() { # conf URL [KEY=VALUE...]: the config, on stdout
-	local url=$1
-	shift
-	conf_section core "state=$tmp/state.db"
-	conf_section 'source "pwq"' type=patchwork "api-url=$url/api/" \
-		project=netdev token=env:PW_TOKEN timeout=2s "$@"
-	conf_section 'sink "inbox"' type=maildir "path=$tmp/out"
-	conf_section 'check "size"' type=size-limit max-files=10
-	conf_section 'route "ci"' from=pwq step=size to=inbox feedback=pwq
-	conf_section 'source "tree"' type=git "url=$tmp/tree" watch=main
-	conf_section 'sink "pw"' type=patchwork "api-url=$url/api/" \
-		project=netdev token=env:PW_TOKEN timeout=2s "$@"
-	conf_section 'route "sync"' from=tree to=pw
+	pw_relay_conf "$@" timeout=2s
 }
 conf "$proxy_url" >relay.conf
 # the first look: what Patchwork completed before is not news
 healthy_run first relay.conf
 
-# writes METHOD: "PATH" of each write of METHOD the server took (2xx)
-writes() {
-	emu_ctl GET /_emu/log | $PY -c 'import json, sys
-for r in json.load(sys.stdin):
-    if r["method"] == sys.argv[1] and 200 <= r["status"] < 300:
-        print(r["path"])' "$1" | sort
-}
 # counted NAME: the n patches relayed, each once, a check on each, each
 # landed patch accepted once
 counted() {
 	local got checks states
 	got=$(mail_count out)
-	checks=$(writes POST | grep -c '/checks/') || :
-	states=$(writes PATCH | grep -c '^/api/patches/') || :
+	checks=$(pw_writes POST | grep -c '/checks/') || :
+	states=$(pw_writes PATCH | grep -c '^/api/patches/') || :
 	[ "$got" -eq "$np" ] || fail "$1: $got patches relayed, not $np"
 	[ -z "$(grep -h '^Subject:' out/new/* | sort | uniq -d)" ] ||
 		fail "$1: a patch relayed twice"
-	[ "$checks" -eq "$np" ] && [ -z "$(writes POST | uniq -d)" ] ||
-		fail "$1: checks posted: $(writes POST)"
-	[ "$states" -eq "$landed" ] && [ -z "$(writes PATCH | uniq -d)" ] ||
-		fail "$1: state changes: $(writes PATCH), not $landed"
+	[ "$checks" -eq "$np" ] && [ -z "$(pw_writes POST | uniq -d)" ] ||
+		fail "$1: checks posted: $(pw_writes POST)"
+	[ "$states" -eq "$landed" ] && [ -z "$(pw_writes PATCH | uniq -d)" ] ||
+		fail "$1: state changes: $(pw_writes PATCH), not $landed"
 	echo "fault_patchwork.sh: $1: the error said, then $got relayed," \
 		"$checks checks, $states accepted at the server"
 }
