@@ -43,13 +43,17 @@ static void child(const struct pr_proc *p, int in, int out)
 		_exit(126);
 	for (e = p->env; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
+		size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
 		char name[256];
 
-		if (!eq || (size_t)(eq - *e) >= sizeof(name))
+		if (n >= sizeof(name))
 			continue;
-		memcpy(name, *e, (size_t)(eq - *e));
-		name[eq - *e] = '\0';
-		setenv(name, eq + 1, 1);
+		memcpy(name, *e, n);
+		name[n] = '\0';
+		if (eq)
+			setenv(name, eq + 1, 1);
+		else
+			unsetenv(name);
 	}
 	execvp(p->argv[0], (char *const *)p->argv);
 	_exit(127);

@@ -12,7 +12,7 @@
  * plugins).  Invariants:
  * - argv[0] is looked up in PATH and run without a shell, in a process
  *   group of its own, in cwd (NULL: ours), with env's "NAME=value" strings
- *   added to our environment.
+ *   added to our environment (a bare "NAME" removes that variable).
  * - Standard input is fed from `input` (NULL or empty: closed at once);
  *   a command that stops reading does not stop us (SIGPIPE is held).
  * - Standard output and error are read together: the first output_cap

@@ -44,9 +44,11 @@ static void test_log_and_caps(void **state)
 /* env strings are added, cwd is where it runs, input is its stdin. */
 static void test_env_cwd_input(void **state)
 {
-	const char *const argv[] = { "sh", "-c",
-				     "echo \"$PR_X\" \"$(pwd)\"; cat", NULL };
-	const char *const env[] = { "PR_X=a b=c", NULL };
+	const char *const argv[] = {
+		"sh", "-c", "echo \"$PR_X\" \"$(pwd)\" \"${HOME-unset}\"; cat",
+		NULL
+	};
+	const char *const env[] = { "PR_X=a b=c", "HOME", NULL };
 	struct pr_buf out = PR_BUF_INIT, in = PR_BUF_INIT;
 	struct pr_proc_result res;
 	struct pr_proc p;
@@ -59,7 +61,7 @@ static void test_env_cwd_input(void **state)
 	p.input = &in;
 	assert_int_equal(pr_proc_run(&res, &out, &p), 0);
 	assert_int_equal(res.status, 0);
-	assert_string_equal(out.ptr, "a b=c /\nfrom stdin\n");
+	assert_string_equal(out.ptr, "a b=c / unset\nfrom stdin\n");
 	assert_null(getenv("PR_X"));
 	pr_buf_release(&out);
 	pr_buf_release(&in);
