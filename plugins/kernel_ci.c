@@ -17,11 +17,14 @@
  * a capped log under the run's log directory.
  */
 
+static const char *const run_on_choices[] = { "local", "gitlab-pipeline",
+					      "github-workflow", NULL };
+
 static const struct pr_option kci_options[] = {
 	{ "kernel-tree", PR_OPT_PATH, NULL,
 	  "a git repository of the kernel; versions are applied to worktrees "
-	  "of it",
-	  offsetof(struct pr_kci_ctx, kernel_tree), true, NULL },
+	  "of it (required to run here)",
+	  offsetof(struct pr_kci_ctx, kernel_tree), false, NULL },
 	{ "config", PR_OPT_PATH, NULL,
 	  "a configuration fragment added to tinyconfig (default: a serial "
 	  "console, 64-bit, printk and an initramfs)",
@@ -65,6 +68,35 @@ static const struct pr_option kci_options[] = {
 	  offsetof(struct pr_kci_ctx, make), false, NULL },
 	{ "qemu", PR_OPT_STRING, "qemu-system-x86_64", "the QEMU command",
 	  offsetof(struct pr_kci_ctx, qemu), false, NULL },
+	{ "run-on", PR_OPT_ENUM, "local",
+	  "where the version is built and booted: here, or handed to the "
+	  "project's CI",
+	  offsetof(struct pr_kci_ctx, run_on), false, run_on_choices },
+	{ "ci-api-url", PR_OPT_STRING, NULL,
+	  "the CI's API: https://gitlab.example.org/api/v4, "
+	  "https://api.github.com",
+	  offsetof(struct pr_kci_ctx, ci_api_url), false, NULL },
+	{ "ci-project", PR_OPT_STRING, NULL,
+	  "the GitLab project (group/name or id) or GitHub owner/repo",
+	  offsetof(struct pr_kci_ctx, ci_project), false, NULL },
+	{ "ci-ref", PR_OPT_STRING, "main",
+	  "the branch the pipeline or workflow runs on",
+	  offsetof(struct pr_kci_ctx, ci_ref), false, NULL },
+	{ "ci-workflow", PR_OPT_STRING, NULL,
+	  "GitHub: the workflow file (kernel-ci.yml) or id",
+	  offsetof(struct pr_kci_ctx, ci_workflow), false, NULL },
+	{ "ci-trigger-token", PR_OPT_SECRET, NULL,
+	  "GitLab: the pipeline trigger token",
+	  offsetof(struct pr_kci_ctx, ci_trigger_token), false, NULL },
+	{ "ci-token", PR_OPT_SECRET, NULL,
+	  "the API token that reads the run (GitLab) or also starts it "
+	  "(GitHub)",
+	  offsetof(struct pr_kci_ctx, ci_token), false, NULL },
+	{ "ci-timeout", PR_OPT_DURATION, "90m",
+	  "a run not finished by then is cancelled and fails",
+	  offsetof(struct pr_kci_ctx, ci_timeout), false, NULL },
+	{ "ci-poll", PR_OPT_DURATION, "30s", "how often the run is asked",
+	  offsetof(struct pr_kci_ctx, ci_poll), false, NULL },
 	PR_OPTIONS_END,
 };
 
@@ -192,12 +224,42 @@ int pr_kci_cmd(struct pr_proc_result *res, struct pr_buf *out, size_t keep,
 	return err;
 }
 
+/* A hand-off's keys: those its engine needs. */
+static int check_handoff(const struct pr_instance *inst)
+{
+	const struct pr_kci_ctx *c = inst->ctx;
+	bool lab = !strcmp(c->run_on, "gitlab-pipeline");
+	const char *missing = !c->ci_api_url		    ? "ci-api-url"
+			      : !c->ci_project		    ? "ci-project"
+			      : !c->ci_token		    ? "ci-token"
+			      : lab && !c->ci_trigger_token ? "ci-trigger-token"
+			      : !lab && !c->ci_workflow	    ? "ci-workflow"
+							    : NULL;
+
+	if (missing)
+		return pr_error(PR_ECONFIG, "check '%s': run-on = %s needs %s",
+				inst->name, c->run_on, missing);
+	if (c->ci_timeout <= 0 || c->ci_poll <= 0)
+		return pr_error(PR_ECONFIG,
+				"check '%s': ci-timeout and ci-poll must be "
+				"over 0",
+				inst->name);
+	return 0;
+}
+
 /* What open() refuses, refused before anything runs. */
 static int kci_check_options(const struct pr_instance *inst)
 {
 	const struct pr_kci_ctx *c = inst->ctx;
 	struct stat st;
 
+	if (strcmp(c->run_on, "local"))
+		return check_handoff(inst);
+	if (!c->kernel_tree)
+		return pr_error(PR_ECONFIG,
+				"check '%s': no kernel-tree (run-on = local "
+				"builds here)",
+				inst->name);
 	if (stat(c->kernel_tree, &st) || !S_ISDIR(st.st_mode))
 		return pr_error(PR_ECONFIG,
 				"check '%s': kernel-tree '%s' is not a "
@@ -264,8 +326,13 @@ static int kci_run(struct pr_instance *inst, struct pr_series *s,
 			      "no patch to build");
 		return 0;
 	}
-	if ((err = kci_check_options(inst)) || (err = read_fragment(&r)) ||
-	    (err = pr_kci_dirs(&r, s, v)))
+	if ((err = kci_check_options(inst)))
+		goto done;
+	if (strcmp(r.c->run_on, "local")) {
+		err = pr_kci_handoff(&r, s, v);
+		goto done;
+	}
+	if ((err = read_fragment(&r)) || (err = pr_kci_dirs(&r, s, v)))
 		goto done;
 	pr_log_info(inst->prefix, "%s: logs in %s", r.step, r.log_dir.ptr);
 	/* each stage returns 1 when it failed the version: stop there */

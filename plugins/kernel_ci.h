@@ -21,6 +21,8 @@
  *   kernel_ci_build.c      the configuration and make, the base's build
  *   kernel_ci_boot.c       the initramfs and QEMU
  *   kernel_ci_log.c        reading a build log and a console (parsers)
+ *   kernel_ci_handoff.c    the same asked of a GitLab pipeline or a
+ *                          GitHub Actions workflow instead
  *
  * Nothing is ever loaded into the running kernel: every command is an
  * ordinary process (git, make, qemu-system-x86_64 without KVM).
@@ -43,6 +45,11 @@ struct pr_kci_ctx {
 	int64_t memory; /* MiB of the guest */
 	int64_t keep; /* base trees kept in the build directory */
 	char *make, *qemu; /* the commands */
+	/* the hand-off to a CI engine (kernel_ci_handoff.c) */
+	char *run_on; /* "local", "gitlab-pipeline", "github-workflow" */
+	char *ci_api_url, *ci_project, *ci_ref, *ci_workflow;
+	char *ci_trigger_token, *ci_token; /* secrets */
+	int64_t ci_timeout, ci_poll; /* ms */
 };
 
 /* The built-in configuration fragment. */
@@ -90,6 +97,12 @@ int pr_kci_tail(struct pr_buf *out, const char *path, size_t lines);
 void pr_kci_add_secs(struct pr_buf *out, int64_t ms);
 
 /* kernel_ci_tree.c */
+/*
+ * The base the version names: its base_commit, else a "base-commit: <40
+ * hex>" line (git format-patch --base) in a patch or the cover; "" when
+ * none.
+ */
+void pr_kci_named_base(char out[41], const struct pr_version *v);
 /* build_dir resolved and created, log_dir made for this run. */
 int pr_kci_dirs(struct pr_kci_run *r, const struct pr_series *s,
 		const struct pr_version *v);
@@ -132,6 +145,15 @@ int pr_kci_cpio_end(struct pr_buf *out);
  */
 int pr_kci_initramfs(struct pr_buf *out, const char *busybox,
 		     const char *marker);
+
+/* kernel_ci_handoff.c */
+/*
+ * Run the version on the CI engine of run-on instead of here: trigger,
+ * wait up to ci-timeout (then cancel), and add its result and each job's
+ * as entries.  Negative when the engine could not be asked.
+ */
+int pr_kci_handoff(struct pr_kci_run *r, const struct pr_series *s,
+		   const struct pr_version *v);
 
 /* kernel_ci_log.c: what a build log and a console say. */
 struct pr_kci_finding {

@@ -158,6 +158,23 @@ static int append_fragment(const struct pr_kci_run *r)
 	return err;
 }
 
+/* Paths as the tree names them: "<src>/init/main.c" as "init/main.c". */
+static void strip_src(struct pr_buf *text, const struct pr_kci_run *r)
+{
+	struct pr_buf prefix = PR_BUF_INIT;
+	char *w = text->ptr, *p = text->ptr, *hit;
+
+	pr_buf_addf(&prefix, "%s/", r->src.ptr);
+	while ((hit = strstr(p, prefix.ptr))) {
+		memmove(w, p, (size_t)(hit - p));
+		w += hit - p;
+		p = hit + prefix.len;
+	}
+	memmove(w, p, strlen(p) + 1);
+	pr_buf_setlen(text, (size_t)(w - text->ptr) + strlen(w));
+	pr_buf_release(&prefix);
+}
+
 /* Read a log back (up to output-cap) and scan it. */
 static int scan_log(struct pr_kci_findings *errors,
 		    struct pr_kci_findings *warnings,
@@ -169,8 +186,9 @@ static int scan_log(struct pr_kci_findings *errors,
 	pr_kci_log_path(&log, r, logname);
 	pr_buf_init(&text, r->c->output_cap + 4096);
 	err = pr_buf_read_file(&text, log.ptr);
-	if (err >= 0) {
+	if (err >= 0 && text.len) {
 		err = 0;
+		strip_src(&text, r);
 		pr_kci_build_scan(errors, warnings, text.ptr, text.len,
 				  FINDINGS_CAP);
 	}

@@ -216,12 +216,12 @@ static int resolve(char out[41], const struct pr_kci_run *r, const char *rev)
 	return err;
 }
 
-/* "base-commit: <40 hex>" in a patch's text (format-patch --base). */
-static void base_in_patches(char out[41], const struct pr_version *v)
+void pr_kci_named_base(char out[41], const struct pr_version *v)
 {
 	static const char key[] = "base-commit: ";
 	size_t i;
 
+	memcpy(out, v->base_commit, 41);
 	for (i = 0; i < v->nr + 1 && !out[0]; i++) {
 		const char *t = i < v->nr  ? v->patches[i]->diff
 				: v->cover ? v->cover->body
@@ -246,10 +246,7 @@ static int find_base(struct pr_kci_run *r, const struct pr_version *v)
 {
 	int err = 0;
 
-	if (v->base_commit[0])
-		memcpy(r->named, v->base_commit, sizeof(r->named));
-	else
-		base_in_patches(r->named, v);
+	pr_kci_named_base(r->named, v);
 	if (r->named[0] && (err = resolve(r->base, r, r->named)))
 		return err;
 	if (r->base[0])
