@@ -1,6 +1,8 @@
 #include "base/pr.h"
 #include "commands.h"
 #include "connectors.h"
+#include "gerrit.h"
+#include "patchwork.h"
 #include "plugins.h"
 #include "checks.h"
 
@@ -11,12 +13,14 @@
 
 /* clang-format off */
 static const struct pr_connector_type *const connectors[] = {
+	&pr_connector_gerrit,
 	&pr_connector_git,
 	&pr_connector_github,
 	&pr_connector_gitlab,
 	&pr_connector_imap,
 	&pr_connector_maildir,
 	&pr_connector_mbox,
+	&pr_connector_patchwork,
 	&pr_connector_public_inbox,
 	&pr_connector_smtp,
 	NULL,

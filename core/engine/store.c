@@ -72,6 +72,11 @@ static const char *const migrations[] = {
 	"ALTER TABLE versions ADD COLUMN landed_branch TEXT;"
 	"ALTER TABLE versions ADD COLUMN landed_commit TEXT;"
 	"ALTER TABLE versions ADD COLUMN landed_time INTEGER;",
+	/* 6: what connectors keep about the world they talk to (notes.h) */
+	/* parenthesised: clang's -Wstring-concatenation takes a lone pair
+	 * in a list for a missing comma */
+	("CREATE TABLE notes (scope TEXT NOT NULL, key TEXT NOT NULL,"
+	 " value TEXT NOT NULL, PRIMARY KEY (scope, key));"),
 };
 
 _Static_assert(PR_ARRAY_SIZE(migrations) == PR_STORE_SCHEMA_LATEST,
@@ -160,6 +165,11 @@ int pr_store_open_version(struct pr_store **out, const char *path,
 done:
 	pr_store_free(st);
 	return err;
+}
+
+struct pr_sql *pr_store_sql(struct pr_store *st)
+{
+	return &st->sql;
 }
 
 const char *pr_store_path(const struct pr_store *st)

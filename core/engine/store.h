@@ -47,10 +47,11 @@ struct pr_version;
  * A store is used by one thread at a time.
  */
 
+struct pr_sql;
 struct pr_store;
 
 /* The schema version this binary writes. */
-#define PR_STORE_SCHEMA_LATEST 5
+#define PR_STORE_SCHEMA_LATEST 6
 
 /* Open (creating if needed) and migrate to the latest schema. */
 int pr_store_open(struct pr_store **out, const char *path);
@@ -64,6 +65,11 @@ int pr_store_open_version(struct pr_store **out, const char *path,
 void pr_store_free(struct pr_store *st);
 /* The path the store was opened with. */
 const char *pr_store_path(const struct pr_store *st);
+/*
+ * The store's connection, for the engine part's modules that keep a table
+ * of their own in the schema (notes.c); nothing above core/engine uses it.
+ */
+struct pr_sql *pr_store_sql(struct pr_store *st);
 /* The schema version of the open database. */
 int pr_store_schema_version(struct pr_store *st);
 

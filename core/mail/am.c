@@ -2,6 +2,7 @@
 
 #include "mail/am.h"
 #include "git/diff.h"
+#include "mail/mail.h"
 #include "model/subject.h"
 #include "model/trailer.h"
 
@@ -14,12 +15,18 @@ int pr_am_patch_from_mailinfo(struct pr_patch **out,
 
 	pr_ident_set(&p->author, mi->name, mi->email);
 	p->date = pr_strdup(mi->date);
+	/* an unreadable date stays unknown (0) */
+	if (pr_mail_parse_date(&p->time, p->date) < 0) {
+		p->time = 0;
+		pr_error_clear();
+	}
 	p->subject = pr_strdup(mi->subject);
 	p->subject_raw = pr_strdup(mi->subject_raw);
 	p->body = pr_strndup(mi->msg.ptr, mi->msg.len);
 	p->diff = pr_strndup(mi->patch.ptr, mi->patch.len);
 	p->message_id = mi->message_id[0] ? pr_strdup(mi->message_id) : NULL;
 	p->in_reply_to = mi->in_reply_to[0] ? pr_strdup(mi->in_reply_to) : NULL;
+	p->sender = mi->sender && mi->sender[0] ? pr_strdup(mi->sender) : NULL;
 	if (mi->nr_references) {
 		p->references =
 			pr_calloc(mi->nr_references, sizeof(*p->references));
@@ -41,6 +48,52 @@ int pr_am_patch_from_mailinfo(struct pr_patch **out,
 		p = NULL;
 	}
 	*out = p;
+	return err;
+}
+
+void pr_am_bare_diff(struct pr_patch *p)
+{
+	char *d = p->diff, *start, *sig, *q;
+
+	if (!d || !*d)
+		return;
+	start = !strncmp(d, "diff --git ", 11) ? d : strstr(d, "\ndiff --git ");
+	if (!start)
+		return;
+	if (start != d)
+		start++;
+	/* the stat is what sits between the "---" line and a blank line */
+	if (!p->diffstat && !strncmp(d, "---\n", 4) && start - d > 5 &&
+	    start[-1] == '\n' && start[-2] == '\n')
+		p->diffstat = pr_strndup(d + 4, (size_t)(start - 1 - (d + 4)));
+	/* the signature: the last "-- " line with no hunk after it */
+	for (sig = NULL, q = start; (q = strstr(q, "\n-- \n")); q++)
+		sig = q + 1;
+	if (sig && (strstr(sig, "\n@@ ") || strstr(sig, "\ndiff --git ")))
+		sig = NULL;
+	if (sig) {
+		/* format-patch --base puts its lines before the signature */
+		q = strstr(start, "\nbase-commit: ");
+		if (q && q < sig) {
+			while (q > start && q[-1] == '\n')
+				q--;
+			sig = q + 1;
+		}
+		*sig = '\0';
+	}
+	memmove(d, start, strlen(start) + 1);
+}
+
+int pr_am_patch_parse(struct pr_patch **out, const char *data, size_t len)
+{
+	struct pr_mailinfo mi;
+	int err;
+
+	*out = NULL;
+	pr_mailinfo_init(&mi);
+	if (!(err = pr_mailinfo_parse(&mi, data, len)))
+		err = pr_am_patch_from_mailinfo(out, &mi);
+	pr_mailinfo_release(&mi);
 	return err;
 }
 
