@@ -8,57 +8,25 @@
 # - a patch that breaks the build: FAIL quoting gcc's error;
 # - a patch whose initcall panics: FAIL quoting the panic line.
 # Each case's wall time is printed; the whole test's is in meson's log.
-set -u
-. "$PR_SRC/tests/integration/kernel_tree.sh"
+. "$(dirname "$0")/lib.sh"
 for tool in qemu-system-x86_64 make gcc flex bison bc cpio; do
-	command -v "$tool" >/dev/null 2>&1 || {
-		echo "skip: no $tool"
-		exit 77
-	}
+	command -v "$tool" >/dev/null 2>&1 || skip "no $tool"
 done
-[ -x /bin/busybox ] || {
-	echo "skip: no /bin/busybox (busybox-static)"
-	exit 77
-}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+[ -x /bin/busybox ] || skip "no /bin/busybox (busybox-static)"
+tmpdir
 t0=$(date +%s)
-
-# The kernel tree as a git repository (bare: worktrees are made from it),
-# made once from the extracted tree, under a lock as kernel_tree.sh does.
-G="$C/linux.git"
-(
-	flock 9
-	if [ ! -f "$G/pr-made" ]; then
-		rm -rf "$G"
-		git init -q --bare "$G" &&
-			git --git-dir="$G" --work-tree="$L" add -A -f -- . \
-				':!.pr-extracted' &&
-			GIT_AUTHOR_NAME=linux-source GIT_AUTHOR_EMAIL=root@localhost \
-				GIT_COMMITTER_NAME=linux-source \
-				GIT_COMMITTER_EMAIL=root@localhost \
-				GIT_AUTHOR_DATE=2000-01-01T00:00:00Z \
-				GIT_COMMITTER_DATE=2000-01-01T00:00:00Z \
-				git --git-dir="$G" --work-tree="$L" commit -q \
-				-m "Debian's linux-source" &&
-			touch "$G/pr-made"
-	fi
-) 9>"$C/linux.git.lock" || fail "no git repository of the kernel tree"
+kernel_git
 BASE=$(git --git-dir="$G" rev-parse HEAD) || fail "no HEAD in $G"
 SHORT=$(echo "$BASE" | cut -c1-12)
 echo "kernel tree repository ready: $(($(date +%s) - t0)) s"
 
-cat >"$T/kci.conf" <<EOF
+cat >"$tmp/kci.conf" <<EOF
 [source "in"]
 	type = mbox
-	path = $T/in.mbox
+	path = $tmp/in.mbox
 [sink "out"]
 	type = maildir
-	path = $T/md
+	path = $tmp/md
 [check "kernel-ci"]
 	type = kernel-ci
 	kernel-tree = $G
@@ -83,21 +51,21 @@ mail() {
 		printf 'Signed-off-by: A U Thor <author@example.org>\n---\n'
 		cat
 		printf '\nbase-commit: %s\n-- \n2.39.5\n\n' "$BASE"
-	} >"$T/$1.patch"
+	} >"$tmp/$1.patch"
 }
 
 # A patch appending $2 (a file of C) to init/main.c.
 append_patch() {
-	git --git-dir="$G" show HEAD:init/main.c >"$T/main.c" || fail "no init/main.c"
-	cat "$T/main.c" "$2" >"$T/main.new"
+	git --git-dir="$G" show HEAD:init/main.c >"$tmp/main.c" || fail "no init/main.c"
+	cat "$tmp/main.c" "$2" >"$tmp/main.new"
 	{
 		echo "diff --git a/init/main.c b/init/main.c"
 		diff -u --label a/init/main.c --label b/init/main.c \
-			"$T/main.c" "$T/main.new"
+			"$tmp/main.c" "$tmp/main.new"
 	} | mail "$1" "$3"
 }
 
-cat >"$T/good.c" <<'EOF'
+cat >"$tmp/good.c" <<'EOF'
 
 static int __init kci_hello(void)
 {
@@ -106,9 +74,9 @@ static int __init kci_hello(void)
 }
 late_initcall(kci_hello);
 EOF
-append_patch good "$T/good.c" "init: say hello from a late initcall"
+append_patch good "$tmp/good.c" "init: say hello from a late initcall"
 
-cat >"$T/broken.c" <<'EOF'
+cat >"$tmp/broken.c" <<'EOF'
 
 static int __init kci_broken(void)
 {
@@ -116,9 +84,9 @@ static int __init kci_broken(void)
 }
 late_initcall(kci_broken);
 EOF
-append_patch broken "$T/broken.c" "init: use a symbol nobody defines"
+append_patch broken "$tmp/broken.c" "init: use a symbol nobody defines"
 
-cat >"$T/panic.c" <<'EOF'
+cat >"$tmp/panic.c" <<'EOF'
 
 static int __init kci_panic(void)
 {
@@ -127,7 +95,7 @@ static int __init kci_panic(void)
 }
 late_initcall(kci_panic);
 EOF
-append_patch panic "$T/panic.c" "init: panic in a late initcall"
+append_patch panic "$tmp/panic.c" "init: panic in a late initcall"
 
 mail stale "init: fix a license line that is not there" <<'EOF'
 diff --git a/init/main.c b/init/main.c
@@ -141,38 +109,45 @@ diff --git a/init/main.c b/init/main.c
   *
 EOF
 
+# run CASE [--step]: the check through the route's step, or as a --step
 run() {
 	start=$(date +%s)
 	rc=0
-	"$PATCHRELAY" check -c "$T/kci.conf" --route r "$T/$1.patch" \
-		>"$T/$1.out" 2>"$T/$1.err" || rc=$?
+	if [ "${2:-}" = --step ]; then
+		"$PATCHRELAY" check --step "kernel-ci:kernel-tree=$G,build-dir=$C/kernel-ci,timeout=50m,boot-timeout=5m" \
+			"$tmp/$1.patch" >"$tmp/$1.out" 2>"$tmp/$1.err" || rc=$?
+	else
+		"$PATCHRELAY" check -c "$tmp/kci.conf" --route r "$tmp/$1.patch" \
+			>"$tmp/$1.out" 2>"$tmp/$1.err" || rc=$?
+	fi
 	echo "== case $1: exit $rc, $(($(date +%s) - start)) s"
-	cat "$T/$1.out"
-	grep -v ' running for ' "$T/$1.err"
-	LOGS=$(sed -n 's/.*kernel-ci: logs in //p' "$T/$1.err")
-	[ -d "$LOGS" ] || fail "$1: no log directory in: $(cat "$T/$1.err")"
-	echo "$LOGS" >>"$T/logdirs"
+	cat "$tmp/$1.out"
+	grep -v ' running for ' "$tmp/$1.err"
+	LOGS=$(sed -n 's/.*kernel-ci: logs in //p' "$tmp/$1.err")
+	[ -d "$LOGS" ] || fail "$1: no log directory in: $(cat "$tmp/$1.err")"
+	echo "$LOGS" >>"$tmp/logdirs"
 }
 has() {
-	grep -q -- "$2" "$T/$1.out" || fail "$1: no '$2' in the report"
+	grep -q -- "$2" "$tmp/$1.out" || fail "$1: no '$2' in the report"
 }
 
 # 1. Does not apply: named, and nothing built (no make ran, no object
 # written).
-touch "$T/stamp"
+touch "$tmp/stamp"
 sleep 1
 run stale
 [ $rc -eq 1 ] || fail "stale: exit $rc, want 1"
 has stale "^fail kernel-ci/apply patch 1: patch 1/1 'init: fix a license line that is not there' does not apply on $SHORT: error: patch failed: init/main.c:1$"
-[ "$(grep -c '^[a-z]* *kernel-ci/' "$T/stale.out")" -eq 1 ] ||
+[ "$(grep -c '^[a-z]* *kernel-ci/' "$tmp/stale.out")" -eq 1 ] ||
 	fail "stale: more than the apply entry"
 [ "$(ls "$LOGS")" = "apply.log" ] || fail "stale: logs of more than apply: $(ls "$LOGS")"
-[ -z "$(find "$C/kernel-ci" -path '*/obj/*' -newer "$T/stamp" | head -n 1)" ] ||
+[ -z "$(find "$C/kernel-ci" -path '*/obj/*' -newer "$tmp/stamp" | head -n 1)" ] ||
 	fail "stale: the object tree was written to"
 
 # 2. Good: the base's tree (built first when the cache has none), then the
-# version; the marker on the console, each stage with its time.
-run good
+# version; the marker on the console, each stage with its time.  This one
+# as `patchrelay check --step kernel-ci:kernel-tree=DIR PATCH`.
+run good --step
 [ $rc -eq 0 ] || fail "good: exit $rc, want 0"
 has good "^pass kernel-ci/apply: 1 patch applied with git am on $SHORT.* in [0-9.]* s$"
 has good "^pass kernel-ci/config: tinyconfig with the fragment, olddefconfig: [0-9.]* s$"
@@ -185,13 +160,26 @@ grep -q "kci: hello from the patch" "$LOGS/boot.log" ||
 	fail "good: the patched kernel did not boot (no hello in boot.log)"
 [ -s "$LOGS/build.log" ] || fail "good: no build.log"
 
+# The example's recipe (gen_init_cpio from the tree) makes the archive the
+# plugin wrote itself: the same entries, the same /init.
+sh "$PR_SRC/examples/qemu-boot/make-initramfs.sh" "$L" "$tmp/example.cpio" ||
+	fail "examples/qemu-boot/make-initramfs.sh failed"
+OWN=$(ls "$C"/kernel-ci/initramfs-*.cpio | head -n 1)
+cpio -it --quiet <"$tmp/example.cpio" >"$tmp/example.list" &&
+	cpio -it --quiet <"$OWN" >"$tmp/own.list" &&
+	cmp "$tmp/example.list" "$tmp/own.list" ||
+	fail "the example's initramfs lists other entries"
+(cd "$tmp" && mkdir ex own && cd ex && cpio -id --quiet init <../example.cpio &&
+	cd ../own && cpio -id --quiet init <"$OWN" && cmp ../ex/init init) ||
+	fail "the example's /init is not the plugin's"
+
 # 3. A compiler error: quoted, no boot.
 run broken
 [ $rc -eq 1 ] || fail "broken: exit $rc, want 1"
 has broken "^fail kernel-ci/build: the build failed (incremental on the base's object tree: [0-9.]* s): init/main.c:[0-9]*:[0-9]*: error: 'kci_undefined_symbol' undeclared"
 has broken "^    init/main.c: In function 'kci_broken':$"
 has broken "^    init/main.c:[0-9]*:[0-9]*: error: 'kci_undefined_symbol' undeclared"
-if grep -q "kernel-ci/boot" "$T/broken.out"; then fail "broken: booted"; fi
+if grep -q "kernel-ci/boot" "$tmp/broken.out"; then fail "broken: booted"; fi
 
 # 4. A panic in an initcall: the panic line quoted.
 run panic
@@ -204,5 +192,5 @@ if grep -q "patchrelay-kernel-ci: init is running" "$LOGS/boot.log"; then
 fi
 
 # This run's logs go; the trees stay for the next run.
-while read -r d; do rm -rf "$d"; done <"$T/logdirs"
+while read -r d; do rm -rf "$d"; done <"$tmp/logdirs"
 echo "kernel_ci: ok in $(($(date +%s) - t0)) s"

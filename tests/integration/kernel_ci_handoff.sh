@@ -5,41 +5,13 @@
 # finishes (cancelled at ci-timeout, the timeout reported), the version
 # passed as variables (inputs), and a wrong trigger token or a workflow
 # whose runs cannot be found.
-set -u
-PY=/usr/bin/python3
-fail() {
-	echo "kernel_ci_handoff.sh: $*" >&2
-	exit 1
-}
-tmp=$(mktemp -d) || exit 1
-lab=
-hub=
-cleanup() {
-	[ -n "$lab" ] && kill "$lab" 2>/dev/null
-	[ -n "$hub" ] && kill "$hub" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp" || exit 1
-
-wait_port() { # FILE WHAT
-	n=0
-	while [ ! -s "$1" ]; do
-		n=$((n + 1))
-		[ "$n" -gt 150 ] && fail "$2 did not start"
-		sleep 0.1
-	done
-}
-$PY "$PR_SRC/tests/emulators/gitlab.py" --root "$tmp/lab" \
-	--port-file lab.port 2>lab.err &
-lab=$!
-$PY "$PR_SRC/tests/emulators/github.py" --root "$tmp/hub" \
-	--port-file hub.port 2>hub.err &
-hub=$!
-wait_port lab.port "gitlab emulator: $(cat lab.err)"
-wait_port hub.port "github emulator: $(cat hub.err)"
-LAB=http://127.0.0.1:$(cat lab.port)
-HUB=http://127.0.0.1:$(cat hub.port)
+start_emulator gitlab "$tmp/lab"
+LAB=$emu_url
+start_emulator github "$tmp/hub"
+HUB=$emu_url
 
 # ctl BASE PATH JSON: a control request, its answer on stdout
 ctl() {
