@@ -86,6 +86,21 @@ done:
 	return err;
 }
 
+/* A run past ci-timeout: cancelled (POST url), and a FAIL entry. */
+static void cancel(struct handoff *h, const char *rule, const char *what,
+		   int64_t id, const char *status, const char *url,
+		   const char *body, long want, const char *web_url)
+{
+	int err = call(NULL, NULL, h, "POST", url, body, want, NULL);
+
+	pr_report_add(h->r->report, h->r->step, rule, PR_VERDICT_FAIL, -1, NULL,
+		      "%s %lld did not finish within %lld s (%s, cancelled%s): "
+		      "%s",
+		      what, (long long)id,
+		      (long long)(h->r->c->ci_timeout / 1000), status,
+		      err ? " failed" : "", web_url);
+}
+
 static const char *str(const json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
@@ -296,14 +311,8 @@ static int gitlab(struct handoff *h)
 		pr_buf_reset(&url);
 		pr_buf_addf(&url, "%s/projects/%s/pipelines/%lld/cancel",
 			    h->api.ptr, project.ptr, (long long)pid);
-		err = call(NULL, NULL, h, "POST", url.ptr, NULL, 200, NULL);
-		pr_report_add(h->r->report, h->r->step, "pipeline",
-			      PR_VERDICT_FAIL, -1, NULL,
-			      "GitLab pipeline %lld did not finish within "
-			      "%lld s (%s, cancelled%s): %s",
-			      (long long)pid, (long long)(c->ci_timeout / 1000),
-			      status, err ? " failed" : "", str(p, "web_url"));
-		err = 0;
+		cancel(h, "pipeline", "GitLab pipeline", pid, status, url.ptr,
+		       NULL, 200, str(p, "web_url"));
 		goto done;
 	}
 	pr_report_add(h->r->report, h->r->step, "pipeline",
@@ -469,14 +478,8 @@ static int github(struct handoff *h)
 	}
 	if (strcmp(status, "completed")) {
 		pr_buf_addf(&url, "/cancel");
-		err = call(NULL, NULL, h, "POST", url.ptr, "{}", 202, NULL);
-		pr_report_add(h->r->report, h->r->step, "workflow",
-			      PR_VERDICT_FAIL, -1, NULL,
-			      "GitHub Actions run %lld did not finish within "
-			      "%lld s (%s, cancelled%s): %s",
-			      (long long)run, (long long)(c->ci_timeout / 1000),
-			      status, err ? " failed" : "", str(o, "html_url"));
-		err = 0;
+		cancel(h, "workflow", "GitHub Actions run", run, status,
+		       url.ptr, "{}", 202, str(o, "html_url"));
 		goto done;
 	}
 	pr_report_add(h->r->report, h->r->step, "workflow",
