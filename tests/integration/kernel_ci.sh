@@ -131,18 +131,15 @@ has() {
 	grep -q -- "$2" "$tmp/$1.out" || fail "$1: no '$2' in the report"
 }
 
-# 1. Does not apply: named, and nothing built (no make ran, no object
-# written).
-touch "$tmp/stamp"
-sleep 1
+# 1. Does not apply: named, and nothing built (no make ran).
 run stale
 [ $rc -eq 1 ] || fail "stale: exit $rc, want 1"
 has stale "^fail kernel-ci/apply patch 1: patch 1/1 'init: fix a license line that is not there' does not apply on $SHORT: error: patch failed: init/main.c:1$"
 [ "$(grep -c '^[a-z]* *kernel-ci/' "$tmp/stale.out")" -eq 1 ] ||
 	fail "stale: more than the apply entry"
+# (the run's own logs say so: another run may build in the shared tree)
 [ "$(ls "$LOGS")" = "apply.log" ] || fail "stale: logs of more than apply: $(ls "$LOGS")"
-[ -z "$(find "$C/kernel-ci" -path '*/obj/*' -newer "$tmp/stamp" | head -n 1)" ] ||
-	fail "stale: the object tree was written to"
+grep -q '^\$ make' "$LOGS/apply.log" && fail "stale: make ran"
 
 # 2. Good: the base's tree (built first when the cache has none), then the
 # version; the marker on the console, each stage with its time.  This one
