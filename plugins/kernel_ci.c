@@ -276,12 +276,12 @@ static int kci_check_options(const struct pr_instance *inst)
 				"check '%s': marker '%s' is empty or holds a "
 				"quote",
 				inst->name, c->marker);
-	if (c->jobs < 0 || c->jobs > 1024 || c->memory < 32 ||
+	if (c->jobs < 0 || c->jobs > 1024 || c->memory < 1 ||
 	    c->memory > 65536 || c->keep < 0 || c->timeout <= 0 ||
-	    c->boot_timeout <= 0 || c->output_cap < 4096)
+	    c->boot_timeout <= 0 || !c->output_cap)
 		return pr_error(PR_ECONFIG,
-				"check '%s': jobs 0..1024, memory 32..65536, "
-				"keep >= 0, timeouts > 0, output-cap >= 4k",
+				"check '%s': jobs 0..1024, memory 1..65536, "
+				"keep >= 0, timeouts and output-cap over 0",
 				inst->name);
 	return 0;
 }
@@ -334,7 +334,7 @@ static int kci_run(struct pr_instance *inst, struct pr_series *s,
 	}
 	if ((err = read_fragment(&r)) || (err = pr_kci_dirs(&r, s, v)))
 		goto done;
-	pr_log_info(inst->prefix, "%s: logs in %s", r.step, r.log_dir.ptr);
+	pr_log_debug(inst->prefix, "%s: logs in %s", r.step, r.log_dir.ptr);
 	/* each stage returns 1 when it failed the version: stop there */
 	if ((err = pr_kci_apply(&r, v)) || (err = pr_kci_build(&r)) ||
 	    (err = pr_kci_boot(&r)))

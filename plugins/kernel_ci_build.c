@@ -224,7 +224,7 @@ static int build_base(const struct pr_kci_run *r, int64_t *ms)
 	pr_buf_addf(&path, "%s/" BASE_WARNINGS, r->obj.ptr);
 	if (!stat(path.ptr, &st))
 		goto done;
-	pr_log_info(r->inst->prefix,
+	pr_log_debug(r->inst->prefix,
 		    "%s: building the base %.12s first (its object tree "
 		    "serves every version on it)",
 		    r->step, r->base);

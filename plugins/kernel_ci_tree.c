@@ -381,6 +381,7 @@ static int apply(struct pr_kci_run *r, const struct pr_version *v)
 		if (!res.status)
 			continue;
 		why_not(&why, out.ptr);
+		pr_buf_addf(&out, "(logs: %s)\n", r->log_dir.ptr);
 		pr_report_add(r->report, r->step, "apply", PR_VERDICT_FAIL,
 			      (int)i, out.ptr,
 			      "patch %zu/%zu '%s' does not apply on %.12s: %s",
@@ -408,7 +409,7 @@ static int apply(struct pr_kci_run *r, const struct pr_version *v)
 int pr_kci_apply(struct pr_kci_run *r, const struct pr_version *v)
 {
 	int64_t start = pr_proc_now_ms();
-	struct pr_buf msg = PR_BUF_INIT;
+	struct pr_buf msg = PR_BUF_INIT, logs = PR_BUF_INIT;
 	bool made = false;
 	int err;
 
@@ -435,12 +436,15 @@ int pr_kci_apply(struct pr_kci_run *r, const struct pr_version *v)
 				  "base)");
 	pr_buf_adds(&msg, made ? ", in a new worktree, in " : " in ");
 	pr_kci_add_secs(&msg, pr_proc_now_ms() - start);
+	pr_buf_reset(&logs);
+	pr_buf_addf(&logs, "(logs: %s)\n", r->log_dir.ptr);
 	pr_report_add(r->report, r->step, "apply",
 		      r->base_guessed && r->named[0] ? PR_VERDICT_WARN
 						     : PR_VERDICT_PASS,
-		      -1, NULL, "%s", msg.ptr);
+		      -1, logs.ptr, "%s", msg.ptr);
 done:
 	pr_buf_release(&msg);
+	pr_buf_release(&logs);
 	return err;
 }
 
@@ -507,7 +511,7 @@ static void prune(struct pr_kci_run *r)
 			pr_buf_addf(&lock, "%s/lock", dir.ptr);
 			fd = open(lock.ptr, O_RDWR | O_CLOEXEC);
 			if (fd >= 0 && !flock(fd, LOCK_EX | LOCK_NB)) {
-				pr_log_info(r->inst->prefix,
+				pr_log_debug(r->inst->prefix,
 					    "%s: removing the least recently "
 					    "used tree '%s'",
 					    r->step, dir.ptr);

@@ -123,8 +123,8 @@ run() {
 	echo "== case $1: exit $rc, $(($(date +%s) - start)) s"
 	cat "$tmp/$1.out"
 	grep -v ' running for ' "$tmp/$1.err"
-	LOGS=$(sed -n 's/.*kernel-ci: logs in //p' "$tmp/$1.err")
-	[ -d "$LOGS" ] || fail "$1: no log directory in: $(cat "$tmp/$1.err")"
+	LOGS=$(sed -n 's/^    (logs: \(.*\))$/\1/p' "$tmp/$1.out")
+	[ -d "$LOGS" ] || fail "$1: no log directory in: $(cat "$tmp/$1.out")"
 	echo "$LOGS" >>"$tmp/logdirs"
 }
 has() {

@@ -585,7 +585,7 @@ static void test_options_refused(void **state)
 	set(&f, "marker", "it's");
 	assert_int_equal(type->open(&f.inst), PR_ECONFIG);
 	set(&f, "marker", "ok");
-	set(&f, "memory", "4");
+	set(&f, "memory", "0");
 	assert_int_equal(type->open(&f.inst), PR_ECONFIG);
 	set(&f, "memory", "256");
 	set(&f, "kernel-tree", "/nonexistent");
