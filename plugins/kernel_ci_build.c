@@ -225,9 +225,9 @@ static int build_base(const struct pr_kci_run *r, int64_t *ms)
 	if (!stat(path.ptr, &st))
 		goto done;
 	pr_log_debug(r->inst->prefix,
-		    "%s: building the base %.12s first (its object tree "
-		    "serves every version on it)",
-		    r->step, r->base);
+		     "%s: building the base %.12s first (its object tree "
+		     "serves every version on it)",
+		     r->step, r->base);
 	/* a tree half built, or of another make, starts again */
 	if ((err = pr_kci_checkout(r, r->base)))
 		goto done;

@@ -512,9 +512,9 @@ static void prune(struct pr_kci_run *r)
 			fd = open(lock.ptr, O_RDWR | O_CLOEXEC);
 			if (fd >= 0 && !flock(fd, LOCK_EX | LOCK_NB)) {
 				pr_log_debug(r->inst->prefix,
-					    "%s: removing the least recently "
-					    "used tree '%s'",
-					    r->step, dir.ptr);
+					     "%s: removing the least recently "
+					     "used tree '%s'",
+					     r->step, dir.ptr);
 				rm_rf(dir.ptr);
 				removed = true;
 			}
