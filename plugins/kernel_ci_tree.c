@@ -270,7 +270,8 @@ static void tree_key(struct pr_buf *out, const struct pr_kci_run *r)
 
 	pr_sha1_init(&h);
 	pr_sha1_update(&h, r->fragment.ptr, r->fragment.len);
-	pr_sha1_update(&h, r->c->ccache ? "ccache" : "gcc", 6);
+	pr_sha1_update(&h, r->c->ccache ? "ccache" : "cc",
+		       r->c->ccache ? 6 : 2);
 	pr_sha1_final_hex(hex, &h);
 	pr_buf_addf(out, "%.12s-%.8s", r->base, hex);
 }
