@@ -259,5 +259,6 @@ void pr_event_release(struct pr_event *e)
 	pr_trailer_list_release(&e->trailers);
 	free(e->state);
 	free(e->cursor);
+	free(e->id);
 	memset(e, 0, sizeof(*e));
 }
