@@ -224,9 +224,9 @@ static int rekey(const char **key, const struct pr_asm_series *as,
 				   *key);
 		for (j = 0; j < v->nr && !err; j++)
 			if (v->patches[j]->message_id)
-				err = note(pe->pw, "id:",
-					   v->patches[j]->message_id, NULL,
-					   *key);
+				err = note(pe->pw,
+					   "id:", v->patches[j]->message_id,
+					   NULL, *key);
 	}
 	pr_buf_release(&val);
 	return err;
@@ -251,7 +251,8 @@ static int series_event(const struct pr_event *ev, void *payload)
 	if (ev->series && ev->series->nr)
 		pr_log_info(pe->pw->inst->prefix,
 			    "series %lld '%s' v%d: %zu patch(es)",
-			    (long long)pe->s->id, pe->s->name ? pe->s->name : "",
+			    (long long)pe->s->id,
+			    pe->s->name ? pe->s->name : "",
 			    pr_series_latest(ev->series)->number,
 			    pr_series_latest(ev->series)->nr);
 	pe->nr_emitted++;
