@@ -15,13 +15,13 @@
  * Each poll reads /api/events/?category=series-completed of the project
  * from the cursor's `since` (oldest first, every page), skips the events
  * the cursor has seen (same date, id in `seen`), and for each new one
- * fetches the series, its patches' mbox and its cover letter's, which the
- * core parses as any mail (git mailinfo).  The version's number is the
- * series' version; its series key is its b4 change-id when it has one,
- * else the key an earlier version by the same submitter with the same
- * name got (noted "src:EMAIL\x1fNAME"), else its cover letter's
- * Message-ID (or its first patch's), so a new version Patchwork shows is
- * the next version of the same series.  Each version event carries the
+ * fetches the series, its cover letter's mbox and its patches', whose
+ * mails go through the stream assembler as a poll of a list does
+ * (pr_mailsrc_emit_seen: the same grouping, versions, keys and
+ * superseding).  A later version is fetched without the versions before
+ * it, so rekey() gives it an earlier version's key (see there): a new
+ * version Patchwork shows is the next version of the same series, with
+ * the key an mbox of the list gives it.  Each version event carries the
  * cursor as it stands after it.
  *
  * The first poll without a cursor reads from `since` when it is set;
