@@ -359,6 +359,19 @@ pw_ctl() {
 	emu_ctl POST "/_emu$1" "$2" >/dev/null
 }
 
+# pw_netdev: the patchwork emulator (emu_url) with the project netdev
+# (list netdev.example.org) kept by ci (token ci-token), and a git
+# repository tree whose main holds base.c, committed by Ada Demo
+pw_netdev() {
+	start_emulator patchwork "$tmp/emu"
+	pw_ctl /projects '{"link_name":"netdev","list_id":"netdev.example.org","maintainers":["ci"]}'
+	pw_ctl /users '{"login":"ci","token":"ci-token","email":"ci@example.org"}'
+	git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
+	mkdir "$tmp/tree"
+	echo base >"$tmp/tree/base.c"
+	git_base "$tmp/tree"
+}
+
 # pw_feed FILE...: the mails of the mbox files, to the patchwork emulator
 # as its list got them
 pw_feed() {
