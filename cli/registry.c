@@ -31,6 +31,7 @@ static const struct pr_connector_type *const connectors[] = {
 /* clang-format off */
 static const struct pr_plugin_type *const plugins[] = {
 	&pr_plugin_exec,
+	&pr_plugin_kernel_ci,
 	&pr_plugin_maintainers,
 	&pr_plugin_mass_edit,
 	&pr_plugin_msg_lint,

@@ -236,6 +236,7 @@ struct pass_ctx {
 	const char *cursor_key;
 	const struct pr_engine_opts *opts; /* never NULL */
 	size_t *dry_run_written; /* mails written to opts->dry_run_fd */
+	const char *state_dir; /* the state file's directory */
 };
 
 static bool name_char(char ch)
@@ -327,8 +328,11 @@ static int run_steps(const struct pass_ctx *c, struct pr_series *s,
 					"route '%s': step '%s' cannot run",
 					c->route->name,
 					c->route->steps.items[i]);
+		/* where a step keeps what it caches (kernel-ci's trees) */
+		((struct pr_instance *)&n->inst)->state_dir = c->state_dir;
 		err = n->plugin->run((struct pr_instance *)&n->inst, s, v,
 				     report);
+		((struct pr_instance *)&n->inst)->state_dir = NULL;
 		if (err)
 			return pr_error_wrap(err, "route '%s': step '%s'",
 					     c->route->name,
@@ -1481,6 +1485,7 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 	memset(out, 0, sizeof(*out));
 	if ((ret = pr_engine_state_dir(&state_dir, pr_store_path(st))))
 		return ret;
+	c.state_dir = state_dir.ptr;
 	for (i = 0; i < g->nr_nodes; i++)
 		((struct pr_instance *)&g->nodes[i].inst)->store = st;
 	for (i = 0; i < g->nr_routes; i++) {

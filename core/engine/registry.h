@@ -88,8 +88,9 @@ struct pr_instance {
 	void *state; /* whatever open() allocates; close() frees */
 	/*
 	 * The directory of the state file while the engine polls this
-	 * instance, where a source keeps what it caches between passes
-	 * (the git source's fetched repository); NULL otherwise.
+	 * instance or runs this step, where it keeps what it caches
+	 * between passes (the git source's fetched repository, kernel-ci's
+	 * trees and logs); NULL otherwise.
 	 */
 	const char *state_dir;
 	/*

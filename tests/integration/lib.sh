@@ -469,3 +469,30 @@ kernel_tree() {
 		fi
 	) 9>"$C/linux-source.lock" || exit $?
 }
+
+# kernel_git: kernel_tree, and G, a bare git repository of it (one commit)
+# made once in the cache under a lock, for kernel-ci's worktrees.  `add
+# -f`: Debian's top .gitignore ignores everything at the top level.
+kernel_git() {
+	kernel_tree
+	G="$C/linux.git"
+	(
+		flock 9
+		if [ ! -f "$G/pr-made" ]; then
+			rm -rf "$G"
+			git init -q --bare "$G" &&
+				git --git-dir="$G" config gc.auto 0 &&
+				git --git-dir="$G" --work-tree="$L" add -A -f -- . \
+					':!.pr-extracted' &&
+				GIT_AUTHOR_NAME=linux-source \
+				GIT_AUTHOR_EMAIL=root@localhost \
+				GIT_COMMITTER_NAME=linux-source \
+				GIT_COMMITTER_EMAIL=root@localhost \
+				GIT_AUTHOR_DATE=2000-01-01T00:00:00Z \
+				GIT_COMMITTER_DATE=2000-01-01T00:00:00Z \
+				git --git-dir="$G" --work-tree="$L" commit -q \
+				-m "Debian's linux-source" &&
+				touch "$G/pr-made"
+		fi
+	) 9>"$C/linux.git.lock" || fail "no git repository of the kernel tree"
+}
