@@ -29,9 +29,9 @@ static void on_signal(int sig)
 
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: patchrelay run -c FILE [--once] "
-		"[--interval SECONDS] [--dry-run [--dry-run-dir DIR]]\n");
+	fprintf(stderr, "usage: patchrelay run -c FILE [--once] "
+			"[--interval SECONDS] [--dry-run [--dry-run-dir DIR]]\n"
+			"                      [--log-format=text|json]\n");
 }
 
 static int load(struct pr_graph **out, const char *file)
@@ -52,12 +52,11 @@ static int load(struct pr_graph **out, const char *file)
 		/* an open() failure is a config error naming the instance */
 		pr_graph_free(*out);
 		*out = NULL;
-		pr_cli_error(NULL);
+		pr_log_error(NULL, "%s", pr_error_message());
 	} else if (err < 0) {
 		for (i = 0; i < problems.nr; i++)
-			fprintf(stderr, "patchrelay: error: %s\n",
-				problems.items[i]);
-		pr_cli_error(NULL);
+			pr_log_error(NULL, "%s", problems.items[i]);
+		pr_log_error(NULL, "%s", pr_error_message());
 	}
 	pr_strlist_release(&problems);
 	return err;
@@ -314,6 +313,19 @@ int cmd_run(int argc, char **argv)
 			opts.dry_run_dir = argv[++i];
 		} else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
 			file = argv[++i];
+		} else if (!strncmp(argv[i], "--log-format=", 13) ||
+			   (!strcmp(argv[i], "--log-format") && i + 1 < argc)) {
+			enum pr_log_format format;
+			const char *name = argv[i][12] == '=' ? argv[i] + 13
+							      : argv[++i];
+
+			if (pr_log_format_parse(&format, name) < 0) {
+				pr_cli_error(NULL);
+				usage();
+				return PR_EXIT_USAGE;
+			}
+			/* before anything is logged, the config's errors too */
+			pr_log_set_format(format);
 		} else if (!strcmp(argv[i], "--interval") && i + 1 < argc) {
 			char *end;
 
@@ -340,7 +352,7 @@ int cmd_run(int argc, char **argv)
 		return PR_EXIT_USAGE;
 	if (pr_store_open(&st, g->state ? g->state : PR_CLI_DEFAULT_STATE) <
 	    0) {
-		pr_cli_error(NULL);
+		pr_log_error(NULL, "%s", pr_error_message());
 		ret = PR_EXIT_RUNTIME;
 		goto done;
 	}
