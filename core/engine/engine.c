@@ -13,6 +13,7 @@
 #include "git/format.h"
 #include "engine/cfg.h"
 #include "engine/graph.h"
+#include "engine/store_view.h"
 #include "mail/mailinfo.h"
 #include "mail/mbox.h"
 #include "mail/mail.h"
@@ -935,6 +936,51 @@ done:
 }
 
 /*
+ * Note for the status page what the route made of version v (store_view.h):
+ * its title, the series' link and submitter, the report, and each mail
+ * sink's recipients.  A note that fails is logged: the page is a window,
+ * never a reason to hold a delivery.
+ */
+static void note_version(const struct pass_ctx *c, const struct pr_event *ev,
+			 const struct pr_store_version *sv,
+			 const struct pr_version *v,
+			 const struct pr_report *report,
+			 const struct sink_job *jobs, size_t nr_jobs)
+{
+	const struct pr_ident *who = &ev->series->submitter;
+	struct pr_store_note note = { NULL, ev->series->url, NULL, report };
+	struct pr_buf submitter = PR_BUF_INIT;
+	size_t i;
+	int err;
+
+	if (v->cover && v->cover->subject)
+		note.title = v->cover->subject;
+	else if (v->nr)
+		note.title = v->patches[0]->subject;
+	if (who->email && *who->email &&
+	    pr_buf_addf(&submitter, "%s%s<%s>", who->name ? who->name : "",
+			who->name && *who->name ? " " : "", who->email) == 0)
+		note.submitter = submitter.ptr;
+	err = pr_store_note_version(c->st, sv->series_id, sv->number, &note);
+	for (i = 0; !err && jobs && i < nr_jobs; i++) {
+		if (!jobs[i].n || !pr_outgoing_rcpt_count(&jobs[i].rcpt))
+			continue;
+		err = pr_store_note_recipients(c->st, sv->series_id, sv->number,
+					       jobs[i].sink_key.ptr,
+					       &jobs[i].rcpt.to,
+					       &jobs[i].rcpt.cc);
+		/* refused before its delivery was opened */
+		if (err == PR_ENOENT)
+			err = 0;
+	}
+	if (err)
+		pr_log_warn(c->route->name, "status of '%s' v%d not noted: %s",
+			    ev->series->origin_key, sv->number,
+			    pr_error_message());
+	pr_buf_release(&submitter);
+}
+
+/*
  * Handle one version on the route: record it, run the steps, render and
  * deliver it to each sink, give feedback.  Returns 0, 1 when mails are
  * left for a retry (the cursor must not move), or a negative PR_E*.
@@ -942,7 +988,7 @@ done:
 static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 			   struct pr_version *v)
 {
-	struct pr_store_version sv;
+	struct pr_store_version sv = { 0 };
 	struct pr_engine_version ev2;
 	struct pr_engine_stats ds;
 	struct pr_report report = PR_REPORT_INIT;
@@ -1073,6 +1119,8 @@ refused:
 	if (sv.is_new)
 		give_feedback(c, ev->series, &report, NULL);
 done:
+	if (err >= 0 && sv.series_id && !c->opts->dry_run)
+		note_version(c, ev, &sv, v, &report, jobs, nr_jobs);
 	for (i = 0; jobs && i < nr_jobs; i++)
 		sink_job_release(&jobs[i]);
 	free(jobs);
