@@ -980,6 +980,14 @@ static void note_version(const struct pass_ctx *c, const struct pr_event *ev,
 	pr_buf_release(&submitter);
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /*
  * Handle one version on the route: record it, run the steps, render and
  * deliver it to each sink, give feedback.  Returns 0, 1 when mails are
@@ -998,6 +1006,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	size_t i, nr_jobs = c->route->to.nr, sent = 0, pending = 0;
 	size_t rejected = 0;
 	bool retry = false;
+	int64_t t0;
 	char fp[41];
 	int err;
 
@@ -1074,6 +1083,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 				goto done;
 			continue;
 		}
+		t0 = c->opts->delivered ? mono_ms() : 0;
 		if (whole)
 			err = push_version(&ds, c, &ev2, j, ev->series, v,
 					   &report);
@@ -1086,6 +1096,9 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 					    NULL);
 		if (err)
 			goto done;
+		if (c->opts->delivered && ds.sent)
+			c->opts->delivered(j->n->inst.name, ds.sent,
+					   mono_ms() - t0, c->opts->payload);
 		c->stats->sent += ds.sent;
 		c->stats->rejected += ds.rejected;
 		rejected += ds.rejected;
