@@ -273,7 +273,7 @@ int pr_metrics_render(struct pr_buf *out, struct pr_metrics *m, int64_t pending,
 	scalar(out, "mails_pending", "gauge",
 	       "Messages the state store holds pending (to retry).",
 	       (double)pending);
-	scalar(out, "mails_rejected", "gauge",
+	scalar(out, "mails_rejected_stored", "gauge",
 	       "Messages the state store holds rejected for good.",
 	       (double)rejected);
 	scalar(out, "sources_failing", "gauge",
