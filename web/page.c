@@ -419,7 +419,8 @@ static void delivery_line(struct pr_buf *o, const struct page_delivery *d)
 	}
 }
 
-static void entry_html(struct pr_buf *o, const struct page_entry *e)
+static void entry_html(struct pr_buf *o, const struct page_entry *e,
+		       bool details)
 {
 	pr_buf_addf(o,
 		    "<li class=\"entry %s\"><span class=\"verdict\">%s</span> ",
@@ -433,7 +434,7 @@ static void entry_html(struct pr_buf *o, const struct page_entry *e)
 		pr_buf_addf(o, " (patch %d)", e->patch + 1);
 	pr_buf_adds(o, ": ");
 	esc(o, e->message);
-	if (e->detail && *e->detail) {
+	if (details && e->detail && *e->detail) {
 		pr_buf_adds(o, "<details><summary>details</summary><pre>");
 		esc(o, e->detail);
 		pr_buf_adds(o, "</pre></details>");
@@ -441,9 +442,9 @@ static void entry_html(struct pr_buf *o, const struct page_entry *e)
 	pr_buf_adds(o, "</li>");
 }
 
-/* A version's report: its verdict and entries (the list: not the passes). */
+/* A version's report: its verdict and findings (the list: no details). */
 static void report_html(struct pr_buf *o, const struct page_version *v,
-			bool all)
+			bool details)
 {
 	size_t i;
 
@@ -451,8 +452,7 @@ static void report_html(struct pr_buf *o, const struct page_version *v,
 		    verdict_word(v->v.verdict), verdict_word(v->v.verdict));
 	pr_buf_adds(o, "<ul class=\"entries\">");
 	for (i = 0; i < v->nr_entries; i++)
-		if (all || v->entries[i].verdict >= PR_VERDICT_WARN)
-			entry_html(o, &v->entries[i]);
+		entry_html(o, &v->entries[i], details);
 	pr_buf_adds(o, "</ul>");
 }
 
