@@ -1,5 +1,6 @@
 #include "base/pr.h"
 #include "commands.h"
+#include "git/abbrev.h"
 #include "git/gitrepo.h"
 #include "git/rangediff.h"
 
@@ -34,7 +35,7 @@ static int abbrev_id(struct pr_buf *out, const char *hex, void *payload)
 {
 	const char *const *dir = payload;
 
-	return pr_gitrepo_abbrev(out, *dir, hex);
+	return pr_abbrev_id(out, *dir, hex);
 }
 
 /*

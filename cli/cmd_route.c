@@ -26,31 +26,6 @@ static int usage(void)
 	return PR_EXIT_USAGE;
 }
 
-struct flag {
-	const char *name;
-	size_t off;
-	bool value;
-};
-
-#define OPT(field) offsetof(struct pr_maint_opts, field)
-
-static const struct flag flags[] = {
-	{ "--rolestats", OPT(rolestats), true },
-	{ "--no-rolestats", OPT(rolestats), false },
-	{ "--m", OPT(maintainers), true },
-	{ "--no-m", OPT(maintainers), false },
-	{ "--r", OPT(reviewers), true },
-	{ "--no-r", OPT(reviewers), false },
-	{ "--l", OPT(lists), true },
-	{ "--no-l", OPT(lists), false },
-	{ "--subsystem", OPT(subsystem), true },
-	{ "--no-subsystem", OPT(subsystem), false },
-	{ "--status", OPT(status), true },
-	{ "--no-status", OPT(status), false },
-	{ "--keywords", OPT(keywords), true },
-	{ "--no-keywords", OPT(keywords), false },
-};
-
 /* "--name VALUE" or "--name=VALUE"; advances *i past what it used. */
 static const char *opt_value(int argc, char **argv, int *i, const char *name)
 {
@@ -184,20 +159,30 @@ int cmd_route(int argc, char **argv)
 	long rounds = 0;
 	size_t npatches = 0, i;
 	int a, ret = PR_EXIT_OK;
+	/* get_maintainer.pl's switches, each with its --no- form */
+	const struct {
+		const char *name;
+		bool *field;
+	} flags[] = {
+		{ "rolestats", &o.rolestats }, { "m", &o.maintainers },
+		{ "r", &o.reviewers },	       { "l", &o.lists },
+		{ "subsystem", &o.subsystem }, { "status", &o.status },
+		{ "keywords", &o.keywords },
+	};
 
 	pr_maint_opts_init(&o);
 	patches = pr_calloc((size_t)argc, sizeof(*patches));
 	names = pr_calloc((size_t)argc, sizeof(*names));
 	for (a = 1; a < argc; a++) {
 		const char *arg = argv[a];
-		bool known = false;
+		bool known = false, no = !strncmp(arg, "--no-", 5);
 
-		for (i = 0; i < PR_ARRAY_SIZE(flags); i++) {
-			if (!strcmp(arg, flags[i].name)) {
-				*(bool *)((char *)&o + flags[i].off) =
-					flags[i].value;
-				known = true;
-			}
+		/* "--NAME" sets a switch, "--no-NAME" clears it */
+		for (i = 0; i < PR_ARRAY_SIZE(flags) && !known; i++) {
+			known = !strncmp(arg, "--", 2) &&
+				!strcmp(arg + (no ? 5 : 2), flags[i].name);
+			if (known)
+				*flags[i].field = !no;
 		}
 		if (known)
 			continue;

@@ -1,6 +1,7 @@
 #include "base/pr.h"
 #include "commands.h"
 #include "connectors.h"
+#include "patchwork.h"
 #include "plugins.h"
 #include "checks.h"
 #include "hook.h"
@@ -18,6 +19,7 @@ static const struct pr_connector_type *const connectors[] = {
 	&pr_connector_imap,
 	&pr_connector_maildir,
 	&pr_connector_mbox,
+	&pr_connector_patchwork,
 	&pr_connector_public_inbox,
 	&pr_connector_smtp,
 	NULL,

@@ -382,46 +382,6 @@ static void find_base(char out[41], const char *text)
 	}
 }
 
-/*
- * A mailed patch's diff as a git source holds it: mailinfo's patch starts
- * at the "---" line with the diffstat and ends with format-patch's
- * signature ("-- \n2.39.5") and maybe its base-commit lines; the sinks
- * render those again, so only the diff itself is kept, and the stat goes
- * to p->diffstat.
- */
-static void bare_diff(struct pr_patch *p)
-{
-	char *d = p->diff, *start, *sig, *q;
-
-	if (!d || !*d)
-		return;
-	start = !strncmp(d, "diff --git ", 11) ? d : strstr(d, "\ndiff --git ");
-	if (!start)
-		return;
-	if (start != d)
-		start++;
-	/* the stat is what sits between the "---" line and a blank line */
-	if (!p->diffstat && !strncmp(d, "---\n", 4) && start - d > 5 &&
-	    start[-1] == '\n' && start[-2] == '\n')
-		p->diffstat = pr_strndup(d + 4, (size_t)(start - 1 - (d + 4)));
-	/* the signature: the last "-- " line with no hunk after it */
-	for (sig = NULL, q = start; (q = strstr(q, "\n-- \n")); q++)
-		sig = q + 1;
-	if (sig && (strstr(sig, "\n@@ ") || strstr(sig, "\ndiff --git ")))
-		sig = NULL;
-	if (sig) {
-		/* format-patch --base puts its lines before the signature */
-		q = strstr(start, "\nbase-commit: ");
-		if (q && q < sig) {
-			while (q > start && q[-1] == '\n')
-				q--;
-			sig = q + 1;
-		}
-		*sig = '\0';
-	}
-	memmove(d, start, strlen(start) + 1);
-}
-
 static int file_mail(const char *data, size_t len,
 		     const struct pr_mbox_where *w, void *payload)
 {
@@ -444,7 +404,7 @@ static int file_mail(const char *data, size_t len,
 	}
 	if (p->diff)
 		find_base(fm->base, p->diff);
-	bare_diff(p);
+	pr_am_bare_diff(p);
 	PR_ALLOC_GROW(fm->mails, fm->nr + 1, fm->alloc);
 	fm->mails[fm->nr++] = p;
 done:

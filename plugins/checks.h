@@ -30,7 +30,8 @@ struct pr_size_figures {
 void pr_size_figures_count(struct pr_size_figures *out,
 			   const struct pr_version *v);
 
-/* Defaults used by `patchrelay check --step size-limit` without options. */
+/* The limits of `patchrelay check --step size-limit` without options (its
+ * step_defaults); a config section without limits has none. */
 void pr_size_limit_defaults(struct pr_size_limit_ctx *ctx);
 int pr_size_limit_check(struct pr_report *r, const char *step,
 			const struct pr_size_limit_ctx *ctx,
@@ -167,6 +168,7 @@ int pr_exec_check(struct pr_report *r, const char *step,
 /* Config context of the exec definition. */
 struct pr_exec_ctx {
 	struct pr_strlist command; /* argv, one word per repeated key */
+	char *cmd; /* or the argv as one line, split at blanks */
 	char *cwd;
 	int64_t timeout; /* ms; 0: the default */
 	uint64_t output_cap; /* 0: PR_LIMIT_EXEC_OUTPUT */

@@ -298,7 +298,10 @@ int pr_exec_check(struct pr_report *r, const char *step,
 static const struct pr_option exec_options[] = {
 	{ "command", PR_OPT_LIST, NULL,
 	  "the command, one word per key (no shell): command = perl",
-	  offsetof(struct pr_exec_ctx, command), true, NULL },
+	  offsetof(struct pr_exec_ctx, command), false, NULL },
+	{ "cmd", PR_OPT_STRING, NULL,
+	  "or the command on one line, split at blanks (no shell, no quoting)",
+	  offsetof(struct pr_exec_ctx, cmd), false, NULL },
 	{ "cwd", PR_OPT_PATH, NULL, "working directory of the command",
 	  offsetof(struct pr_exec_ctx, cwd), false, NULL },
 	{ "timeout", PR_OPT_DURATION, "60s", "kill the command after this",
@@ -314,41 +317,96 @@ static const struct pr_option exec_options[] = {
 	PR_OPTIONS_END,
 };
 
-static int exec_run(struct pr_instance *inst, struct pr_series *s,
-		    struct pr_version *v, struct pr_report *report)
+/* The command's words: command's values, or cmd split at blanks. */
+static void exec_words(struct pr_strlist *out, const struct pr_exec_ctx *c)
+{
+	const char *w = c->cmd;
+	char *word;
+	size_t i, n;
+
+	for (i = 0; i < c->command.nr; i++)
+		pr_strlist_add(out, c->command.items[i]);
+	while (w && *(w += strspn(w, " \t"))) {
+		n = strcspn(w, " \t");
+		word = pr_strndup(w, n);
+		pr_strlist_add(out, word);
+		free(word);
+		w += n;
+	}
+}
+
+/*
+ * The instance's options as pr_exec_check takes them, refused when wrong:
+ * one of command and cmd, warn-status 0..255.  o->argv, owned by the
+ * caller, points into *words.
+ */
+static int exec_opts(struct pr_exec_opts *o, struct pr_strlist *words,
+		     const struct pr_instance *inst)
 {
 	const struct pr_exec_ctx *c = inst->ctx;
-	struct pr_exec_opts o;
-	const char **argv = NULL;
+	const char **argv;
 	size_t i;
-	int err = 0;
 
-	PR_UNUSED(s);
-	pr_exec_defaults(&o);
+	pr_exec_defaults(o);
 	if (c->timeout > 0)
-		o.timeout_ms = c->timeout;
+		o->timeout_ms = c->timeout;
 	if (c->output_cap > 0)
-		o.output_cap = (size_t)c->output_cap;
-	o.per_patch = c->per_patch;
-	o.cwd = c->cwd;
+		o->output_cap = (size_t)c->output_cap;
+	o->per_patch = c->per_patch;
+	o->cwd = c->cwd;
 	for (i = 0; i < c->warn_status.nr; i++) {
 		char *end;
 		long st = strtol(c->warn_status.items[i], &end, 10);
 
 		if (*end || st < 0 || st > 255 ||
-		    o.nr_warn_status == PR_ARRAY_SIZE(o.warn_status))
+		    o->nr_warn_status == PR_ARRAY_SIZE(o->warn_status))
 			return pr_error(PR_ECONFIG,
-					"exec '%s': warn-status '%s' is not "
+					"check '%s': warn-status '%s' is not "
 					"0..255 or one too many",
 					inst->name, c->warn_status.items[i]);
-		o.warn_status[o.nr_warn_status++] = (int)st;
+		o->warn_status[o->nr_warn_status++] = (int)st;
 	}
-	argv = pr_calloc(c->command.nr + 1, sizeof(*argv));
-	for (i = 0; i < c->command.nr; i++)
-		argv[i] = c->command.items[i];
-	o.argv = argv;
-	err = pr_exec_check(report, inst->name, &o, v);
-	free(argv);
+	if (c->command.nr && c->cmd)
+		return pr_error(PR_ECONFIG,
+				"check '%s': command and cmd both set; use one",
+				inst->name);
+	exec_words(words, c);
+	if (!words->nr)
+		return pr_error(PR_ECONFIG,
+				"check '%s': no command (set command or cmd)",
+				inst->name);
+	argv = pr_calloc(words->nr + 1, sizeof(*argv));
+	for (i = 0; i < words->nr; i++)
+		argv[i] = words->items[i];
+	o->argv = argv;
+	return 0;
+}
+
+/* What run() would refuse, refused before anything runs. */
+static int exec_open(struct pr_instance *inst)
+{
+	struct pr_strlist words = { 0 };
+	struct pr_exec_opts o;
+	int err = exec_opts(&o, &words, inst);
+
+	free((void *)o.argv);
+	pr_strlist_release(&words);
+	return err;
+}
+
+static int exec_run(struct pr_instance *inst, struct pr_series *s,
+		    struct pr_version *v, struct pr_report *report)
+{
+	struct pr_strlist words = { 0 };
+	struct pr_exec_opts o;
+	int err;
+
+	PR_UNUSED(s);
+	err = exec_opts(&o, &words, inst);
+	if (!err)
+		err = pr_exec_check(report, inst->name, &o, v);
+	free((void *)o.argv);
+	pr_strlist_release(&words);
 	return err;
 }
 
@@ -359,5 +417,6 @@ const struct pr_plugin_type pr_plugin_exec = {
 	.kind = PR_PLUGIN_CHECK,
 	.options = exec_options,
 	.ctx_size = sizeof(struct pr_exec_ctx),
+	.open = exec_open,
 	.run = exec_run,
 };

@@ -1,12 +1,12 @@
 #include "base/pr.h"
 #include "plugins.h"
 #include "checks.h"
+#include "engine/cfg.h"
 
 /*
  * The size-limit check: fails (max-) or warns (warn-) when a version
  * touches too many files, changes too many lines, or has too many bytes or
- * patches.  Only the definition lives here so far; run is filled in by the
- * checks work.
+ * patches.  The definition lives here, the counting in size_limit_check.c.
  */
 
 #define SL_OPT(key, field, help)                                               \
@@ -35,6 +35,33 @@ static const struct pr_option size_limit_options[] = {
 	PR_OPTIONS_END,
 };
 
+/*
+ * A size-limit made outside a config file (`patchrelay check --step
+ * size-limit`) has these limits unless given others; a config section
+ * states its own (docs/plugins/size-limit.md).
+ */
+static const char *const size_limit_step_defaults[] = {
+	"max-files=1000",  "warn-files=100",  "max-lines=50000",
+	"warn-lines=5000", "max-patches=200", "warn-patches=50",
+	"max-bytes=16M",   "warn-bytes=2M",   NULL,
+};
+
+void pr_size_limit_defaults(struct pr_size_limit_ctx *ctx)
+{
+	const char *const *s;
+
+	memset(ctx, 0, sizeof(*ctx));
+	for (s = size_limit_step_defaults; *s; s++) {
+		const char *eq = strchr(*s, '=');
+		char *key = pr_strndup(*s, (size_t)(eq - *s));
+
+		pr_cfg_set_option(ctx,
+				  pr_cfg_find_option(size_limit_options, key),
+				  eq + 1);
+		free(key);
+	}
+}
+
 const struct pr_plugin_type pr_plugin_size_limit = {
 	.abi = PR_ABI_VERSION,
 	.name = "size-limit",
@@ -43,4 +70,5 @@ const struct pr_plugin_type pr_plugin_size_limit = {
 	.options = size_limit_options,
 	.ctx_size = sizeof(struct pr_size_limit_ctx),
 	.run = pr_size_limit_run,
+	.step_defaults = size_limit_step_defaults,
 };

@@ -178,19 +178,6 @@ void pr_size_figures_count(struct pr_size_figures *out,
 		count_patch(out, v->patches[i], (int)i);
 }
 
-void pr_size_limit_defaults(struct pr_size_limit_ctx *ctx)
-{
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->max_files = 1000;
-	ctx->warn_files = 100;
-	ctx->max_lines = 50000;
-	ctx->warn_lines = 5000;
-	ctx->max_patches = 200;
-	ctx->warn_patches = 50;
-	ctx->max_bytes = 16 * PR_MIB;
-	ctx->warn_bytes = 2 * PR_MIB;
-}
-
 /* One figure against its warn and fail limits (0: no limit). */
 static void limit_one(struct pr_report *r, const char *step, const char *what,
 		      const char *rule, uint64_t figure, uint64_t warn,

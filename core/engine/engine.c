@@ -14,7 +14,6 @@
 #include "engine/cfg.h"
 #include "engine/graph.h"
 #include "engine/store_view.h"
-#include "mail/mailinfo.h"
 #include "mail/mbox.h"
 #include "mail/mail.h"
 #include "mail/outgoing.h"
@@ -392,55 +391,23 @@ void pr_engine_render_free(char **mails, size_t *lens, size_t nr)
 }
 
 /*
- * Whether the route takes v by its include-subsystem / exclude-subsystem:
- * the first step whose plugin has sections() names the MAINTAINERS
- * sections v touches.  1: take it; 0: skip it silently (a route choosing
- * its series is not a refusal); negative: no step can tell.
+ * Whether the route takes v by its include-subsystem / exclude-subsystem
+ * (pr_graph_route_sections).  1: take it; 0: skip it silently (a route
+ * choosing its series is not a refusal); negative: no step can tell.
  */
 static int route_takes_version(const struct pass_ctx *c,
 			       const struct pr_series *s,
 			       const struct pr_version *v)
 {
-	const struct pr_graph_route *r = c->route;
-	const struct pr_graph_node *n = NULL;
 	struct pr_strlist touched = { 0 };
-	size_t i, j;
-	bool in = !r->include_subsystem.nr;
+	const char *excluded;
 	int ret;
 
-	if (!r->include_subsystem.nr && !r->exclude_subsystem.nr)
-		return 1;
-	for (i = 0; i < r->steps.nr && !n; i++) {
-		n = pr_graph_node(c->g, "check", r->steps.items[i]);
-		if (n && (!n->plugin || !n->plugin->sections))
-			n = NULL;
-	}
-	if (!n)
-		return pr_error(PR_ECONFIG,
-				"route '%s': include-subsystem and "
-				"exclude-subsystem need a step of type "
-				"maintainers",
-				r->name);
-	ret = n->plugin->sections((struct pr_instance *)&n->inst, v, &touched);
-	if (ret < 0)
-		goto done;
-	ret = 1;
-	for (i = 0; i < touched.nr && ret; i++) {
-		for (j = 0; j < r->exclude_subsystem.nr; j++)
-			if (!strcasecmp(touched.items[i],
-					r->exclude_subsystem.items[j]))
-				ret = 0;
-		for (j = 0; j < r->include_subsystem.nr; j++)
-			if (!strcasecmp(touched.items[i],
-					r->include_subsystem.items[j]))
-				in = true;
-	}
-	if (!in)
-		ret = 0;
+	ret = pr_graph_route_sections(c->g, c->route, v, &touched, &excluded);
 	if (!ret)
-		pr_log_debug(r->name, "series '%s' v%d: not for this route",
+		pr_log_debug(c->route->name,
+			     "series '%s' v%d: not for this route",
 			     s->origin_key, v->number);
-done:
 	pr_strlist_release(&touched);
 	return ret;
 }
@@ -569,15 +536,12 @@ static int stored_patch(const char *data, size_t len,
 			const struct pr_mbox_where *where, void *payload)
 {
 	struct mbox_version *mv = payload;
-	struct pr_mailinfo mi;
 	struct pr_patch *p = NULL;
 	int err;
 
 	PR_UNUSED(where);
-	pr_mailinfo_init(&mi);
-	if ((err = pr_mailinfo_parse(&mi, data, len)) ||
-	    (err = pr_am_patch_from_mailinfo(&p, &mi)))
-		goto done;
+	if ((err = pr_am_patch_parse(&p, data, len)))
+		return err;
 	/* format-patch's "From <commit> Mon Sep 17 ..." line keeps the id
 	 * (all zeros for a patch that never was a commit: none) */
 	if (len > 45 && !memcmp(data, "From ", 5) && data[45] == ' ' &&
@@ -591,9 +555,7 @@ static int stored_patch(const char *data, size_t len,
 		p->subject_raw = NULL;
 	}
 	pr_version_add_patch(mv->v, p);
-done:
-	pr_mailinfo_release(&mi);
-	return err;
+	return 0;
 }
 
 /*
@@ -845,6 +807,30 @@ static int record_patch_ids(struct pr_store *st, int64_t series_id, int number,
 }
 
 /*
+ * The route's sinks that sync landed commits (a patchwork sink) get them
+ * first; one that fails holds the source's cursor (it gets them again).
+ */
+static int tell_sinks_landed(const struct pass_ctx *c,
+			     const struct pr_series *branch)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < c->route->to.nr; i++) {
+		const struct pr_graph_node *n =
+			pr_graph_node(c->g, "sink", c->route->to.items[i]);
+
+		if (!n || !n->connector || !n->connector->landed)
+			continue;
+		err = n->connector->landed((struct pr_instance *)&n->inst,
+					   branch);
+		if (err < 0)
+			return pr_error_wrap(err, "sink '%s'", n->inst.name);
+	}
+	return 0;
+}
+
+/*
  * Commits landed on a watched branch (a "landed" event: the series is the
  * branch, its latest version the new commits, each with commit_id and
  * patch_id): the stored versions they complete are recorded as landed,
@@ -869,6 +855,8 @@ static int on_landed(const struct pass_ctx *c, const struct pr_event *ev)
 			    branch);
 		return 0;
 	}
+	if ((err = tell_sinks_landed(c, ev->series)))
+		return err;
 	ids = pr_calloc(v->nr, sizeof(*ids));
 	commits = pr_calloc(v->nr, sizeof(*commits));
 	made = pr_calloc(v->nr, sizeof(*made));
@@ -936,45 +924,46 @@ done:
 }
 
 /*
- * Note for the status page what the route made of version v (store_view.h):
+ * Record for the status page what the route made of version v (store_view.h):
  * its title, the series' link and submitter, the report, and each mail
- * sink's recipients.  A note that fails is logged: the page is a window,
+ * sink's recipients.  A record that fails is logged: the page is a window,
  * never a reason to hold a delivery.
  */
-static void note_version(const struct pass_ctx *c, const struct pr_event *ev,
-			 const struct pr_store_version *sv,
-			 const struct pr_version *v,
-			 const struct pr_report *report,
-			 const struct sink_job *jobs, size_t nr_jobs)
+static void record_status(const struct pass_ctx *c, const struct pr_event *ev,
+			  const struct pr_store_version *sv,
+			  const struct pr_version *v,
+			  const struct pr_report *report,
+			  const struct sink_job *jobs, size_t nr_jobs)
 {
 	const struct pr_ident *who = &ev->series->submitter;
-	struct pr_store_note note = { NULL, ev->series->url, NULL, report };
+	struct pr_store_status status = { NULL, ev->series->url, NULL, report };
 	struct pr_buf submitter = PR_BUF_INIT;
 	size_t i;
 	int err;
 
 	if (v->cover && v->cover->subject)
-		note.title = v->cover->subject;
+		status.title = v->cover->subject;
 	else if (v->nr)
-		note.title = v->patches[0]->subject;
+		status.title = v->patches[0]->subject;
 	if (who->email && *who->email &&
 	    pr_buf_addf(&submitter, "%s%s<%s>", who->name ? who->name : "",
 			who->name && *who->name ? " " : "", who->email) == 0)
-		note.submitter = submitter.ptr;
-	err = pr_store_note_version(c->st, sv->series_id, sv->number, &note);
+		status.submitter = submitter.ptr;
+	err = pr_store_status_set(c->st, sv->series_id, sv->number, &status);
 	for (i = 0; !err && jobs && i < nr_jobs; i++) {
 		if (!jobs[i].n || !pr_outgoing_rcpt_count(&jobs[i].rcpt))
 			continue;
-		err = pr_store_note_recipients(c->st, sv->series_id, sv->number,
-					       jobs[i].sink_key.ptr,
-					       &jobs[i].rcpt.to,
-					       &jobs[i].rcpt.cc);
+		err = pr_store_recipients_set(c->st, sv->series_id, sv->number,
+					      jobs[i].sink_key.ptr,
+					      &jobs[i].rcpt.to,
+					      &jobs[i].rcpt.cc);
 		/* refused before its delivery was opened */
 		if (err == PR_ENOENT)
 			err = 0;
 	}
 	if (err)
-		pr_log_warn(c->route->name, "status of '%s' v%d not noted: %s",
+		pr_log_warn(c->route->name,
+			    "status of '%s' v%d not recorded: %s",
 			    ev->series->origin_key, sv->number,
 			    pr_error_message());
 	pr_buf_release(&submitter);
@@ -1133,7 +1122,7 @@ refused:
 		give_feedback(c, ev->series, &report, NULL);
 done:
 	if (err >= 0 && sv.series_id && !c->opts->dry_run)
-		note_version(c, ev, &sv, v, &report, jobs, nr_jobs);
+		record_status(c, ev, &sv, v, &report, jobs, nr_jobs);
 	for (i = 0; jobs && i < nr_jobs; i++)
 		sink_job_release(&jobs[i]);
 	free(jobs);
@@ -1303,6 +1292,8 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 	memset(out, 0, sizeof(*out));
 	if ((ret = pr_engine_state_dir(&state_dir, pr_store_path(st))))
 		return ret;
+	for (i = 0; i < g->nr_nodes; i++)
+		((struct pr_instance *)&g->nodes[i].inst)->store = st;
 	for (i = 0; i < g->nr_routes; i++) {
 		const struct pr_graph_route *r = &g->routes[i];
 		const struct pr_graph_node *src =
@@ -1359,6 +1350,8 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 					: 0,
 				c.opts->payload);
 	}
+	for (i = 0; i < g->nr_nodes; i++)
+		((struct pr_instance *)&g->nodes[i].inst)->store = NULL;
 	pr_buf_release(&state_dir);
 	return ret;
 }

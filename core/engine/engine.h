@@ -20,10 +20,12 @@ struct pr_buf;
  * sink; the cursor is stored only after all of that.  A source that fails
  * is counted and skipped; the other routes still run.  A "landed" event
  * (PR_EVENT_STATE, state "landed", series = the watched branch whose
- * latest version holds the new commits with commit_id and patch_id) marks
- * the stored versions it completes as landed (pr_store_land) and tells
- * each to the route's feedback node once, summary "landed in BRANCH as
- * COMMIT", with an empty report.
+ * latest version holds the new commits with commit_id and patch_id) goes
+ * first to each of the route's sinks whose type has `landed` (an error of
+ * one holds the cursor), then marks the stored versions it completes as
+ * landed (pr_store_land) and tells each to the route's feedback node
+ * once, summary "landed in BRANCH as COMMIT", with an empty report.
+ * While a pass runs, every instance's `store` is the pass's store.
  *
  * Invariants:
  * - The delivery key depends only on what is delivered (origin, series

@@ -169,59 +169,60 @@ static void load_hook_secret(struct loader *l, struct pr_graph_node *n,
 		problem(l, "%s: the secret is empty", where);
 }
 
-/* Create the node of one instance section and parse its keys. */
-static void load_instance(struct loader *l, const char *kind, const char *name)
+/*
+ * Fill n (zeroed) as the section kind.name of l's entries says: its type
+ * looked up, then the table's defaults, [defaults], and the section's keys.
+ * False when the type is refused (n then holds nothing); a key refused
+ * leaves a problem and the node as far as it got.
+ */
+static bool node_load(struct loader *l, struct pr_graph_node *n,
+		      const char *kind, const char *name, const char *file)
 {
 	const struct pr_connector_type *ct = NULL;
 	const struct pr_plugin_type *pt = NULL;
 	const char *type = type_of(l, kind, name);
 	const struct pr_option *opt;
-	struct pr_graph_node *n;
 	struct pr_buf where = PR_BUF_INIT;
-	struct pr_graph *g = l->g;
 	size_t i;
 
 	if (!type) {
 		problem(l, "%s.%s.type: missing required key", kind, name);
-		return;
+		return false;
 	}
 	if (!strcmp(kind, "check")) {
 		pt = pr_registry_plugin(l->reg, type);
 		if (!pt) {
 			problem(l, "%s.%s.type: unknown plugin type '%s'", kind,
 				name, type);
-			return;
+			return false;
 		}
 	} else {
 		ct = pr_registry_connector(l->reg, type);
 		if (!ct) {
 			problem(l, "%s.%s.type: unknown connector type '%s'",
 				kind, name, type);
-			return;
+			return false;
 		}
 		if (!strcmp(kind, "source") && !(ct->caps & PR_CAP_SOURCE)) {
 			problem(l,
 				"%s.%s.type: connector '%s' cannot be a source",
 				kind, name, type);
-			return;
+			return false;
 		}
 		if (!strcmp(kind, "sink") && !(ct->caps & PR_CAP_SINK)) {
 			problem(l,
 				"%s.%s.type: connector '%s' cannot be a sink",
 				kind, name, type);
-			return;
+			return false;
 		}
 	}
 
-	PR_ALLOC_GROW(g->nodes, g->nr_nodes + 1, g->alloc_nodes);
-	n = &g->nodes[g->nr_nodes++];
-	memset(n, 0, sizeof(*n));
 	n->connector = ct;
 	n->plugin = pt;
 	n->options = ct ? ct->options : pt->options;
 	n->inst.name = pr_strdup(name);
 	n->inst.kind = pr_strdup(kind);
-	n->inst.file = g->file;
+	n->inst.file = file;
 	n->type = pr_strdup(type);
 	n->inst.ctx = pr_calloc(1, (ct ? ct->ctx_size : pt->ctx_size) + 1);
 	snprintf(n->inst.prefix, sizeof(n->inst.prefix), "%s:%s", type, name);
@@ -266,14 +267,42 @@ static void load_instance(struct loader *l, const char *kind, const char *name)
 		else
 			set_opt(l, n, opt, e->value, where.ptr);
 	}
-	if (!strcmp(kind, "source") && !n->interval_ms)
-		n->interval_ms = g->interval_ms;
 	for (opt = n->options; opt && opt->key; opt++)
 		if (opt->required && !pr_cfg_option_is_set(n->inst.ctx, opt) &&
 		    !has_key(l, kind, name, opt->key))
 			problem(l, "%s.%s.%s: missing required key", kind, name,
 				opt->key);
 	pr_buf_release(&where);
+	return true;
+}
+
+/* Free what node_load gave n. */
+static void node_release(struct pr_graph_node *n)
+{
+	pr_cfg_options_release(n->inst.ctx, n->options);
+	free(n->inst.ctx);
+	free((char *)n->inst.name);
+	free((char *)n->inst.kind);
+	free((char *)n->type);
+	if (n->webhook_secret) {
+		/* a secret does not linger in freed memory */
+		memset(n->webhook_secret, 0, strlen(n->webhook_secret));
+		free(n->webhook_secret);
+	}
+}
+
+/* Create the node of one instance section and parse its keys. */
+static void load_instance(struct loader *l, const char *kind, const char *name)
+{
+	struct pr_graph *g = l->g;
+	struct pr_graph_node n = { 0 };
+
+	if (!node_load(l, &n, kind, name, g->file))
+		return;
+	if (!strcmp(kind, "source") && !n.interval_ms)
+		n.interval_ms = g->interval_ms;
+	PR_ALLOC_GROW(g->nodes, g->nr_nodes + 1, g->alloc_nodes);
+	g->nodes[g->nr_nodes++] = n;
 }
 
 static void load_route_key(struct loader *l, struct pr_graph_route *r,
@@ -622,6 +651,78 @@ int pr_graph_load(struct pr_graph **out, const char *path,
 	return 0;
 }
 
+/* An entry of section [check "sub"]; value NULL: the key alone. */
+static void add_entry(struct loader *l, const char *sub, const char *key,
+		      const char *value)
+{
+	struct entry *e;
+
+	PR_ALLOC_GROW(l->entries, l->nr + 1, l->alloc);
+	e = &l->entries[l->nr++];
+	e->section = pr_strdup("check");
+	e->sub = pr_strdup(sub);
+	e->key = pr_strdup(key);
+	e->value = pr_strdup(value ? value : "true");
+	e->novalue = !value;
+}
+
+/* "key=value" (or "key") as an entry of [check "type"]. */
+static void add_setting(struct loader *l, const char *type, const char *s)
+{
+	const char *eq = strchr(s, '=');
+	char *key = eq ? pr_strndup(s, (size_t)(eq - s)) : pr_strdup(s);
+
+	if (!strcmp(key, "type"))
+		problem(l, "check.%s.type: the type cannot be set again", type);
+	else
+		add_entry(l, type, key, eq ? eq + 1 : NULL);
+	free(key);
+}
+
+int pr_graph_step_new(struct pr_graph_node **out, const struct pr_registry *reg,
+		      const char *origin, const char *type,
+		      const struct pr_strlist *settings,
+		      struct pr_strlist *problems)
+{
+	const struct pr_plugin_type *pt = pr_registry_plugin(reg, type);
+	struct pr_graph_node *n = pr_calloc(1, sizeof(*n));
+	struct loader l = { 0 };
+	size_t before = problems->nr, i;
+	bool loaded;
+
+	*out = NULL;
+	l.file = origin;
+	l.reg = reg;
+	l.problems = problems;
+	add_entry(&l, type, "type", type);
+	for (i = 0; pt && pt->step_defaults && pt->step_defaults[i]; i++)
+		add_setting(&l, type, pt->step_defaults[i]);
+	for (i = 0; settings && i < settings->nr; i++)
+		add_setting(&l, type, settings->items[i]);
+	loaded = node_load(&l, n, "check", type, NULL);
+	free_entries(&l);
+	if (loaded)
+		n->inst.file = pr_strdup(origin);
+	if (problems->nr > before) {
+		/* a node whose type was refused is still zeroed: safe */
+		pr_graph_step_free(n);
+		return pr_error(PR_ECONFIG, "%zu problem%s in %s",
+				problems->nr - before,
+				problems->nr - before == 1 ? "" : "s", origin);
+	}
+	*out = n;
+	return 0;
+}
+
+void pr_graph_step_free(struct pr_graph_node *n)
+{
+	if (!n)
+		return;
+	node_release(n);
+	free((char *)n->inst.file);
+	free(n);
+}
+
 static void route_release(struct pr_graph_route *r)
 {
 	free(r->name);
@@ -640,20 +741,8 @@ void pr_graph_free(struct pr_graph *g)
 
 	if (!g)
 		return;
-	for (i = 0; i < g->nr_nodes; i++) {
-		struct pr_graph_node *n = &g->nodes[i];
-
-		pr_cfg_options_release(n->inst.ctx, n->options);
-		free(n->inst.ctx);
-		free((char *)n->inst.name);
-		free((char *)n->inst.kind);
-		free((char *)n->type);
-		if (n->webhook_secret) {
-			/* a secret does not linger in freed memory */
-			memset(n->webhook_secret, 0, strlen(n->webhook_secret));
-			free(n->webhook_secret);
-		}
-	}
+	for (i = 0; i < g->nr_nodes; i++)
+		node_release(&g->nodes[i]);
 	for (i = 0; i < g->nr_routes; i++)
 		route_release(&g->routes[i]);
 	free(g->nodes);
@@ -700,6 +789,47 @@ bool pr_graph_route_takes(const struct pr_graph_route *r,
 			if (path_under(r->include_path.items[j], paths[i]))
 				return true;
 	return false;
+}
+
+int pr_graph_route_sections(const struct pr_graph *g,
+			    const struct pr_graph_route *r,
+			    const struct pr_version *v,
+			    struct pr_strlist *touched, const char **excluded)
+{
+	const struct pr_graph_node *n = NULL;
+	bool in = !r->include_subsystem.nr;
+	size_t i, j;
+	int err;
+
+	*excluded = NULL;
+	if (!r->include_subsystem.nr && !r->exclude_subsystem.nr)
+		return 1;
+	for (i = 0; i < r->steps.nr && !n; i++) {
+		n = pr_graph_node(g, "check", r->steps.items[i]);
+		if (n && (!n->plugin || !n->plugin->sections))
+			n = NULL;
+	}
+	if (!n)
+		return pr_error(PR_ECONFIG,
+				"route '%s': include-subsystem and "
+				"exclude-subsystem need a step of type "
+				"maintainers",
+				r->name);
+	/* sections() may load and keep MAINTAINERS in the instance's state */
+	err = n->plugin->sections((struct pr_instance *)&n->inst, v, touched);
+	if (err)
+		return err;
+	for (i = 0; i < touched->nr; i++) {
+		for (j = 0; j < r->exclude_subsystem.nr && !*excluded; j++)
+			if (!strcasecmp(touched->items[i],
+					r->exclude_subsystem.items[j]))
+				*excluded = touched->items[i];
+		for (j = 0; j < r->include_subsystem.nr; j++)
+			if (!strcasecmp(touched->items[i],
+					r->include_subsystem.items[j]))
+				in = true;
+	}
+	return in && !*excluded;
 }
 
 static void print_list(struct pr_buf *out, const char *key,

@@ -77,6 +77,25 @@ int pr_graph_load(struct pr_graph **out, const char *path,
 		  const struct pr_registry *reg, struct pr_strlist *problems);
 void pr_graph_free(struct pr_graph *g);
 
+/*
+ * One check instance made outside a config file (`patchrelay check --step
+ * TYPE:key=value,...`), exactly as the loader makes a [check "TYPE"]
+ * section of `settings`, each "key=value" or "key" alone (a boolean's
+ * true): the type looked up in reg, the table's defaults, then the type's
+ * step_defaults, then the settings in order, each parsed by its option's
+ * type, with the same refusals (an unknown key, a bad value, a missing
+ * required key) in the same words.  Each problem is one line of
+ * `problems`, "ORIGIN: check.TYPE.KEY: what is wrong", origin standing
+ * where a config file's name stands.  On a problem *out stays NULL and
+ * PR_ECONFIG is returned.  The node is named TYPE and owns all it holds;
+ * free it with pr_graph_step_free (NULL is safe) after its plugin's close.
+ */
+int pr_graph_step_new(struct pr_graph_node **out, const struct pr_registry *reg,
+		      const char *origin, const char *type,
+		      const struct pr_strlist *settings,
+		      struct pr_strlist *problems);
+void pr_graph_step_free(struct pr_graph_node *n);
+
 /* The instance of `kind` ("source", "sink", "check") named `name`. */
 const struct pr_graph_node *pr_graph_node(const struct pr_graph *g,
 					  const char *kind, const char *name);
@@ -96,6 +115,20 @@ const char *pr_graph_node_string(const struct pr_graph_node *n,
  */
 bool pr_graph_route_takes(const struct pr_graph_route *r,
 			  const char *const *paths, size_t nr);
+
+/*
+ * Whether route `r` of g takes version v by its include-subsystem and
+ * exclude-subsystem: the first step of r whose plugin has sections() names
+ * the MAINTAINERS sections v touches, appended to `touched`.  Returns 1
+ * when r takes v (also when r has neither key), 0 when it does not, with
+ * *excluded the first touched section that exclude-subsystem names (NULL:
+ * none of them is in include-subsystem), or a negative PR_E* code
+ * (PR_ECONFIG when no step of r has sections()).
+ */
+int pr_graph_route_sections(const struct pr_graph *g,
+			    const struct pr_graph_route *r,
+			    const struct pr_version *v,
+			    struct pr_strlist *touched, const char **excluded);
 
 /* Append the graph as text, or as Graphviz DOT when `dot`. */
 int pr_graph_print(struct pr_buf *out, const struct pr_graph *g, bool dot);

@@ -5,7 +5,10 @@
 #include "model/model.h"
 #include "engine/sql.h"
 #include "engine/store.h"
-#include "engine/store_private.h"
+
+struct pr_store {
+	struct pr_sql sql;
+};
 
 /*
  * Forward migrations: step i (0-based) takes the schema from version i to
@@ -69,8 +72,11 @@ static const char *const migrations[] = {
 	"ALTER TABLE versions ADD COLUMN landed_branch TEXT;"
 	"ALTER TABLE versions ADD COLUMN landed_commit TEXT;"
 	"ALTER TABLE versions ADD COLUMN landed_time INTEGER;",
+	/* 6: what connectors keep about the world they talk to (notes.h) */
+	"CREATE TABLE notes (scope TEXT NOT NULL, key TEXT NOT NULL,"
+	" value TEXT NOT NULL, PRIMARY KEY (scope, key));",
 	/*
-	 * 6: what the status page shows (store_view.h): a version's title
+	 * 7: what the status page shows (store_view.h): a version's title
 	 * and the verdict and entries of the last report a route made of
 	 * it, the series' link and submitter, each delivery's recipients
 	 */
@@ -176,6 +182,11 @@ int pr_store_open_version(struct pr_store **out, const char *path,
 done:
 	pr_store_free(st);
 	return err;
+}
+
+struct pr_sql *pr_store_sql(struct pr_store *st)
+{
+	return &st->sql;
 }
 
 const char *pr_store_path(const struct pr_store *st)

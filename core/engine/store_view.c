@@ -4,39 +4,39 @@
 #include "model/report.h"
 #include "engine/sql.h"
 #include "engine/store.h"
-#include "engine/store_private.h"
 #include "engine/store_view.h"
 
-int pr_store_note_version(struct pr_store *st, int64_t series_id, int number,
-			  const struct pr_store_note *note)
+int pr_store_status_set(struct pr_store *st, int64_t series_id, int number,
+			const struct pr_store_status *status)
 {
-	const struct pr_report *r = note->report;
+	const struct pr_report *r = status->report;
 	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
 	size_t i;
 	int err;
 
-	if ((err = pr_sql_begin(&st->sql)))
+	if ((err = pr_sql_begin(pr_store_sql(st))))
 		return err;
-	/* a link or submitter once known stays when a later note lacks it */
-	if ((err = pr_sql_run(&st->sql, "note series",
+	/* a link or submitter once known stays when a later record lacks it */
+	if ((err = pr_sql_run(pr_store_sql(st), "record series status",
 			      "UPDATE series SET url = coalesce(?, url),"
 			      " submitter = coalesce(?, submitter),"
 			      " updated = strftime('%s', 'now') WHERE id = ?",
-			      "ssI", note->url, note->submitter, series_id)) ||
-	    (err = pr_sql_run(&st->sql, "note version",
+			      "ssI", status->url, status->submitter,
+			      series_id)) ||
+	    (err = pr_sql_run(pr_store_sql(st), "record version status",
 			      "UPDATE versions SET title = ?, verdict = ?"
 			      " WHERE series_id = ? AND number = ?",
-			      "siIi", note->title,
+			      "siIi", status->title,
 			      r ? (int)pr_report_verdict(r) : -1, series_id,
 			      number)) ||
-	    (err = pr_sql_run(&st->sql, "note report",
+	    (err = pr_sql_run(pr_store_sql(st), "record report",
 			      "DELETE FROM report_entries WHERE"
 			      " series_id = ? AND version = ?",
 			      "Ii", series_id, number)))
 		goto done;
 	if (!r || !r->nr)
 		goto done;
-	if ((err = pr_sql_prepare(&q, &st->sql, "note report",
+	if ((err = pr_sql_prepare(&q, pr_store_sql(st), "record report",
 				  "INSERT INTO report_entries (series_id,"
 				  " version, idx, step, rule, verdict, patch,"
 				  " message, detail)"
@@ -55,7 +55,7 @@ int pr_store_note_version(struct pr_store *st, int64_t series_id, int number,
 	}
 done:
 	pr_sql_finish(&q);
-	return pr_sql_end(&st->sql, err);
+	return pr_sql_end(pr_store_sql(st), err);
 }
 
 static int add_recipients(struct pr_sql_stmt *q, int64_t delivery, int *idx,
@@ -75,10 +75,10 @@ static int add_recipients(struct pr_sql_stmt *q, int64_t delivery, int *idx,
 	return err;
 }
 
-int pr_store_note_recipients(struct pr_store *st, int64_t series_id,
-			     int version, const char *sink,
-			     const struct pr_recipient_list *to,
-			     const struct pr_recipient_list *cc)
+int pr_store_recipients_set(struct pr_store *st, int64_t series_id, int version,
+			    const char *sink,
+			    const struct pr_recipient_list *to,
+			    const struct pr_recipient_list *cc)
 {
 	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
 	int64_t id;
@@ -86,13 +86,13 @@ int pr_store_note_recipients(struct pr_store *st, int64_t series_id,
 
 	if ((err = pr_store_delivery_find(&id, st, series_id, version, sink)))
 		return err;
-	if ((err = pr_sql_begin(&st->sql)))
+	if ((err = pr_sql_begin(pr_store_sql(st))))
 		return err;
-	if ((err = pr_sql_run(&st->sql, "note recipients",
+	if ((err = pr_sql_run(pr_store_sql(st), "record recipients",
 			      "DELETE FROM delivery_recipients"
 			      " WHERE delivery_id = ?",
 			      "I", id)) ||
-	    (err = pr_sql_prepare(&q, &st->sql, "note recipients",
+	    (err = pr_sql_prepare(&q, pr_store_sql(st), "record recipients",
 				  "INSERT INTO delivery_recipients"
 				  " (delivery_id, idx, role, name, email,"
 				  " reason) VALUES (?, ?, ?, ?, ?, ?)",
@@ -102,7 +102,7 @@ int pr_store_note_recipients(struct pr_store *st, int64_t series_id,
 	err = add_recipients(&q, id, &idx, cc);
 done:
 	pr_sql_finish(&q);
-	return pr_sql_end(&st->sql, err);
+	return pr_sql_end(pr_store_sql(st), err);
 }
 
 /*
@@ -137,8 +137,8 @@ int pr_store_foreach_series(struct pr_store *st, int64_t only, int limit,
 	int err;
 
 	/* SQLite takes a negative LIMIT as none */
-	err = pr_sql_prepare(&q, &st->sql, "list series", series_sql, "Ii",
-			     only, limit > 0 ? limit : -1);
+	err = pr_sql_prepare(&q, pr_store_sql(st), "list series", series_sql,
+			     "Ii", only, limit > 0 ? limit : -1);
 	while (!err && (err = pr_sql_next(&q)) > 0) {
 		struct pr_store_series_view s = {
 			pr_sql_int64(&q, 0), pr_sql_text(&q, 1),
@@ -164,7 +164,7 @@ int pr_store_foreach_version(struct pr_store *st, int64_t series_id,
 	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
 	int err;
 
-	err = pr_sql_prepare(&q, &st->sql, "list versions",
+	err = pr_sql_prepare(&q, pr_store_sql(st), "list versions",
 			     "SELECT number, title, nr_patches,"
 			     " coalesce(created, 0), coalesce(verdict, -1),"
 			     " landed_branch, landed_commit FROM versions"
@@ -191,7 +191,7 @@ int pr_store_foreach_delivery(struct pr_store *st, int64_t series_id,
 	int err;
 
 	err = pr_sql_prepare(
-		&q, &st->sql, "list deliveries",
+		&q, pr_store_sql(st), "list deliveries",
 		"SELECT d.id, d.version, d.sink, d.nr_messages,"
 		" sum(m.status = 1), sum(m.status = 2), sum(m.attempts),"
 		" (SELECT last_error FROM delivery_messages e"
@@ -224,7 +224,7 @@ int pr_store_foreach_message(struct pr_store *st, int64_t delivery,
 	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
 	int err;
 
-	err = pr_sql_prepare(&q, &st->sql, "list messages",
+	err = pr_sql_prepare(&q, pr_store_sql(st), "list messages",
 			     "SELECT idx, status, attempts, message_id,"
 			     " last_error, coalesce(updated, 0)"
 			     " FROM delivery_messages WHERE delivery_id = ?"
@@ -249,7 +249,7 @@ int pr_store_foreach_recipient(struct pr_store *st, int64_t delivery,
 	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
 	int err;
 
-	err = pr_sql_prepare(&q, &st->sql, "list recipients",
+	err = pr_sql_prepare(&q, pr_store_sql(st), "list recipients",
 			     "SELECT role, name, email, reason"
 			     " FROM delivery_recipients WHERE delivery_id = ?"
 			     " ORDER BY idx",
@@ -274,7 +274,7 @@ int pr_store_foreach_identity(struct pr_store *st, int64_t series_id,
 	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
 	int err;
 
-	err = pr_sql_prepare(&q, &st->sql, "list identities",
+	err = pr_sql_prepare(&q, pr_store_sql(st), "list identities",
 			     "SELECT kind, value FROM identities"
 			     " WHERE series_id = ? ORDER BY kind, rowid",
 			     "I", series_id);
@@ -290,7 +290,7 @@ int pr_store_foreach_entry(struct pr_store *st, int64_t series_id, int version,
 	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
 	int err;
 
-	err = pr_sql_prepare(&q, &st->sql, "list report",
+	err = pr_sql_prepare(&q, pr_store_sql(st), "list report",
 			     "SELECT step, rule, verdict, patch, message,"
 			     " detail FROM report_entries"
 			     " WHERE series_id = ? AND version = ?"
@@ -319,7 +319,7 @@ int pr_store_count_messages(struct pr_store *st, int64_t *pending,
 	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
 	int err;
 
-	err = pr_sql_row(&q, &st->sql, "count messages",
+	err = pr_sql_row(&q, pr_store_sql(st), "count messages",
 			 "SELECT coalesce(sum(status = 0), 0),"
 			 " coalesce(sum(status = 2), 0) FROM delivery_messages",
 			 "");

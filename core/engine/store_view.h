@@ -9,16 +9,16 @@ struct pr_report_entry;
 struct pr_recipient_list;
 
 /*
- * What the status page shows of the state store (schema 6): the engine
- * notes, for each version a route handled, its title, the series' link
+ * What the status page shows of the state store (schema 7): the engine
+ * records, for each version a route handled, its title, the series' link
  * and submitter and the route's report, and for each delivery its
  * recipients; the web server reads them back with the walks below.
  *
  * Invariants:
- * - A note replaces the one before it: a version keeps the report of the
+ * - A record replaces the one before it: a version keeps the report of the
  *   last route that handled it (its verdict, and every entry in order),
  *   a delivery the recipients of its last rendering.
- * - Each note is one transaction.
+ * - Each record is one transaction.
  * - The walks hand strings that live until the callback returns; a
  *   non-zero return of the callback stops the walk and is returned.  A
  *   walk is a read: it is safe on a second connection of the same file
@@ -26,23 +26,23 @@ struct pr_recipient_list;
  */
 
 /* What the engine knows of a version when its route is done with it. */
-struct pr_store_note {
+struct pr_store_status {
 	const char *title; /* the cover's subject, else the lone patch's */
 	const char *url; /* the series' link (a pull request); NULL: none */
 	const char *submitter; /* "Name <email>"; NULL: unknown */
 	const struct pr_report *report;
 };
 
-int pr_store_note_version(struct pr_store *st, int64_t series_id, int number,
-			  const struct pr_store_note *note);
+int pr_store_status_set(struct pr_store *st, int64_t series_id, int number,
+			const struct pr_store_status *status);
 /*
  * The recipients of the delivery (series, version, sink), To then Cc in
  * order.  PR_ENOENT (no message) when there is no such delivery.
  */
-int pr_store_note_recipients(struct pr_store *st, int64_t series_id,
-			     int version, const char *sink,
-			     const struct pr_recipient_list *to,
-			     const struct pr_recipient_list *cc);
+int pr_store_recipients_set(struct pr_store *st, int64_t series_id, int version,
+			    const char *sink,
+			    const struct pr_recipient_list *to,
+			    const struct pr_recipient_list *cc);
 
 /* One series with its latest version and that version's deliveries. */
 struct pr_store_series_view {
@@ -52,10 +52,10 @@ struct pr_store_series_view {
 	const char *url; /* NULL: none */
 	const char *submitter; /* NULL: unknown */
 	int latest; /* version number */
-	const char *title; /* of the latest version; NULL: not noted */
+	const char *title; /* of the latest version; NULL: not recorded */
 	int verdict; /* of its report, a pr_verdict; -1: none */
 	int64_t created; /* when the first version was seen (epoch s) */
-	int64_t updated; /* last note or version, epoch s */
+	int64_t updated; /* last record or version, epoch s */
 	/* the latest version's messages over all its deliveries */
 	int deliveries;
 	int messages, sent, rejected, attempts;
@@ -73,7 +73,7 @@ int pr_store_foreach_series(struct pr_store *st, int64_t only, int limit,
 
 struct pr_store_version_view {
 	int number;
-	const char *title; /* NULL: not noted */
+	const char *title; /* NULL: not recorded */
 	int nr_patches;
 	int64_t created;
 	int verdict; /* -1: no report */

@@ -8,8 +8,8 @@ struct pr_buf;
 
 /*
  * Diff parsing: the files, hunks and line counts of a git diff or a plain
- * unified diff, plus the diffstat, --summary and patch-id git computes from
- * the same text.
+ * unified diff, plus the patch-id git computes from the same text.  The
+ * diffstat and --summary of a parsed diff are git/diffstat.h's.
  *
  * Invariants:
  * - A parsed pr_diff owns every string it points at; free it with
@@ -50,9 +50,9 @@ struct pr_diff_file {
 	bool no_newline_old, no_newline_new;
 	size_t added, deleted;
 	/*
-	 * Blob sizes from the "literal N" hunks of a "GIT binary patch"; valid
-	 * only when binary_sizes is true (a delta hunk or "Binary files ...
-	 * differ" does not carry them).
+	 * Blob sizes from a "GIT binary patch" (a "literal N" hunk gives its
+	 * blob's, a delta hunk both); valid only when binary_sizes is true:
+	 * not for "Binary files ... differ", nor a lone literal hunk.
 	 */
 	bool binary_sizes;
 	size_t old_size, new_size;
@@ -84,25 +84,6 @@ struct pr_diff {
  */
 int pr_diff_parse(struct pr_diff *out, const char *text, size_t len);
 void pr_diff_release(struct pr_diff *d);
-
-/*
- * The diffstat as `git format-patch` prints it (stat width 72, git's
- * MAIL_DEFAULT_WRAP, name truncation with "...", graph scaling): one line
- * per file, then " N files changed, N insertions(+), N deletions(-)".
- * A binary file shows "Bin X -> Y bytes" when its "GIT binary patch" has
- * two literal hunks (which carry the blob sizes); a delta hunk or a
- * "Binary files ... differ" line carries no sizes and the line is a bare
- * "Bin", where git would print the sizes.  A type change, which git writes
- * as a deletion and a creation of the same path, counts as one modified
- * file with a mode change, as git prints it.
- */
-int pr_diffstat_format(struct pr_buf *out, const struct pr_diff *d);
-/*
- * The --summary lines format-patch prints after the diffstat: " create
- * mode 100644 x", " delete mode ...", " rename a => b (90%)", " copy ...",
- * " mode change 100644 => 100755 x".
- */
-int pr_diff_summary_format(struct pr_buf *out, const struct pr_diff *d);
 
 /*
  * git patch-id (default, or --stable) of the first patch in text: 40 hex

@@ -18,8 +18,9 @@
  *   paragraph with its own line breaks, as `git log` shows it; git's %f
  *   and so the file name use its first line), body (the rest of the
  *   message), commit_id, diff (what format-patch prints after the stat:
- *   index lines abbreviated as pr_gitrepo_abbrev() says, renames found as git's defaults find them,
- *   binary files as --binary writes them) and diffstat (--stat --summary).
+ *   index lines abbreviated as pr_abbrev_id() (git/abbrev.h) says,
+ *   renames found as git's defaults find them, binary files as --binary
+ *   writes them) and diffstat (--stat --summary).
  * - libgit2 is initialised and shut down inside each call.
  */
 
@@ -61,19 +62,6 @@ int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
  */
 int pr_gitrepo_committer(struct pr_ident *out, int64_t *time, int *tz,
 			 const char *dir);
-
-/*
- * Append hex (40 digits) abbreviated as git abbreviates ids in the
- * repository at dir: core.abbrev digits when it is set to a number (the
- * command-line config of `git -c` and GIT_CONFIG_COUNT over the files), else
- * a length that grows with the number of packed objects (7 below 2^14,
- * 8 below 2^16, ...), lengthened while another object shares the prefix.
- * Here every pack of a multi-pack index counts; pr_gitrepo_load() counts
- * only those git 2.39 has opened when it abbreviates its first index line
- * (the packs of the walked commits and of the first patch's trees and
- * blobs, and of the cover letter's stat with PR_GITREPO_COVER_STAT).
- */
-int pr_gitrepo_abbrev(struct pr_buf *out, const char *dir, const char *hex);
 
 /* 1 when commit descends from (or is) ancestor, 0 when not, or an error. */
 int pr_gitrepo_descends(const char *dir, const char *commit,

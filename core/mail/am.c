@@ -44,6 +44,52 @@ int pr_am_patch_from_mailinfo(struct pr_patch **out,
 	return err;
 }
 
+void pr_am_bare_diff(struct pr_patch *p)
+{
+	char *d = p->diff, *start, *sig, *q;
+
+	if (!d || !*d)
+		return;
+	start = !strncmp(d, "diff --git ", 11) ? d : strstr(d, "\ndiff --git ");
+	if (!start)
+		return;
+	if (start != d)
+		start++;
+	/* the stat is what sits between the "---" line and a blank line */
+	if (!p->diffstat && !strncmp(d, "---\n", 4) && start - d > 5 &&
+	    start[-1] == '\n' && start[-2] == '\n')
+		p->diffstat = pr_strndup(d + 4, (size_t)(start - 1 - (d + 4)));
+	/* the signature: the last "-- " line with no hunk after it */
+	for (sig = NULL, q = start; (q = strstr(q, "\n-- \n")); q++)
+		sig = q + 1;
+	if (sig && (strstr(sig, "\n@@ ") || strstr(sig, "\ndiff --git ")))
+		sig = NULL;
+	if (sig) {
+		/* format-patch --base puts its lines before the signature */
+		q = strstr(start, "\nbase-commit: ");
+		if (q && q < sig) {
+			while (q > start && q[-1] == '\n')
+				q--;
+			sig = q + 1;
+		}
+		*sig = '\0';
+	}
+	memmove(d, start, strlen(start) + 1);
+}
+
+int pr_am_patch_parse(struct pr_patch **out, const char *data, size_t len)
+{
+	struct pr_mailinfo mi;
+	int err;
+
+	*out = NULL;
+	pr_mailinfo_init(&mi);
+	if (!(err = pr_mailinfo_parse(&mi, data, len)))
+		err = pr_am_patch_from_mailinfo(out, &mi);
+	pr_mailinfo_release(&mi);
+	return err;
+}
+
 size_t pr_am_series_mails(struct pr_patch **out, struct pr_patch *const *mails,
 			  size_t nr)
 {

@@ -47,6 +47,17 @@ struct pr_am_opts {
  * patch_id (git patch-id --stable) when the mail has a diff. */
 int pr_am_patch_from_mailinfo(struct pr_patch **out,
 			      const struct pr_mailinfo *mi);
+/* The same from a mail's text: git mailinfo's parse, then the above. */
+int pr_am_patch_parse(struct pr_patch **out, const char *data, size_t len);
+/*
+ * p->diff as a git source holds a diff: mailinfo's patch starts at the
+ * "---" line with the diffstat and ends with format-patch's signature
+ * ("-- \n2.39.5") and maybe its --base lines, which the sinks render again;
+ * only the diff from the first "diff --git" is kept, and the stat (the lines
+ * between "---" and a blank line before the diff) goes to p->diffstat when
+ * that is unset.  A diff without a "diff --git" line is left as it is.
+ */
+void pr_am_bare_diff(struct pr_patch *p);
 /*
  * The mails of mails[0..nr) that make series (patches with a diff and
  * cover letters, no replies), in order, into out (room for nr); returns

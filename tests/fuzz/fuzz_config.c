@@ -1,7 +1,8 @@
 /*
  * The config loader on arbitrary files: pr_graph_load must return a valid
- * graph or PR_ECONFIG with at least one problem, never crash or leak; and
- * the value parsers on the raw input as a string.
+ * graph or PR_ECONFIG with at least one problem, never crash or leak; the
+ * value parsers on the raw input as a string; and the input's lines as the
+ * settings of a step (`check --step`), which give a node or problems.
  */
 #include "base/pr.h"
 #include "engine/cfg.h"
@@ -39,6 +40,25 @@ static void values(const uint8_t *data, size_t size)
 	free(s);
 }
 
+static void step(const uint8_t *data, size_t size)
+{
+	struct pr_strlist settings = { 0 }, problems = { 0 };
+	struct pr_graph_node *n = NULL;
+	char *s = pr_memdup(data, size), *line, *rest = s;
+	int err;
+
+	while ((line = strsep(&rest, "\n")))
+		pr_strlist_add(&settings, line);
+	err = pr_graph_step_new(&n, &reg, "fuzz", "size-limit", &settings,
+				&problems);
+	if ((err == 0) != (n && !problems.nr))
+		abort();
+	pr_graph_step_free(n);
+	pr_strlist_release(&settings);
+	pr_strlist_release(&problems);
+	free(s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pr_strlist problems = { 0 };
@@ -47,6 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fd, err;
 
 	values(data, size);
+	step(data, size);
 	/* includes and secret files would read the fuzzing machine's files */
 	if (memmem(data, size, "nclude", 6) || memmem(data, size, "file:", 5))
 		return 0;

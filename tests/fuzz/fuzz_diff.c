@@ -4,6 +4,7 @@
  */
 #include "base/pr.h"
 #include "git/diff.h"
+#include "git/diffstat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,24 +7,15 @@
 # error naming it while the other files still go through; removed and renamed
 # files send nothing, and a new file among them is sent alone.
 set -eu
-tmp=$(mktemp -d)
-[ -n "${KEEP:-}" ] && echo "$tmp"
-trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
 
-fail() {
-	echo "mbox_source.sh: $*" >&2
-	exit 1
-}
-
-export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
-git init -q -b main repo
+git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
+mkdir repo
 echo base >repo/file
 echo other >repo/other
-git -C repo add file other
-git -C repo commit -q -m base
+git_base repo
 git -C repo checkout -q -b topic
 for i in 1 2 3; do
 	echo "line $i" >>repo/file

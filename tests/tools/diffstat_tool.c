@@ -7,6 +7,7 @@
  */
 #include "base/pr.h"
 #include "git/diff.h"
+#include "git/diffstat.h"
 
 int main(int argc, char **argv)
 {

@@ -401,6 +401,70 @@ static void test_route_takes(void **state)
 	pr_strlist_release(&r.include_path);
 }
 
+/* One step: `settings` comma-separated; the problems joined by '|'. */
+static int step(struct pr_graph_node **n, const char *type,
+		const char *settings, struct pr_buf *problems)
+{
+	struct pr_strlist set = { 0 }, p = { 0 };
+	char *copy = pr_strdup(settings), *w, *save = copy;
+	size_t i;
+	int err;
+
+	while ((w = strsep(&save, ",")))
+		if (*w)
+			pr_strlist_add(&set, w);
+	err = pr_graph_step_new(n, &reg, "--step 'x'", type, &set, &p);
+	pr_buf_reset(problems);
+	for (i = 0; i < p.nr; i++)
+		pr_buf_addf(problems, "%s%s", i ? "|" : "", p.items[i]);
+	pr_strlist_release(&set);
+	pr_strlist_release(&p);
+	free(copy);
+	return err;
+}
+
+static void test_step(void **state)
+{
+	struct pr_buf problems = PR_BUF_INIT;
+	struct pr_graph_node *n = NULL;
+	const struct pr_size_limit_ctx *sl;
+
+	/* the step defaults, then the settings, by the table's parsers */
+	assert_int_equal(step(&n, "size-limit", "max-files=7,max-bytes=1k",
+			      &problems),
+			 0);
+	assert_non_null(n);
+	assert_string_equal(n->inst.name, "size-limit");
+	assert_string_equal(n->inst.file, "--step 'x'");
+	assert_ptr_equal(n->plugin, &pr_plugin_size_limit);
+	sl = n->inst.ctx;
+	assert_int_equal(sl->max_files, 7);
+	assert_int_equal(sl->max_bytes, 1024);
+	assert_int_equal(sl->warn_files, 100);
+	assert_int_equal(sl->max_file_lines, 0);
+	pr_graph_step_free(n);
+	pr_graph_step_free(NULL);
+
+	/* every problem, in the loader's words, and no node */
+	assert_int_equal(step(&n, "size-limit",
+			      "max-files=x,nokey=1,max-lines,type=smtp",
+			      &problems),
+			 PR_ECONFIG);
+	assert_null(n);
+	assert_string_equal(
+		problems.ptr,
+		"--step 'x': check.size-limit.type: the type cannot be set "
+		"again|--step 'x': check.size-limit.max-files: bad integer "
+		"'x'|--step 'x': check.size-limit.nokey: unknown key for type "
+		"'size-limit'|--step 'x': check.size-limit.max-lines: missing "
+		"value");
+	assert_int_equal(step(&n, "smtp", "", &problems), PR_ECONFIG);
+	assert_null(n);
+	assert_string_equal(problems.ptr, "--step 'x': check.smtp.type: "
+					  "unknown plugin type 'smtp'");
+	pr_buf_release(&problems);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_all_problems),
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_route_takes),
+		cmocka_unit_test(test_step),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -64,23 +64,12 @@ static void test_subsystem_status_separator(void **state)
 	check(&o, DIR "/p1.subsystem-status.out");
 }
 
-static void test_missing_file(void **state)
-{
-	struct pr_maint *m = NULL;
-
-	(void)state;
-	assert_int_equal(pr_maint_load(&m, DIR "/nonexistent", DIR), PR_ENOENT);
-	assert_null(m);
-	assert_non_null(strstr(pr_error_message(), "nonexistent"));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default),
 		cmocka_unit_test(test_no_rolestats_no_lists),
 		cmocka_unit_test(test_subsystem_status_separator),
-		cmocka_unit_test(test_missing_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

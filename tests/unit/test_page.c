@@ -45,7 +45,7 @@ static struct pr_store *fill(void)
 {
 	struct pr_store *st = NULL;
 	struct pr_store_version v;
-	struct pr_store_note note = { 0 };
+	struct pr_store_status status = { 0 };
 	struct pr_report r = PR_REPORT_INIT;
 	struct pr_recipient_list to = { 0 }, cc = { 0 };
 	int64_t id;
@@ -55,11 +55,11 @@ static struct pr_store *fill(void)
 		pr_store_record_version(&v, st, "gh", "k/n#1", "f1", 1), 0);
 	pr_report_add(&r, "lint", "subject", PR_VERDICT_WARN, 0,
 		      "<b>bold</b> & \"quoted\"", "subject too <long>");
-	note.title = "<script>alert('x')</script>";
-	note.url = "javascript:alert(1)";
-	note.submitter = "Eve <eve@example.org>";
-	note.report = &r;
-	assert_int_equal(pr_store_note_version(st, v.series_id, 1, &note), 0);
+	status.title = "<script>alert('x')</script>";
+	status.url = "javascript:alert(1)";
+	status.submitter = "Eve <eve@example.org>";
+	status.report = &r;
+	assert_int_equal(pr_store_status_set(st, v.series_id, 1, &status), 0);
 	assert_int_equal(
 		pr_store_delivery_open(&id, st, v.series_id, 1, "list", 1), 0);
 	assert_int_equal(pr_store_delivery_attempt(st, id, 0, NULL), 0);
@@ -67,8 +67,8 @@ static struct pr_store *fill(void)
 	pr_recipient_list_add(&to, "A <Person>", "a@example.org", PR_RCPT_TO,
 			      "maintainer:X & Y");
 	pr_recipient_list_add(&cc, "", "l@example.org", PR_RCPT_CC, "list");
-	assert_int_equal(pr_store_note_recipients(st, v.series_id, 1, "list",
-						  &to, &cc),
+	assert_int_equal(pr_store_recipients_set(st, v.series_id, 1, "list",
+						 &to, &cc),
 			 0);
 
 	pr_report_release(&r);
@@ -76,10 +76,10 @@ static struct pr_store *fill(void)
 		pr_store_record_version(&v, st, "gh", "k/n#2", "f2", 2), 0);
 	pr_report_add(&r, "size", "files", PR_VERDICT_FAIL, -1, NULL,
 		      "too many");
-	note.title = "refused one";
-	note.url = "https://github.example/k/n/pull/2";
-	note.report = &r;
-	assert_int_equal(pr_store_note_version(st, v.series_id, 1, &note), 0);
+	status.title = "refused one";
+	status.url = "https://github.example/k/n/pull/2";
+	status.report = &r;
+	assert_int_equal(pr_store_status_set(st, v.series_id, 1, &status), 0);
 
 	assert_int_equal(
 		pr_store_record_version(&v, st, "ml", "<c@x>", "f3", 2), 0);

@@ -100,29 +100,29 @@ static int count_one(const struct pr_store_series_view *s, void *payload)
 }
 
 /*
- * A version recorded under schema 5 has no note after the migration; a
- * noted one shows its title, link, submitter, report, delivery counts
- * and recipients; a second note replaces the report and keeps a link the
- * note lacks.
+ * A version recorded under schema 6 has no status after the migration; a
+ * recorded one shows its title, link, submitter, report, delivery counts
+ * and recipients; a second record replaces the report and keeps a link the
+ * record lacks.
  */
-static void test_notes_and_walks(void **state)
+static void test_status_and_walks(void **state)
 {
 	struct fixture *f = *state;
 	struct pr_store *st = NULL;
 	struct pr_store_version old, v1, v2;
-	struct pr_store_note note = { 0 };
+	struct pr_store_status status = { 0 };
 	struct pr_report report = PR_REPORT_INIT;
 	struct pr_recipient_list to = { 0 }, cc = { 0 };
 	struct pr_buf b = PR_BUF_INIT;
 	int64_t id, pending, rejected;
 	int n = 0;
 
-	assert_int_equal(pr_store_open_version(&st, f->path, 5), 0);
+	assert_int_equal(pr_store_open_version(&st, f->path, 6), 0);
 	assert_int_equal(
 		pr_store_record_version(&old, st, "list", "old", "fo", 1), 0);
 	pr_store_free(st);
 	assert_int_equal(pr_store_open(&st, f->path), 0);
-	assert_int_equal(pr_store_schema_version(st), 6);
+	assert_int_equal(pr_store_schema_version(st), 7);
 
 	assert_int_equal(
 		pr_store_record_version(&v1, st, "gh", "k/n#1", "f1", 2), 0);
@@ -130,14 +130,14 @@ static void test_notes_and_walks(void **state)
 		      "3 files");
 	pr_report_add(&report, "lint", "sob", PR_VERDICT_WARN, 1, "long",
 		      "no <Signed-off-by>");
-	note.title = "net: <script>alert(1)</script>";
-	note.url = "https://github.com/k/n/pull/1";
-	note.submitter = "Ada <ada@example.org>";
-	note.report = &report;
-	assert_int_equal(pr_store_note_version(st, v1.series_id, 1, &note), 0);
+	status.title = "net: <script>alert(1)</script>";
+	status.url = "https://github.com/k/n/pull/1";
+	status.submitter = "Ada <ada@example.org>";
+	status.report = &report;
+	assert_int_equal(pr_store_status_set(st, v1.series_id, 1, &status), 0);
 	/* recipients of a delivery that does not exist */
-	assert_int_equal(pr_store_note_recipients(st, v1.series_id, 1, "list",
-						  &to, &cc),
+	assert_int_equal(pr_store_recipients_set(st, v1.series_id, 1, "list",
+						 &to, &cc),
 			 PR_ENOENT);
 	assert_int_equal(
 		pr_store_delivery_open(&id, st, v1.series_id, 1, "list", 3), 0);
@@ -149,12 +149,12 @@ static void test_notes_and_walks(void **state)
 	pr_recipient_list_add(&to, "Net Dev", "netdev@vger.example", PR_RCPT_TO,
 			      "list:NETWORKING");
 	pr_recipient_list_add(&cc, "", "ada@example.org", PR_RCPT_CC, "author");
-	assert_int_equal(pr_store_note_recipients(st, v1.series_id, 1, "list",
-						  &to, &cc),
+	assert_int_equal(pr_store_recipients_set(st, v1.series_id, 1, "list",
+						 &to, &cc),
 			 0);
 	/* again: replaced, not doubled */
-	assert_int_equal(pr_store_note_recipients(st, v1.series_id, 1, "list",
-						  &to, &cc),
+	assert_int_equal(pr_store_recipients_set(st, v1.series_id, 1, "list",
+						 &to, &cc),
 			 0);
 	assert_int_equal(pr_store_identity_add(st, v1.series_id, "patchwork",
 					       "1234"),
@@ -197,15 +197,15 @@ static void test_notes_and_walks(void **state)
 	assert_int_equal(pending, 1);
 	assert_int_equal(rejected, 1);
 
-	/* v2: a new note with no link keeps the link; the report is its own */
+	/* v2: a new record with no link keeps the link; the report is its own */
 	assert_int_equal(
 		pr_store_record_version(&v2, st, "gh", "k/n#1", "f2", 1), 0);
 	pr_report_release(&report);
 	pr_report_add(&report, "size", "max-files", PR_VERDICT_FAIL, -1, NULL,
 		      "300 files");
-	note.title = "v2 title";
-	note.url = NULL;
-	assert_int_equal(pr_store_note_version(st, v2.series_id, 2, &note), 0);
+	status.title = "v2 title";
+	status.url = NULL;
+	assert_int_equal(pr_store_status_set(st, v2.series_id, 2, &status), 0);
 	pr_buf_reset(&b);
 	assert_int_equal(pr_store_foreach_series(st, v2.series_id, 0,
 						 series_line, &b),
@@ -226,8 +226,8 @@ static void test_notes_and_walks(void **state)
 	assert_int_equal(
 		pr_store_foreach_entry(st, v1.series_id, 1, entry_line, &b), 0);
 	assert_int_equal(b.len > 0, 1);
-	/* a note of v1 again replaces its entries */
-	assert_int_equal(pr_store_note_version(st, v1.series_id, 1, &note), 0);
+	/* a record of v1 again replaces its entries */
+	assert_int_equal(pr_store_status_set(st, v1.series_id, 1, &status), 0);
 	pr_buf_reset(&b);
 	assert_int_equal(
 		pr_store_foreach_entry(st, v1.series_id, 1, entry_line, &b), 0);
@@ -250,7 +250,7 @@ static void test_notes_and_walks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_notes_and_walks, setup,
+		cmocka_unit_test_setup_teardown(test_status_and_walks, setup,
 						teardown),
 	};
 
