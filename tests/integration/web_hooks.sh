@@ -13,8 +13,7 @@
 # (e) /metrics parsed by python3-prometheus-client's parser, its counters
 #     what the test did;
 # (f) the daemon's --log-format=json lines all parse.
-me=web_hooks.sh
-. "$PR_SRC/tests/integration/web_lib.sh"
+. "$(dirname "$0")/web_lib.sh"
 
 branch topic1 drivers/net/foo/foo.c 'int foo2;' 'foo: add foo2'
 branch topic2 net/core/dev.c 'int dev2;' 'net: add dev2'
@@ -184,9 +183,8 @@ assert value("patchrelay_passes_total") >= 5
 PYEOF
 
 # -- (f) every line of the JSON log parses
-kill "$daemon"
-wait "$daemon"
-daemon=
+stop "$daemon"
+[ "$stopped" -eq 0 ] || fail "the daemon's exit: $stopped"
 $PY - daemon.log <<'PYEOF' || fail "log: $(cat daemon.log)"
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()

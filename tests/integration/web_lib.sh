@@ -1,65 +1,25 @@
 # What the web server's tests share (web_hooks.sh, web_page.sh,
-# web_service.sh), sourced after each sets `me`:
+# web_service.sh) on top of lib.sh, sourced first by each:
 #
-#	me=web_hooks.sh
-#	. "$PR_SRC/tests/integration/web_lib.sh"
+#	. "$(dirname "$0")/web_lib.sh"
 #
 # the GitHub and GitLab emulators, the SMTP server, a tree with topic
 # branches, pull and merge requests on it, a config with both sources
 # taking hooks, and the daemon with its web server on a free port.
-set -u
-PY=/usr/bin/python3
+. "$(dirname "$0")/lib.sh"
 HOOKS="$PY $PR_SRC/tests/emulators/hooks.py"
 GH_SECRET=gh-hook-s3cret
 GL_SECRET=gl-hook-s3cret
 
-fail() {
-	echo "$me: FAIL: $*" >&2
-	exit 1
-}
-
-$PY -c 'import aiosmtpd' 2>/dev/null || {
-	echo "$me: no python3-aiosmtpd: skipped"
-	exit 77
-}
-tmp=$(mktemp -d) || exit 1
-pids=
-daemon=
-cleanup() {
-	[ -n "$daemon" ] && kill "$daemon" 2>/dev/null
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	if [ -n "${KEEP:-}" ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+have_aiosmtpd || skip "no python3-aiosmtpd"
+tmpdir
 cd "$tmp" || exit 1
 
-# wait_for SECONDS COMMAND...: COMMAND every 0.1 s until it succeeds
-wait_for() {
-	n=$(($1 * 10))
-	shift
-	until "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
-
-# start NAME COMMAND...: a server writing its port to NAME.port
-start() {
-	name=$1
-	shift
-	"$@" --port-file "$name.port" 2>"$name.err" &
-	pids="$pids $!"
-	wait_for 15 test -s "$name.port" || fail "$name did not start: $(cat "$name.err")"
-}
-
-start github $PY "$PR_SRC/tests/emulators/github.py" --root "$tmp/gh"
-start gitlab $PY "$PR_SRC/tests/emulators/gitlab.py" --root "$tmp/gl"
-start smtp $PY "$PR_SRC/tests/servers/smtpd.py" --maildir "$tmp/box" --log box.log
-GH=http://127.0.0.1:$(cat github.port)
-GL=http://127.0.0.1:$(cat gitlab.port)
+start_emulator github "$tmp/gh"
+GH=$emu_url
+start_emulator gitlab "$tmp/gl"
+GL=$emu_url
+start_smtpd "$tmp/box"
 
 # ctl BASE METHOD PATH JSON: an emulator's control API
 ctl() {
@@ -79,17 +39,12 @@ for r in json.load(sys.stdin):
 clear_log() {
 	ctl "$1" POST /_emu/log/clear '{}'
 }
-mails() { find "$tmp/box/new" "$tmp/box/cur" -type f 2>/dev/null | wc -l; }
+mails() { mail_count "$tmp/box"; }
 mails_at_least() { [ "$(mails)" -ge "$1" ]; }
 
-export GIT_AUTHOR_NAME='Ada Lovelace' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Lovelace' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
-export GIT_CONFIG_NOSYSTEM=1 HOME=$tmp
-cp -r "$PR_SRC/tests/data/route/tree" tree
-git -C tree init -q -b main
-git -C tree add -A
-git -C tree commit -q -m base
+git_identity 'Ada Lovelace <ada@example.org>' '1796299200 +0000'
+git_alone
+route_tree tree
 # branch NAME FILE LINE SUBJECT: one signed-off commit on main
 branch() {
 	git -C tree checkout -q -b "$1" main
@@ -137,7 +92,7 @@ config() {
 	kernel-tree = $tmp/tree
 [sink "list"]
 	type = smtp
-	url = smtp://127.0.0.1:$(cat smtp.port)
+	url = smtp://127.0.0.1:$smtpd_port
 	starttls = never
 	from = Patch Relay <relay@example.org>
 	archive-url = https://lore.example.org/r/%m
@@ -174,8 +129,7 @@ up() {
 # start_daemon [ARGS]: run -c relay.conf ARGS in the background, its log in
 # daemon.log; W its web server's URL; returns once the first pass is done
 start_daemon() {
-	"$PATCHRELAY" run -c relay.conf "$@" 2>daemon.log &
-	daemon=$!
+	spawn daemon "$PATCHRELAY" run -c relay.conf "$@" 2>daemon.log
 	wait_for 15 up
 	grep -q 'listening on http' daemon.log ||
 		fail "no web server: $(cat daemon.log)"

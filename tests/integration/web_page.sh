@@ -7,12 +7,11 @@
 # Message-IDs linked into the archive, and that the title shows as text:
 # no script element, and the document's title unchanged (the script would
 # have changed it).  /api/series says the same.
-me=web_page.sh
 command -v chromium >/dev/null 2>&1 || {
 	echo "$me: no chromium: skipped"
 	exit 77
 }
-. "$PR_SRC/tests/integration/web_lib.sh"
+. "$(dirname "$0")/web_lib.sh"
 
 branch topic1 drivers/net/foo/foo.c 'int foo2;
 int foo3;' 'foo: add foo2 and foo3'

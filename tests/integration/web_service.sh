@@ -7,8 +7,7 @@
 #     RELOADING=1 and READY=1 around a SIGHUP, STOPPING=1 at the end;
 # (c) the reload takes the new hook secret: the old one is then 401, the
 #     new one 202; a new core.http is logged and not taken.
-me=web_service.sh
-. "$PR_SRC/tests/integration/web_lib.sh"
+. "$(dirname "$0")/web_lib.sh"
 
 # -- (a)
 if command -v systemd-analyze >/dev/null 2>&1; then
@@ -60,9 +59,7 @@ ready_twice() { [ "$(grep -cx READY=1 notify.log)" -ge 2 ]; }
 
 for sock in "$tmp/notify.sock" "@patchrelay-test-$$"; do
 	: >notify.log
-	$PY notify.py "$sock" notify.log &
-	listener=$!
-	pids="$pids $listener"
+	spawn listener $PY notify.py "$sock" notify.log
 	wait_for 10 notified listening || fail "no notify listener"
 	NOTIFY_SOCKET=$sock
 	export NOTIFY_SOCKET
@@ -93,11 +90,10 @@ for sock in "$tmp/notify.sock" "@patchrelay-test-$$"; do
 	curl -sf "$W/healthz" >/dev/null || fail "the server went with the reload"
 	gh_config
 
-	kill "$daemon"
-	wait "$daemon" || fail "the daemon's exit: $?"
-	daemon=
+	stop "$daemon"
+	[ "$stopped" -eq 0 ] || fail "the daemon's exit: $stopped"
 	wait_for 10 notified STOPPING=1 || fail "no STOPPING=1: $(cat notify.log)"
-	kill "$listener"
+	stop "$listener"
 	echo "sd_notify through $sock: ok"
 done
 echo "ok: the service"
