@@ -95,17 +95,6 @@ void pr_hook_mac_free(struct pr_hook_mac *m)
 	free(m);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int pr_hook_parse_signature(unsigned char out[32], const char *header)
 {
 	size_t i;
@@ -115,7 +104,8 @@ int pr_hook_parse_signature(unsigned char out[32], const char *header)
 		return PR_EINVAL;
 	header += 7;
 	for (i = 0; i < 32; i++) {
-		int hi = hexval(header[2 * i]), lo = hexval(header[2 * i + 1]);
+		int hi = OPENSSL_hexchar2int((unsigned char)header[2 * i]);
+		int lo = OPENSSL_hexchar2int((unsigned char)header[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return PR_EINVAL;

@@ -59,6 +59,7 @@ struct pr_web {
 /* One request, from its headers to its answer. */
 struct request {
 	int64_t start;
+	bool answered; /* on its headers alone: the rest is dropped */
 	bool hook;
 	char *source; /* copies, the sources may be swapped meanwhile */
 	char *secret;
@@ -449,6 +450,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 {
 	struct pr_web *w = cls;
 	struct request *r = *con_cls;
+	enum MHD_Result ret;
 
 	PR_UNUSED(version);
 	if (!r) {
@@ -456,9 +458,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		r->start = mono_ms();
 		r->body = (struct pr_buf)PR_BUF_INIT;
 		*con_cls = r;
-		if (!strncmp(url, "/hooks/", 7))
-			return hook_begin(w, c, r, url, method);
-		return MHD_YES;
+		if (strncmp(url, "/hooks/", 7))
+			return MHD_YES;
+		ret = hook_begin(w, c, r, url, method);
+		r->answered = !r->hook;
+		return ret;
 	}
 	/* a request that takes too long is cut, not answered */
 	if (mono_ms() - r->start > PR_LIMIT_WEB_REQUEST_SECONDS * 1000)
@@ -477,6 +481,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		}
 		return MHD_YES;
 	}
+	if (r->answered)
+		return MHD_YES;
 	if (r->hook)
 		return hook_end(w, c, r);
 	return page(w, c, url, method);

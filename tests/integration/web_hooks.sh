@@ -10,8 +10,9 @@
 #     the middle: every hook answered 202, /healthz answering all along,
 #     the daemon's memory bounded, the hooks costing a poll a second, and
 #     every series sent exactly once;
-# (e) /metrics parsed by python3-prometheus-client's parser, its counters
-#     what the test did;
+# (e) the edges (unknown source 404, wrong method 405, a body or headers
+#     over the caps refused) and /metrics parsed by
+#     python3-prometheus-client's parser, its counters what the test did;
 # (f) the daemon's --log-format=json lines all parse.
 . "$(dirname "$0")/web_lib.sh"
 
@@ -27,29 +28,23 @@ start_daemon --log-format=json
 clear_log "$GH"
 clear_log "$GL"
 
-# -- (a) GitHub: /submit, then the hook; a lone patch is 2 mails
-comment "$GH" 1 ada /submit
-t0=$(now)
-out=$($HOOKS send --forge github --url "$W/hooks/gh" --secret "$GH_SECRET" \
-	--delivery 11111111-0000-4000-8000-000000000001 --number 1)
-[ "$out" = "202 polling 'gh'" ] || fail "github hook: $out"
-wait_for 5 mails_at_least 2 || fail "github: nothing sent: $(cat daemon.log)"
-took=$(elapsed "$t0")
-within 2 "$took" || fail "github: sent after ${took}s, not within 2s"
-echo "github: sent ${took}s after the hook"
-[ "$(mails)" -eq 2 ] || fail "github: $(mails) mails, want 2"
-
-# GitLab the same
-comment "$GL" 1 ada /submit
-t0=$(now)
-out=$($HOOKS send --forge gitlab --url "$W/hooks/gl" --secret "$GL_SECRET" \
-	--delivery 22222222-0000-4000-8000-000000000001 --number 1)
-[ "$out" = "202 polling 'gl'" ] || fail "gitlab hook: $out"
-wait_for 5 mails_at_least 4 || fail "gitlab: nothing sent: $(cat daemon.log)"
-took=$(elapsed "$t0")
-within 2 "$took" || fail "gitlab: sent after ${took}s, not within 2s"
-echo "gitlab: sent ${took}s after the hook"
-[ "$(mails)" -eq 4 ] || fail "gitlab: $(mails) mails, want 4"
+# -- (a) /submit, then the hook: sent within 2 s; a lone patch is 2 mails
+# submit FORGE BASE SOURCE SECRET MAILS: /submit on request 1, its hook,
+# and MAILS in the box within 2 s of the hook
+submit() {
+	comment "$2" 1 ada /submit
+	t0=$(now)
+	out=$($HOOKS send --forge "$1" --url "$W/hooks/$3" --secret "$4" \
+		--delivery "$1-0000-4000-8000-000000000001" --number 1)
+	[ "$out" = "202 polling '$3'" ] || fail "$1 hook: $out"
+	wait_for 5 mails_at_least "$5" || fail "$1: nothing sent: $(cat daemon.log)"
+	took=$(elapsed "$t0")
+	within 2 "$took" || fail "$1: sent after ${took}s, not within 2s"
+	echo "$1: sent ${took}s after the hook"
+	[ "$(mails)" -eq "$5" ] || fail "$1: $(mails) mails, want $5"
+}
+submit github "$GH" gh "$GH_SECRET" 2
+submit gitlab "$GL" gl "$GL_SECRET" 4
 
 # -- (b) bad signatures: 401, logged, and the forges hear nothing
 sleep 1.2
@@ -140,6 +135,24 @@ assert all(n == 1 for n in subjects.values()), subjects
 assert len(subjects) == 10, subjects
 PYEOF
 
+# -- the edges: an unknown source, a wrong method, a body over the cap
+# (told by its length, or sent: the connection is cut), headers over the
+# cap; the server answers on
+code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+[ "$(code -X POST -d x "$W/hooks/nosuch")" = 404 ] || fail "unknown source"
+[ "$(code "$W/hooks/gh")" = 405 ] || fail "GET of a hook"
+[ "$(code -X POST -d x "$W/")" = 405 ] || fail "POST of a page"
+[ "$(code -X POST -H 'Content-Length: 26214401' "$W/hooks/gh")" = 413 ] ||
+	fail "a hook over 25 MiB by its length"
+head -c 27000000 /dev/zero | curl -s -o /dev/null -w '%{http_code}' \
+	-X POST -H 'Transfer-Encoding: chunked' --data-binary @- \
+	"$W/hooks/gh" >big.code 2>/dev/null
+[ "$(cat big.code)" != 202 ] && [ "$(cat big.code)" != 401 ] ||
+	fail "a 27 MB hook was read whole: $(cat big.code)"
+[ "$(code -H "X-Big: $(head -c 40000 /dev/zero | tr '\0' a)" "$W/healthz")" != 200 ] ||
+	fail "40 kB of headers taken"
+[ "$(code "$W/healthz")" = 200 ] || fail "the server after the edges"
+
 # -- (e) /metrics: Prometheus' parser, and the counters of this test
 curl -sf "$W/metrics" >metrics.txt || fail "no /metrics"
 $PY - metrics.txt "$(mails)" <<'PYEOF' || fail "metrics: $(cat metrics.txt)"
@@ -164,6 +177,9 @@ assert hooks("gl", "accepted") == 1
 assert hooks("gh", "unauthorized") == 2
 assert hooks("gl", "unauthorized") == 1
 assert hooks("gh", "replayed") == 1
+assert hooks("", "unknown") == 1
+# a GET, a length over the cap, a body over the cap
+assert hooks("", "refused") == 1 and hooks("gh", "refused") == 2
 mails = int(sys.argv[2])
 assert value("patchrelay_mails_sent_total") == mails, mails
 # 5 series: 1 on GitLab, 4 on GitHub, each sent once
