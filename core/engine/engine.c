@@ -13,6 +13,7 @@
 #include "git/format.h"
 #include "engine/cfg.h"
 #include "engine/graph.h"
+#include "engine/store_view.h"
 #include "mail/mbox.h"
 #include "mail/mail.h"
 #include "mail/outgoing.h"
@@ -954,6 +955,60 @@ done:
 }
 
 /*
+ * Record for the status page what the route made of version v (store_view.h):
+ * its title, the series' link and submitter, the report, and each mail
+ * sink's recipients.  A record that fails is logged: the page is a window,
+ * never a reason to hold a delivery.
+ */
+static void record_status(const struct pass_ctx *c, const struct pr_event *ev,
+			  const struct pr_store_version *sv,
+			  const struct pr_version *v,
+			  const struct pr_report *report,
+			  const struct sink_job *jobs, size_t nr_jobs)
+{
+	const struct pr_ident *who = &ev->series->submitter;
+	struct pr_store_status status = { NULL, ev->series->url, NULL, report };
+	struct pr_buf submitter = PR_BUF_INIT;
+	size_t i;
+	int err;
+
+	if (v->cover && v->cover->subject)
+		status.title = v->cover->subject;
+	else if (v->nr)
+		status.title = v->patches[0]->subject;
+	if (who->email && *who->email &&
+	    pr_buf_addf(&submitter, "%s%s<%s>", who->name ? who->name : "",
+			who->name && *who->name ? " " : "", who->email) == 0)
+		status.submitter = submitter.ptr;
+	err = pr_store_status_set(c->st, sv->series_id, sv->number, &status);
+	for (i = 0; !err && jobs && i < nr_jobs; i++) {
+		if (!jobs[i].n || !pr_outgoing_rcpt_count(&jobs[i].rcpt))
+			continue;
+		err = pr_store_recipients_set(c->st, sv->series_id, sv->number,
+					      jobs[i].sink_key.ptr,
+					      &jobs[i].rcpt.to,
+					      &jobs[i].rcpt.cc);
+		/* refused before its delivery was opened */
+		if (err == PR_ENOENT)
+			err = 0;
+	}
+	if (err)
+		pr_log_warn(c->route->name,
+			    "status of '%s' v%d not recorded: %s",
+			    ev->series->origin_key, sv->number,
+			    pr_error_message());
+	pr_buf_release(&submitter);
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
  * Handle one version on the route: record it, run the steps, render and
  * deliver it to each sink, give feedback.  Returns 0, 1 when mails are
  * left for a retry (the cursor must not move), or a negative PR_E*.
@@ -961,7 +1016,7 @@ done:
 static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 			   struct pr_version *v)
 {
-	struct pr_store_version sv;
+	struct pr_store_version sv = { 0 };
 	struct pr_engine_version ev2;
 	struct pr_engine_stats ds;
 	struct pr_report report = PR_REPORT_INIT;
@@ -971,6 +1026,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	size_t i, nr_jobs = c->route->to.nr, sent = 0, pending = 0;
 	size_t rejected = 0;
 	bool retry = false;
+	int64_t t0;
 	char fp[41];
 	int err;
 
@@ -1047,6 +1103,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 				goto done;
 			continue;
 		}
+		t0 = c->opts->delivered ? mono_ms() : 0;
 		if (whole)
 			err = push_version(&ds, c, &ev2, j, ev->series, v,
 					   &report);
@@ -1059,6 +1116,9 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 					    NULL);
 		if (err)
 			goto done;
+		if (c->opts->delivered && ds.sent)
+			c->opts->delivered(j->n->inst.name, ds.sent,
+					   mono_ms() - t0, c->opts->payload);
 		c->stats->sent += ds.sent;
 		c->stats->rejected += ds.rejected;
 		rejected += ds.rejected;
@@ -1092,6 +1152,8 @@ refused:
 	if (sv.is_new)
 		give_feedback(c, ev->series, &report, NULL);
 done:
+	if (err >= 0 && sv.series_id && !c->opts->dry_run)
+		record_status(c, ev, &sv, v, &report, jobs, nr_jobs);
 	for (i = 0; jobs && i < nr_jobs; i++)
 		sink_job_release(&jobs[i]);
 	free(jobs);

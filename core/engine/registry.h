@@ -197,6 +197,11 @@ struct pr_registry {
 	size_t nr_connectors;
 	const struct pr_plugin_type *const *plugins;
 	size_t nr_plugins;
+	/*
+	 * The source types that take webhooks (a source of one may have a
+	 * `webhook-secret`), NULL-terminated; NULL: none.
+	 */
+	const char *const *hook_types;
 };
 
 const struct pr_connector_type *

@@ -40,6 +40,9 @@ struct pr_version;
  *   landed once every patch of it with a patch-id has (recorded once,
  *   with the branch and the commit of its last patch).  Versions recorded
  *   before schema 5 have no patch-ids and never land.
+ * - The status page's records (schema 7, store_view.h): each version's title
+ *   and last report, the series' link and submitter, each delivery's
+ *   recipients.  Versions recorded before schema 7 have none.
  * - Every write is one transaction; a failure leaves the store unchanged.
  * - Functions return 0 (or a count, or a bool as 0/1 where said) or a
  *   negative PR_E* code with a message naming the store path.
@@ -51,7 +54,7 @@ struct pr_sql;
 struct pr_store;
 
 /* The schema version this binary writes. */
-#define PR_STORE_SCHEMA_LATEST 6
+#define PR_STORE_SCHEMA_LATEST 7
 
 /* Open (creating if needed) and migrate to the latest schema. */
 int pr_store_open(struct pr_store **out, const char *path);
