@@ -35,6 +35,20 @@ void pr_maint_opts_init(struct pr_maint_opts *o)
 	o->lists = true;
 	o->rolestats = true;
 	o->keywords = true;
+	o->fixes = true;
+}
+
+bool pr_maint_git_present(const char *tree)
+{
+	struct pr_buf path = PR_BUF_INIT;
+	struct stat st;
+	bool yes;
+
+	/* vcs_exists: -e ".git" in the script's cwd, the tree */
+	pr_buf_addf(&path, "%s/.git", tree ? tree : ".");
+	yes = !stat(path.ptr, &st);
+	pr_buf_release(&path);
+	return yes;
 }
 
 struct strv {
@@ -91,6 +105,9 @@ struct route {
 	struct strv dd_vname, dd_vaddr;
 	struct strv subsystem, status;
 	struct strv file_emails;
+	struct strv fixes; /* the Fixes: commits, each once, in order */
+	struct strv ignore; /* .get_maintainer.ignore, read when needed */
+	bool ignore_read;
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -161,7 +178,13 @@ static void read_patch(struct route *r, const struct pr_buf *patch)
 			strv_push(&r->files, pr_maint_rx_group(md, p, 1));
 			strv_push(&r->files, pr_maint_rx_group(md, p, 2));
 		} else if (pr_maint_rx_match(m->rx[RX_FIXES], p, len, md)) {
-			/* commit signers need git history: not used */
+			char *rev = pr_maint_rx_group(md, p, 1);
+
+			/* @fixes = uniq(@fixes) */
+			if (r->o->fixes && !strv_has(&r->fixes, rev))
+				strv_push(&r->fixes, rev);
+			else
+				free(rev);
 		} else if (pr_maint_rx_match(m->rx[RX_PLUS], p, len, md) ||
 			   pr_maint_rx_match(m->rx[RX_MINUS], p, len, md)) {
 			char *f = pr_maint_rx_group(md, p, 1);
@@ -523,24 +546,28 @@ done:
 	pr_buf_release(&text);
 }
 
-/* add_role($email, 'in file') */
-static void add_file_role(struct route *r, const char *email)
+/*
+ * add_role($line, $role): every entry with the line's name or address
+ * takes the role, unless its roles already match it (the script's
+ * m/$role/; the roles given here hold no regex byte: a substring test).
+ */
+static void add_role(struct route *r, const char *line, const char *role)
 {
 	char *name, *addr;
 	size_t i;
 
-	pr_maint_parse_email(r->m, r->md, email, &name, &addr);
+	pr_maint_parse_email(r->m, r->md, line, &name, &addr);
 	for (i = 0; i < r->nto; i++) {
 		char *en, *ea;
 		struct pr_buf b = PR_BUF_INIT;
 
 		pr_maint_parse_email(r->m, r->md, r->to[i].email, &en, &ea);
 		if ((!strcmp(name, en) || !strcmp(addr, ea)) &&
-		    !strstr(r->to[i].role, "in file")) {
+		    !strstr(r->to[i].role, role)) {
 			if (*r->to[i].role)
-				pr_buf_addf(&b, "%s,in file", r->to[i].role);
+				pr_buf_addf(&b, "%s,%s", r->to[i].role, role);
 			else
-				pr_buf_adds(&b, "in file");
+				pr_buf_adds(&b, role);
 			free(r->to[i].role);
 			r->to[i].role = pr_buf_detach(&b, NULL);
 		}
@@ -723,6 +750,318 @@ static char *deduplicate_email(struct route *r, const char *in)
 	return out;
 }
 
+/*
+ * --fixes: get_maintainer.pl's vcs_add_commit_signers, reading the commit
+ * through o->commit instead of `git log`.
+ */
+
+/* Perl's \s-stripped lines of text, whitespace-only lines left out. */
+static void split_stripped(struct strv *lines, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		const char *end = nl ? nl : p + strlen(p);
+
+		/* the script strips ^\s* per line: blank lines go too */
+		while (p < end && pr_maint_perl_space((unsigned char)*p))
+			p++;
+		if (p < end)
+			strv_push(lines, pr_memdup(p, (size_t)(end - p)));
+		p = nl ? nl + 1 : end;
+	}
+}
+
+/* extract_formatted_signatures' s/\s*.*:\s*(.+)\s*\/$1/ on line. */
+static char *signer_of(struct route *r, const char *line)
+{
+	size_t n = strlen(line);
+	struct pr_buf b = PR_BUF_INIT;
+	PCRE2_SIZE *ov;
+
+	if (pcre2_match(r->m->rx[RX_SIGNER], (PCRE2_SPTR)line, n, 0, 0, r->md,
+			NULL) < 0)
+		return pr_strdup(line);
+	ov = pcre2_get_ovector_pointer(r->md);
+	pr_buf_add(&b, line, ov[0]);
+	pr_buf_add(&b, line + ov[2], ov[3] - ov[2]);
+	pr_buf_add(&b, line + ov[1], n - ov[1]);
+	return pr_buf_detach(&b, NULL);
+}
+
+/*
+ * get_maintainer.pl's make_rfc822re and rfc822_valid, for the entries of
+ * .get_maintainer.ignore: an entry that is no RFC 822 address is not used.
+ * Built only when an entry equals an address about to be added.
+ */
+static bool rfc822_valid(const char *s)
+{
+	const char *lwsp = "(?:(?:\\r\\n)?[ \\t])";
+	const char *specials = "()<>@,;:\\\\\".\\[\\]";
+	const char *controls = "\\000-\\037\\177";
+	struct pr_buf atom = PR_BUF_INIT, qs = PR_BUF_INIT, dl = PR_BUF_INIT;
+	struct pr_buf word = PR_BUF_INIT, domain = PR_BUF_INIT;
+	struct pr_buf spec = PR_BUF_INIT, mailbox = PR_BUF_INIT;
+	struct pr_buf re = PR_BUF_INIT, str = PR_BUF_INIT;
+	pcre2_code *strip = NULL, *valid = NULL;
+	pcre2_match_data *md = pcre2_match_data_create(OVEC, NULL);
+	bool ok = false;
+
+	pr_buf_addf(&dl, "\\[(?:[^\\[\\]\\r\\\\]|\\\\.)*\\]%s*", lwsp);
+	pr_buf_addf(&qs, "\"(?:[^\\\"\\r\\\\]|\\\\.|%s)*\"%s*", lwsp, lwsp);
+	pr_buf_addf(&atom, "[^%s %s]+(?:%s+|\\Z|(?=[\\[\"%s]))", specials,
+		    controls, lwsp, specials);
+	pr_buf_addf(&word, "(?:%s|%s)", atom.ptr, qs.ptr);
+	pr_buf_addf(&domain, "(?:%s|%s)(?:\\.%s*(?:%s|%s))*", atom.ptr, dl.ptr,
+		    lwsp, atom.ptr, dl.ptr);
+	pr_buf_addf(&spec, "%s(?:\\.%s*%s)*\\@%s*%s", word.ptr, lwsp, word.ptr,
+		    lwsp, domain.ptr);
+	/* $addr_spec | $phrase $route_addr */
+	pr_buf_addf(&mailbox,
+		    "(?:%s|%s*\\<%s*(?:\\@%s(?:,\\@%s*%s)*:%s*)?%s\\>%s*)",
+		    spec.ptr, word.ptr, lwsp, domain.ptr, lwsp, domain.ptr,
+		    lwsp, spec.ptr, lwsp);
+	/* ^ $lwsp* ($mailbox | $group) $ */
+	pr_buf_addf(&re, "^%s*(?:%s|%s*:%s*(?:%s(?:,\\s*%s)*)?;\\s*)$", lwsp,
+		    mailbox.ptr, word.ptr, lwsp, mailbox.ptr, mailbox.ptr);
+	strip = pr_maint_rx_compile(
+		"^((?:[^\"\\\\]|\\\\.)*(?:\"(?:[^\"\\\\]|\\\\.)*\"(?:[^\"\\\\]|"
+		"\\\\.)*)*)\\((?:[^()\\\\]|\\\\.)*\\)",
+		PCRE2_ZERO_TERMINATED, PCRE2_DOTALL, false);
+	valid = pr_maint_rx_compile(re.ptr, re.len, PCRE2_DOTALL, false);
+	if (!strip || !valid)
+		goto done;
+	/* rfc822_strip_comments: each comment becomes a space */
+	pr_buf_adds(&str, s);
+	while (pcre2_match(strip, (PCRE2_SPTR)str.ptr, str.len, 0, 0, md,
+			   NULL) >= 0) {
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+		struct pr_buf t = PR_BUF_INIT;
+
+		pr_buf_add(&t, str.ptr + ov[2], ov[3] - ov[2]);
+		pr_buf_addch(&t, ' ');
+		pr_buf_add(&t, str.ptr + ov[1], str.len - ov[1]);
+		pr_buf_release(&str);
+		str = t;
+	}
+	ok = pcre2_match(valid, (PCRE2_SPTR)str.ptr, str.len, 0, 0, md, NULL) >=
+	     0;
+done:
+	pcre2_code_free(strip);
+	pcre2_code_free(valid);
+	pcre2_match_data_free(md);
+	pr_buf_release(&atom);
+	pr_buf_release(&qs);
+	pr_buf_release(&dl);
+	pr_buf_release(&word);
+	pr_buf_release(&domain);
+	pr_buf_release(&spec);
+	pr_buf_release(&mailbox);
+	pr_buf_release(&re);
+	pr_buf_release(&str);
+	return ok;
+}
+
+/*
+ * The lines of .get_maintainer.ignore where get_maintainer.pl's which_conf
+ * finds it (".:$HOME:.scripts", "." being the tree), as it cleans them:
+ * trimmed, cut at '#', blank ones left out.
+ */
+static void read_ignore(struct route *r)
+{
+	const char *home = getenv("HOME");
+	struct pr_buf path = PR_BUF_INIT, text = PR_BUF_INIT;
+	struct strv raw = { 0 };
+	struct stat st;
+	size_t i, k;
+
+	r->ignore_read = true;
+	for (k = 0; k < 3; k++) {
+		pr_buf_reset(&path);
+		if (k == 0)
+			pr_buf_addf(&path, "%s/.get_maintainer.ignore",
+				    r->m->tree);
+		else if (k == 1)
+			pr_buf_addf(&path, "%s/.get_maintainer.ignore",
+				    home ? home : "");
+		else
+			pr_buf_addf(&path, "%s/.scripts/.get_maintainer.ignore",
+				    r->m->tree);
+		if (!stat(path.ptr, &st))
+			break;
+	}
+	pr_buf_init(&text, PR_LIMIT_DIFF_BYTES);
+	if (k == 3 || pr_buf_read_file(&text, path.ptr) < 0) {
+		pr_error_clear();
+		goto done;
+	}
+	split_stripped(&raw, text.ptr);
+	for (i = 0; i < raw.nr; i++) {
+		char *l = raw.v[i], *hash = strchr(l, '#');
+		size_t n;
+
+		if (hash)
+			*hash = '\0';
+		n = strlen(l);
+		while (n && pr_maint_perl_space((unsigned char)l[n - 1]))
+			n--;
+		/* the script trims before it cuts: "a@b # c" keeps "a@b " */
+		if (!hash)
+			l[n] = '\0';
+		if (n)
+			strv_push(&r->ignore, pr_strdup(l));
+	}
+done:
+	strv_release(&raw);
+	pr_buf_release(&path);
+	pr_buf_release(&text);
+}
+
+/* ignore_email_address: an entry equal to line that is an address. */
+static bool ignored(struct route *r, const char *line)
+{
+	size_t i;
+
+	if (!r->ignore_read)
+		read_ignore(r);
+	for (i = 0; i < r->ignore.nr; i++)
+		if (!strcmp(r->ignore.v[i], line) && rfc822_valid(line))
+			return true;
+	return false;
+}
+
+struct signoff {
+	const char *line;
+	size_t count;
+};
+
+/* sort -rn of uniq -c over sorted lines: ties stay in string order. */
+static int cmp_signoff(const void *a, const void *b)
+{
+	const struct signoff *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->line, y->line);
+}
+
+/*
+ * vcs_assign($role, $divisor, @lines) with the script's defaults: at most
+ * 5 signers (--git-max-maintainers), each with 1 signature or more and 5%
+ * of the divisor or more, those in the ignore list skipped uncounted.
+ */
+static void vcs_assign(struct route *r, const char *role, size_t divisor,
+		       const struct strv *lines)
+{
+	struct strv mapped = { 0 };
+	struct signoff *u = NULL;
+	size_t i, nu = 0, count = 0;
+
+	for (i = 0; i < lines->nr; i++)
+		strv_push(&mapped,
+			  pr_maint_mailmap_email(r->m, r->md, lines->v[i]));
+	if (!mapped.nr)
+		goto done;
+	qsort(mapped.v, mapped.nr, sizeof(*mapped.v), cmp_str);
+	u = pr_calloc(mapped.nr, sizeof(*u));
+	for (i = 0; i < mapped.nr; i++) {
+		if (nu && !strcmp(u[nu - 1].line, mapped.v[i])) {
+			u[nu - 1].count++;
+			continue;
+		}
+		u[nu].line = mapped.v[i];
+		u[nu++].count = 1;
+	}
+	qsort(u, nu, sizeof(*u), cmp_signoff);
+	for (i = 0; i < nu; i++) {
+		double percent = (double)u[i].count * 100 / (double)divisor;
+		struct pr_buf b = PR_BUF_INIT;
+
+		if (percent > 100)
+			percent = 100;
+		if (ignored(r, u[i].line))
+			continue;
+		if (++count > 5 || percent < 5)
+			break;
+		push_email_address(r, u[i].line, "", PR_MAINT_FIXES, SIZE_MAX);
+		if (r->o->rolestats)
+			pr_buf_addf(&b, "%s:%zu/%zu=%.0f%%", role, u[i].count,
+				    divisor, percent);
+		else
+			pr_buf_adds(&b, role);
+		add_role(r, u[i].line, b.ptr);
+		pr_buf_release(&b);
+	}
+done:
+	free(u);
+	strv_release(&mapped);
+}
+
+/* vcs_add_commit_signers($rev, $role): vcs_find_signers, then assign. */
+static void add_commit_signers(struct route *r, const char *rev,
+			       const char *role)
+{
+	struct pr_buf author = PR_BUF_INIT, body = PR_BUF_INIT;
+	struct pr_buf line = PR_BUF_INIT;
+	struct strv lines = { 0 }, sigs = { 0 }, signers = { 0 };
+	size_t i;
+
+	if (!r->o->commit ||
+	    r->o->commit(&author, &body, rev, r->o->commit_payload))
+		goto done;
+	/* the lines of `git log` that its patterns can match */
+	pr_buf_addf(&line, "GitAuthor: %s", author.ptr);
+	strv_push(&lines, pr_buf_detach(&line, NULL));
+	split_stripped(&lines, body.ptr);
+	for (i = 0; i < lines.nr; i++)
+		if (pr_maint_rx_match(r->m->rx[RX_SIGNATURE], lines.v[i],
+				      strlen(lines.v[i]), r->md))
+			strv_push(&sigs, pr_strdup(lines.v[i]));
+	if (!sigs.nr)
+		goto done;
+	/* the authors are deduplicated (and so remembered), not added */
+	for (i = 0; i < lines.nr; i++) {
+		char *e;
+
+		if (!pr_maint_rx_match(r->m->rx[RX_AUTHOR], lines.v[i],
+				       strlen(lines.v[i]), r->md))
+			continue;
+		e = signer_of(r, lines.v[i]);
+		free(deduplicate_email(r, e));
+		free(e);
+	}
+	for (i = 0; i < sigs.nr; i++) {
+		char *e, *d;
+
+		if (pr_maint_rx_match(r->m->rx[RX_CHIEFS], sigs.v[i],
+				      strlen(sigs.v[i]), r->md))
+			continue;
+		e = signer_of(r, sigs.v[i]);
+		d = deduplicate_email(r, e);
+		free(e);
+		/* vcs_add_commit_signers deduplicates them once more */
+		strv_push(&signers, deduplicate_email(r, d));
+		free(d);
+	}
+	vcs_assign(r, role, 1, &signers);
+done:
+	pr_buf_release(&author);
+	pr_buf_release(&body);
+	strv_release(&lines);
+	strv_release(&sigs);
+	strv_release(&signers);
+}
+
+/* The commits that Fixes: tags name: their signers are added. */
+static void add_fixes(struct route *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->fixes.nr; i++)
+		add_commit_signers(r, r->fixes.v[i], "blamed_fixes");
+}
+
 static void output(struct pr_buf *out, const struct pr_maint_opts *o, char **v,
 		   size_t n)
 {
@@ -837,12 +1176,13 @@ static void route_compute(struct route *r, const struct pr_maint *m,
 		pr_maint_parse_email(m, r->md, e, &name, &addr);
 		tmp = pr_maint_format_email(m, r->md, name, addr);
 		push_email_address(r, tmp, "", PR_MAINT_FILE, SIZE_MAX);
-		add_file_role(r, tmp);
+		add_role(r, tmp, "in file");
 		free(tmp);
 		free(name);
 		free(addr);
 		free(e);
 	}
+	add_fixes(r);
 }
 
 static void route_release(struct route *r)
@@ -861,6 +1201,8 @@ static void route_release(struct route *r)
 	strv_release(&r->subsystem);
 	strv_release(&r->status);
 	strv_release(&r->file_emails);
+	strv_release(&r->fixes);
+	strv_release(&r->ignore);
 	entries_free(r->to, r->nto);
 	entries_free(r->lists, r->nlists);
 }

@@ -39,6 +39,11 @@ static const char *const rx_src[] = {
 		("[\\(\\<\\{]{0,1}([A-Za-z0-9_\\.\\+-]+\\@[A-Za-z0-9\\.-]+)"
 		 "[\\)\\>\\}]{0,1}"),
 	[RX_FILE_SPLIT] = "[^A-Za-z\\x80-\\xC3\\'\\,\\.\\+-]",
+	[RX_SIGNATURE] =
+		"^[ \\t]*(Signed-off-by:|Reviewed-by:|Acked-by:).*\\@.*$",
+	[RX_AUTHOR] = "^GitAuthor: (.*)",
+	[RX_CHIEFS] = "(?i)(Linus Torvalds)",
+	[RX_SIGNER] = "\\s*.*:\\s*(.+)\\s*",
 };
 
 pcre2_code *pr_maint_rx_compile(const char *src, size_t len, uint32_t flags,

@@ -72,24 +72,6 @@ struct mapent {
 	char *val;
 };
 
-struct pr_maint {
-	struct tv *tv;
-	size_t ntv, alloc_tv;
-	size_t nsections;
-	struct mapent *names, *addrs; /* .mailmap; later entries win */
-	size_t nnames, alloc_names, naddrs, alloc_addrs;
-	char *tree;
-	char *text; /* MAINTAINERS, NUL at each line end; values point in */
-	struct fx_bucket *fx; /* F/X with a '/' in the prefix */
-	size_t nfx, alloc_fx;
-	size_t *fx_any; /* F/X whose prefix has no '/': tried on every file */
-	size_t nfx_any;
-	size_t *nk, *kw; /* the N: and K: entries, in order */
-	size_t nn, nkw;
-	bool jit; /* JIT-compile N:/K: patterns when first used */
-	pcre2_code *rx[20];
-};
-
 enum {
 	RX_TYPE, /* ^([A-Z]):\s*(.*) */
 	RX_PARSE1,
@@ -110,6 +92,29 @@ enum {
 	RX_FILE_ADDR,
 	RX_FILE_CLEAN,
 	RX_FILE_SPLIT,
+	RX_SIGNATURE, /* vcs_find_signers: a signature line of git log */
+	RX_AUTHOR, /* its author_pattern */
+	RX_CHIEFS, /* $penguin_chiefs, case-insensitive */
+	RX_SIGNER, /* extract_formatted_signatures: what follows the ':' */
+	RX_COUNT
+};
+
+struct pr_maint {
+	struct tv *tv;
+	size_t ntv, alloc_tv;
+	size_t nsections;
+	struct mapent *names, *addrs; /* .mailmap; later entries win */
+	size_t nnames, alloc_names, naddrs, alloc_addrs;
+	char *tree;
+	char *text; /* MAINTAINERS, NUL at each line end; values point in */
+	struct fx_bucket *fx; /* F/X with a '/' in the prefix */
+	size_t nfx, alloc_fx;
+	size_t *fx_any; /* F/X whose prefix has no '/': tried on every file */
+	size_t nfx_any;
+	size_t *nk, *kw; /* the N: and K: entries, in order */
+	size_t nn, nkw;
+	bool jit; /* JIT-compile N:/K: patterns when first used */
+	pcre2_code *rx[RX_COUNT];
 };
 
 /* src[0..len) compiled with flags (JIT-compiled when jit), or NULL. */
