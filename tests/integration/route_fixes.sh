@@ -179,8 +179,13 @@ compare() {
 
 runs=0
 for p in "$T"/p/*.patch; do
-	for f in "" --no-rolestats --no-fixes "--no-m --no-r" "--no-l --no-rolestats"; do
+	for f in "" --no-rolestats; do
 		compare "$R" "$f" "$p"
+	done
+done
+for p in plain maint many; do
+	for f in --no-fixes "--no-m --no-r" "--no-l --no-rolestats"; do
+		compare "$R" "$f" "$T/p/$p.patch"
 	done
 done
 compare "$R" "" "$T/p/plain.patch" "$T/p/maint.patch" "$T/p/many.patch"
@@ -204,6 +209,17 @@ grep -q '^S Six <six@example.org> (blamed_fixes:2/1=100%)' "$T/out" ||
 	fail "amb: the commit of a shared prefix was not taken"
 (cd "$R" && "$PATCHRELAY" route --no-fixes "$T/p/plain.patch") >"$T/out"
 ! grep -q blamed_fixes "$T/out" || fail "--no-fixes added signers"
+
+# the maintainers plugin Cc:s the signers, unless cc leaves "fixes" out
+"$PATCHRELAY" check --step "maintainers:kernel-tree=$R" "$T/p/maint.patch" >"$T/out" ||
+	fail "plugin: check failed"
+grep -q '^    Cc: Sam Sub <sam@example.org> (blamed_fixes)$' "$T/out" ||
+	fail "plugin: no blamed_fixes Cc"
+grep -q '^    To: Jesse Brandeburg <jesse.brandeburg@intel.com> (maintainer:INTEL ETHERNET DRIVERS)$' "$T/out" ||
+	fail "plugin: the maintainer who signed is not in To:"
+"$PATCHRELAY" check --step "maintainers:kernel-tree=$R,cc=lists" "$T/p/maint.patch" >"$T/out" ||
+	fail "plugin: check with cc=lists failed"
+! grep -q sam@example.org "$T/out" || fail "plugin: cc=lists still mails fixes"
 
 # the same tree without its repository: nothing is added, as the script
 rm -rf "$T/plain-tree"
