@@ -26,10 +26,26 @@ static int usage(void)
 		"usage: patchrelay route [--kernel-tree DIR | --maintainers FILE]\n"
 		"       [--rolestats|--no-rolestats] [--m|--no-m] [--r|--no-r]\n"
 		"       [--l|--no-l] [--subsystem] [--status] [--separator S]\n"
-		"       [--keywords|--no-keywords] [--fixes|--no-fixes] PATCH...\n"
+		"       [--keywords|--no-keywords] [--fixes|--no-fixes]\n"
+		"       [--no-cache] PATCH...\n"
 		"       patchrelay route --bench ROUNDS [--kernel-tree DIR | "
 		"--maintainers FILE] PATCH...\n");
 	return PR_EXIT_USAGE;
+}
+
+/*
+ * Where the compiled MAINTAINERS index is kept: $XDG_CACHE_HOME/patchrelay,
+ * else ~/.cache/patchrelay; NULL (no cache) without either.
+ */
+static void cache_dir(struct pr_buf *out)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	/* the spec: a relative XDG path is ignored */
+	if (xdg && xdg[0] == '/')
+		pr_buf_addf(out, "%s/patchrelay", xdg);
+	else if (home && home[0] == '/')
+		pr_buf_addf(out, "%s/.cache/patchrelay", home);
 }
 
 /* "--name VALUE" or "--name=VALUE"; advances *i past what it used. */
@@ -175,6 +191,8 @@ int cmd_route(int argc, char **argv)
 	struct pr_maint_opts o;
 	struct pr_maint *m = NULL;
 	struct pr_buf out = PR_BUF_INIT, path = PR_BUF_INIT;
+	struct pr_buf cache = PR_BUF_INIT;
+	bool use_cache = true;
 	struct pr_buf *patches = NULL;
 	const char *tree = NULL, *file = NULL, *v;
 	char **names = NULL;
@@ -230,6 +248,8 @@ int cmd_route(int argc, char **argv)
 				ret = PR_EXIT_USAGE;
 				goto done;
 			}
+		} else if (!strcmp(arg, "--no-cache")) {
+			use_cache = false;
 		} else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			ret = usage();
 			goto done;
@@ -283,7 +303,9 @@ int cmd_route(int argc, char **argv)
 		pr_buf_addf(&path, "%s/MAINTAINERS", tree ? tree : ".");
 		file = path.ptr;
 	}
-	if (pr_maint_load(&m, file, tree) < 0 ||
+	if (use_cache)
+		cache_dir(&cache);
+	if (pr_maint_open(&m, file, tree, cache.len ? cache.ptr : NULL) < 0 ||
 	    pr_maint_route(&out, m, &o, patches, npatches) < 0) {
 		pr_cli_error("route");
 		ret = PR_EXIT_RUNTIME;
@@ -303,6 +325,7 @@ done:
 	free(names);
 	pr_buf_release(&out);
 	pr_buf_release(&path);
+	pr_buf_release(&cache);
 	pr_maint_free(m);
 #ifndef PR_ROUTE_FRONT
 	pr_maint_git_free(git);

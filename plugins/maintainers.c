@@ -96,7 +96,7 @@ struct route {
 	struct strv files;
 	size_t *ktvi;
 	size_t nktvi, alloc_ktvi;
-	size_t *cand; /* match_file's candidate entries */
+	uint32_t *cand; /* match_file's candidate entries */
 	size_t ncand, alloc_cand;
 	struct entry *to, *lists;
 	size_t nto, alloc_to, nlists, alloc_lists;
@@ -149,14 +149,20 @@ static void add_keyword_matches(struct route *r, const char *line, size_t len,
 	size_t i;
 
 	for (i = 0; i < m->nkw; i++) {
-		struct tv *t = (struct tv *)&m->tv[m->kw[i]];
-
-		if (pr_maint_rx_match(pr_maint_tv_re(m, t, in_patch), line, len,
-				      r->md)) {
+		if (pr_maint_rx_match(pr_maint_tv_re(m, m->kw[i], in_patch),
+				      line, len, r->md)) {
 			PR_ALLOC_GROW(r->ktvi, r->nktvi + 1, r->alloc_ktvi);
 			r->ktvi[r->nktvi++] = m->kw[i];
 		}
 	}
+}
+
+/* line p[0..len) starts with lit */
+static bool starts(const char *p, size_t len, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return len >= n && !memcmp(p, lit, n);
 }
 
 static void read_patch(struct route *r, const struct pr_buf *patch)
@@ -170,14 +176,24 @@ static void read_patch(struct route *r, const struct pr_buf *patch)
 		const char *nl = memchr(p, '\n', end - p);
 		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
 
-		/* each line as Perl reads it: with its newline */
-		if (pr_maint_rx_match(m->rx[RX_MODE], p, len, md) ||
-		    pr_maint_rx_match(m->rx[RX_RENAME], p, len, md)) {
+		/*
+		 * each line as Perl reads it: with its newline; a regex is
+		 * tried only on a line with its literal start
+		 */
+		if ((starts(p, len, " mode change ") &&
+		     pr_maint_rx_match(pr_maint_rx(m, RX_MODE), p, len, md)) ||
+		    (starts(p, len, "rename ") &&
+		     pr_maint_rx_match(pr_maint_rx(m, RX_RENAME), p, len,
+				       md))) {
 			strv_push(&r->files, pr_maint_rx_group(md, p, 1));
-		} else if (pr_maint_rx_match(m->rx[RX_DIFFGIT], p, len, md)) {
+		} else if (starts(p, len, "diff --git a/") &&
+			   pr_maint_rx_match(pr_maint_rx(m, RX_DIFFGIT), p, len,
+					     md)) {
 			strv_push(&r->files, pr_maint_rx_group(md, p, 1));
 			strv_push(&r->files, pr_maint_rx_group(md, p, 2));
-		} else if (pr_maint_rx_match(m->rx[RX_FIXES], p, len, md)) {
+		} else if (starts(p, len, "Fixes:") &&
+			   pr_maint_rx_match(pr_maint_rx(m, RX_FIXES), p, len,
+					     md)) {
 			char *rev = pr_maint_rx_group(md, p, 1);
 
 			/* @fixes = uniq(@fixes) */
@@ -185,8 +201,12 @@ static void read_patch(struct route *r, const struct pr_buf *patch)
 				strv_push(&r->fixes, rev);
 			else
 				free(rev);
-		} else if (pr_maint_rx_match(m->rx[RX_PLUS], p, len, md) ||
-			   pr_maint_rx_match(m->rx[RX_MINUS], p, len, md)) {
+		} else if ((starts(p, len, "+++") &&
+			    pr_maint_rx_match(pr_maint_rx(m, RX_PLUS), p, len,
+					      md)) ||
+			   (starts(p, len, "---") &&
+			    pr_maint_rx_match(pr_maint_rx(m, RX_MINUS), p, len,
+					      md))) {
 			char *f = pr_maint_rx_group(md, p, 1);
 			char *slash = strchr(f, '/');
 
@@ -195,7 +215,9 @@ static void read_patch(struct route *r, const struct pr_buf *patch)
 				memmove(f, slash + 1, strlen(slash + 1) + 1);
 			strv_push(&r->files, f);
 			in_patch = true;
-		} else if (pr_maint_rx_match(m->rx[RX_HUNK], p, len, md)) {
+		} else if (starts(p, len, "@@ -") &&
+			   pr_maint_rx_match(pr_maint_rx(m, RX_HUNK), p, len,
+					     md)) {
 			/* ranges serve only git blame */
 		} else if (r->o->keywords) {
 			add_keyword_matches(r, p, len, in_patch);
@@ -206,21 +228,24 @@ static void read_patch(struct route *r, const struct pr_buf *patch)
 }
 
 static bool file_match_pattern(struct route *r, const char *file, size_t flen,
-			       size_t fslash, struct tv *t)
+			       size_t fslash, size_t i)
 {
-	if (flen < t->prefix_len || memcmp(file, t->value, t->prefix_len))
+	const struct pr_maint *m = r->m;
+	const struct tv *t = &m->tv[i];
+
+	if (flen < t->prefix_len ||
+	    memcmp(file, pr_maint_tv_value(m, i), t->prefix_len))
 		return false;
-	if (t->literal) {
+	if (t->flags & TV_LITERAL) {
 		/* "^value" is a prefix test; "^value/" for a directory */
-		if (!t->slash_end && pr_maint_tv_isdir(r->m, t) &&
+		if (!(t->flags & TV_SLASH_END) && pr_maint_tv_isdir(m, i) &&
 		    (flen == t->prefix_len || file[t->prefix_len] != '/'))
 			return false;
-	} else if (!pr_maint_rx_match(pr_maint_tv_re(r->m, t, false), file,
-				      flen, r->md)) {
+	} else if (!pr_maint_rx_match(pr_maint_tv_re(m, i, false), file, flen,
+				      r->md)) {
 		return false;
 	}
-	return pr_maint_tv_isdir(r->m, t) ||
-	       fslash == pr_maint_tv_nslash(r->m, t);
+	return pr_maint_tv_isdir(m, i) || fslash == pr_maint_tv_nslash(m, i);
 }
 
 static size_t find_starting_index(const struct pr_maint *m, size_t i)
@@ -243,7 +268,7 @@ static size_t find_ending_index(const struct pr_maint *m, size_t i)
 /* The header, as "%.47s..." when longer than 50 bytes. */
 static char *subsystem_name(const struct pr_maint *m, size_t i)
 {
-	const char *s = m->tv[find_starting_index(m, i)].value;
+	const char *s = pr_maint_tv_value(m, find_starting_index(m, i));
 	size_t n = strlen(s);
 	char *out;
 
@@ -268,7 +293,7 @@ static char *maintainer_role(const struct pr_maint *m, size_t i)
 
 	for (j = start + 1; j < end; j++)
 		if (m->tv[j].type == 'S')
-			role = m->tv[j].value;
+			role = pr_maint_tv_value(m, j);
 	lc = pr_strdup(role);
 	for (j = 0; lc[j]; j++)
 		if (lc[j] >= 'A' && lc[j] <= 'Z')
@@ -357,7 +382,7 @@ static void push_list(struct route *r, const char *addr, const char *kind,
 
 static void add_list(struct route *r, size_t i)
 {
-	const char *v = r->m->tv[i].value;
+	const char *v = pr_maint_tv_value(r->m, i);
 	char *sub = subsystem_name(r->m, i);
 	char *addr, *extra, *laddr;
 	struct pr_buf role = PR_BUF_INIT;
@@ -405,29 +430,30 @@ static void add_categories(struct route *r, size_t idx)
 	size_t end = find_ending_index(m, idx);
 	size_t i;
 
-	strv_push(&r->subsystem, pr_strdup(m->tv[start].value));
+	strv_push(&r->subsystem, pr_strdup(pr_maint_tv_value(m, start)));
 	for (i = start + 1; i < end; i++) {
 		const struct tv *t = &m->tv[i];
+		const char *value = pr_maint_tv_value(m, i);
 
 		if (t->type == 'L') {
 			add_list(r, i);
 		} else if (t->type == 'M' && r->o->maintainers) {
 			char *role = maintainer_role(m, i);
 
-			push_email_address(r, t->value, role,
-					   PR_MAINT_MAINTAINER, start);
+			push_email_address(r, value, role, PR_MAINT_MAINTAINER,
+					   start);
 			free(role);
 		} else if (t->type == 'R' && r->o->reviewers) {
 			char *sub = subsystem_name(m, i);
 			struct pr_buf role = PR_BUF_INIT;
 
 			pr_buf_addf(&role, "reviewer:%s", sub);
-			push_email_address(r, t->value, role.ptr,
+			push_email_address(r, value, role.ptr,
 					   PR_MAINT_REVIEWER, start);
 			pr_buf_release(&role);
 			free(sub);
 		} else if (t->type == 'S') {
-			strv_push(&r->status, pr_strdup(t->value));
+			strv_push(&r->status, pr_strdup(value));
 		}
 	}
 }
@@ -444,8 +470,9 @@ static char *clean_file_email(struct route *r, const char *cand)
 	size_t n = strlen(cand), off = 0, len;
 
 	/* s/[(<{]?(ADDR)[)>}]?/<$1>/g */
-	while (off <= n && pcre2_match(m->rx[RX_FILE_CLEAN], (PCRE2_SPTR)s, n,
-				       off, 0, md, NULL) >= 0) {
+	while (off <= n &&
+	       pcre2_match(pr_maint_rx(m, RX_FILE_CLEAN), (PCRE2_SPTR)s, n, off,
+			   0, md, NULL) >= 0) {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 
 		pr_buf_add(&e, s + off, ov[0] - off);
@@ -463,8 +490,8 @@ static char *clean_file_email(struct route *r, const char *cand)
 	/* split(/[^A-Za-z...]/, $name), trailing empty fields dropped */
 	len = strlen(name);
 	off = 0;
-	while (pcre2_match(m->rx[RX_FILE_SPLIT], (PCRE2_SPTR)name, len, off, 0,
-			   md, NULL) >= 0) {
+	while (pcre2_match(pr_maint_rx(m, RX_FILE_SPLIT), (PCRE2_SPTR)name, len,
+			   off, 0, md, NULL) >= 0) {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 
 		strv_push(&nw, pr_memdup(name + off, ov[0] - off));
@@ -530,8 +557,8 @@ static void maintainers_in_file(struct route *r, const char *file)
 		goto done;
 	}
 	while (off < text.len &&
-	       pcre2_match(m->rx[RX_FILE_ADDR], (PCRE2_SPTR)text.ptr, text.len,
-			   off, 0, r->md, NULL) >= 0) {
+	       pcre2_match(pr_maint_rx(m, RX_FILE_ADDR), (PCRE2_SPTR)text.ptr,
+			   text.len, off, 0, r->md, NULL) >= 0) {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
 		char *cand = pr_memdup(text.ptr + ov[0], ov[1] - ov[0]);
 		size_t next = ov[1] > off ? ov[1] : off + 1;
@@ -604,7 +631,8 @@ static void candidates(struct route *r, const char *file, size_t flen)
 	const struct fx_bucket *b =
 		slash ? pr_maint_fx_find(m, file, (size_t)(slash - file))
 		      : NULL;
-	const size_t *l[3] = { b ? b->tvi : NULL, m->fx_any, m->nk };
+	const uint32_t *l[3] = { b ? m->fx_tvi + b->first : NULL, m->fx_any,
+				 m->nk };
 	size_t nl[3] = { b ? b->nr : 0, m->nfx_any, m->nn }, at[3] = { 0 };
 
 	/* three lists in MAINTAINERS order, merged */
@@ -644,28 +672,29 @@ static size_t file_hits(struct route *r, const char *file, struct hit **hits,
 		     b++)
 			;
 		for (i = a; i < b && !exclude; i++) {
-			struct tv *t = (struct tv *)&m->tv[r->cand[i]];
+			size_t c = r->cand[i];
 
-			if (t->type == 'X' &&
-			    file_match_pattern(r, file, flen, fslash, t))
+			if (m->tv[c].type == 'X' &&
+			    file_match_pattern(r, file, flen, fslash, c))
 				exclude = true;
 		}
 		for (i = a; i < b && !exclude; i++) {
-			struct tv *t = (struct tv *)&m->tv[r->cand[i]];
+			size_t c = r->cand[i];
+			char type = m->tv[c].type;
 
-			if (t->type == 'F' &&
-			    file_match_pattern(r, file, flen, fslash, t)) {
-				long pd = (long)pr_maint_tv_nslash(m, t);
+			if (type == 'F' &&
+			    file_match_pattern(r, file, flen, fslash, c)) {
+				long pd = (long)pr_maint_tv_nslash(m, c);
 
-				if (!pr_maint_tv_isdir(m, t))
+				if (!pr_maint_tv_isdir(m, c))
 					pd++;
 				/* the converted value starts ".*" */
-				if (t->value[0] == '*')
+				if (pr_maint_tv_value(m, c)[0] == '*')
 					pd = -1;
 				depth = pd;
 				hit = true;
-			} else if (t->type == 'N' &&
-				   pr_maint_rx_match(pr_maint_tv_re(m, t,
+			} else if (type == 'N' &&
+				   pr_maint_rx_match(pr_maint_tv_re(m, c,
 								    false),
 						     file, flen, r->md)) {
 				depth = 0;
@@ -780,8 +809,8 @@ static char *signer_of(struct route *r, const char *line)
 	struct pr_buf b = PR_BUF_INIT;
 	PCRE2_SIZE *ov;
 
-	if (pcre2_match(r->m->rx[RX_SIGNER], (PCRE2_SPTR)line, n, 0, 0, r->md,
-			NULL) < 0)
+	if (pcre2_match(pr_maint_rx(r->m, RX_SIGNER), (PCRE2_SPTR)line, n, 0, 0,
+			r->md, NULL) < 0)
 		return pr_strdup(line);
 	ov = pcre2_get_ovector_pointer(r->md);
 	pr_buf_add(&b, line, ov[0]);
@@ -1015,8 +1044,8 @@ static void add_commit_signers(struct route *r, const char *rev,
 	strv_push(&lines, pr_buf_detach(&line, NULL));
 	split_stripped(&lines, body.ptr);
 	for (i = 0; i < lines.nr; i++)
-		if (pr_maint_rx_match(r->m->rx[RX_SIGNATURE], lines.v[i],
-				      strlen(lines.v[i]), r->md))
+		if (pr_maint_rx_match(pr_maint_rx(r->m, RX_SIGNATURE),
+				      lines.v[i], strlen(lines.v[i]), r->md))
 			strv_push(&sigs, pr_strdup(lines.v[i]));
 	if (!sigs.nr)
 		goto done;
@@ -1024,7 +1053,7 @@ static void add_commit_signers(struct route *r, const char *rev,
 	for (i = 0; i < lines.nr; i++) {
 		char *e;
 
-		if (!pr_maint_rx_match(r->m->rx[RX_AUTHOR], lines.v[i],
+		if (!pr_maint_rx_match(pr_maint_rx(r->m, RX_AUTHOR), lines.v[i],
 				       strlen(lines.v[i]), r->md))
 			continue;
 		e = signer_of(r, lines.v[i]);
@@ -1034,7 +1063,7 @@ static void add_commit_signers(struct route *r, const char *rev,
 	for (i = 0; i < sigs.nr; i++) {
 		char *e, *d;
 
-		if (pr_maint_rx_match(r->m->rx[RX_CHIEFS], sigs.v[i],
+		if (pr_maint_rx_match(pr_maint_rx(r->m, RX_CHIEFS), sigs.v[i],
 				      strlen(sigs.v[i]), r->md))
 			continue;
 		e = signer_of(r, sigs.v[i]);
@@ -1325,8 +1354,9 @@ static void add_addr(const struct entry *e, void *payload)
 	a->line = pr_strdup(e->email);
 	a->role = pr_strdup(e->role);
 	a->kind = e->kind;
-	a->section = pr_strdup(
-		e->section == SIZE_MAX ? "" : c->m->tv[e->section].value);
+	a->section = pr_strdup(e->section == SIZE_MAX
+				       ? ""
+				       : pr_maint_tv_value(c->m, e->section));
 }
 
 int pr_maint_resolve(struct pr_maint_result *out, const struct pr_maint *m,
@@ -1392,7 +1422,7 @@ int pr_maint_file_sections(struct pr_maint_result *out,
 			PR_ALLOC_GROW(out->sections, out->nsections + 1,
 				      out->alloc_sections);
 			out->sections[out->nsections++] =
-				pr_strdup(m->tv[start].value);
+				pr_strdup(pr_maint_tv_value(m, start));
 		}
 	}
 	free(hits);

@@ -70,6 +70,18 @@ void pr_maint_opts_init(struct pr_maint_opts *o);
  * kernel tree's top.  Errors name the file.
  */
 int pr_maint_load(struct pr_maint **out, const char *path, const char *tree);
+
+/*
+ * pr_maint_load through a compiled index of MAINTAINERS and .mailmap kept
+ * in `cache_dir` (NULL: none), so that a process that routes once does not
+ * parse MAINTAINERS again (plugins/maintainers_index.c).  A cache file is
+ * used only when it is whole (checksum and bounds checked) and was made
+ * from files with the same size, times, inode and content hash as now;
+ * else it is rebuilt, atomically.  A cache that cannot be read or written
+ * is no error: the file is parsed.
+ */
+int pr_maint_open(struct pr_maint **out, const char *path, const char *tree,
+		  const char *cache_dir);
 void pr_maint_free(struct pr_maint *m);
 
 /*

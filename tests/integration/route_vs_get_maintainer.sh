@@ -16,6 +16,9 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 cache="$C/route-cache"
 corpus="$C/route-corpus"
 mkdir -p "$cache" "$tmp/home"
+# route's compiled MAINTAINERS index: written by the first runs (in
+# parallel), mapped by the others
+export XDG_CACHE_HOME="$tmp/xdg"
 
 # the tie made stable, in get_maintainers() only (its first sort by depth)
 /usr/bin/perl -pe 'if (!$done && s/sort \{\$hash\{\$b\} <=> \$hash\{\$a\}\}/sort {\$hash{\$b} <=> \$hash{\$a} || \$a <=> \$b}/) { $done = 1 }' \
@@ -99,5 +102,15 @@ fi
 "$PATCHRELAY" route --kernel-tree "$L" "$corpus/single-000.patch" >"$tmp/b"
 cmp "$tmp/a" "$tmp/b"
 [ -s "$tmp/a" ]
+
+# the index was written, and an answer without it, or from a damaged one,
+# is the same
+idx=$(ls "$XDG_CACHE_HOME"/patchrelay/maintainers-*.idx)
+[ "$(echo "$idx" | wc -l)" = 1 ] || { echo "FAIL: not one index: $idx"; exit 1; }
+(cd "$L" && "$PATCHRELAY" route --no-cache "$corpus/single-000.patch") >"$tmp/c"
+cmp "$tmp/a" "$tmp/c"
+printf 'XXXX' | dd of="$idx" bs=1 seek=4096 conv=notrunc 2>/dev/null
+(cd "$L" && "$PATCHRELAY" route "$corpus/single-000.patch") >"$tmp/c"
+cmp "$tmp/a" "$tmp/c"
 
 echo "ok: $runs runs over $count patches identical to get_maintainer.pl"
