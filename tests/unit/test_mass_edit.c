@@ -111,6 +111,23 @@ static void test_check_rename_fails(void **state)
 	free(d);
 }
 
+/* A version of `files` files f0.c, f1.c... each changed by `hunk`. */
+static struct pr_version *same_hunk(int files, const char *hunk)
+{
+	struct pr_buf d = PR_BUF_INIT;
+	struct pr_version *v;
+	int f;
+
+	for (f = 0; f < files; f++)
+		pr_buf_addf(&d,
+			    "diff --git a/f%d.c b/f%d.c\n--- a/f%d.c\n"
+			    "+++ b/f%d.c\n%s",
+			    f, f, f, f, hunk);
+	v = version_of("a@example.org", d.ptr);
+	pr_buf_release(&d);
+	return v;
+}
+
 /*
  * A typo sweep: 'ro' -> 'o' is the smallest edit, and the words it changed
  * say what the sweep was, most frequent first, with their counts.
@@ -119,25 +136,17 @@ static void test_check_typo_words(void **state)
 {
 	struct pr_mass_edit_opts o;
 	struct pr_report r = PR_REPORT_INIT;
-	struct pr_buf d = PR_BUF_INIT;
-	struct pr_version *v;
-	int f;
+	struct pr_version *v = same_hunk(25, "@@ -1,5 +1,5 @@\n"
+					     "-\treturn error;\n"
+					     "-\tif (error && error_count)\n"
+					     "-\t/* Error: errors, terror */\n"
+					     "-\tprint(\"error\");\n"
+					     "+\treturn eror;\n"
+					     "+\tif (eror && eror_count)\n"
+					     "+\t/* Eror: erors, teror */\n"
+					     "+\tprint(\"eror\");\n"
+					     " keep\n");
 
-	for (f = 0; f < 25; f++)
-		pr_buf_addf(&d,
-			    "diff --git a/f%d.c b/f%d.c\n--- a/f%d.c\n"
-			    "+++ b/f%d.c\n@@ -1,5 +1,5 @@\n"
-			    "-\treturn error;\n"
-			    "-\tif (error && error_count)\n"
-			    "-\t/* Error: errors, terror */\n"
-			    "-\tprint(\"error\");\n"
-			    "+\treturn eror;\n"
-			    "+\tif (eror && eror_count)\n"
-			    "+\t/* Eror: erors, teror */\n"
-			    "+\tprint(\"eror\");\n"
-			    " keep\n",
-			    f, f, f, f);
-	v = version_of("a@example.org", d.ptr);
 	pr_mass_edit_defaults(&o);
 	assert_int_equal(pr_mass_edit_check(&r, "me", &o, v), 0);
 	assert_int_equal(r.nr, 1);
@@ -150,7 +159,6 @@ static void test_check_typo_words(void **state)
 			       "'eror_count' 25 times (25 files in all)"));
 	pr_report_release(&r);
 	pr_version_free(v);
-	pr_buf_release(&d);
 }
 
 /* A whole-word rename names no words: they would only repeat it. */
@@ -158,18 +166,12 @@ static void test_check_whole_word(void **state)
 {
 	struct pr_mass_edit_opts o;
 	struct pr_report r = PR_REPORT_INIT;
-	struct pr_buf d = PR_BUF_INIT;
-	struct pr_version *v;
-	int f;
+	struct pr_version *v = same_hunk(25, "@@ -1,2 +1,2 @@\n"
+					     "-\ta = foo(1);\n"
+					     "-\tb = foo(foo(2));\n"
+					     "+\ta = bar(1);\n"
+					     "+\tb = bar(bar(2));\n");
 
-	for (f = 0; f < 25; f++)
-		pr_buf_addf(&d,
-			    "diff --git a/f%d.c b/f%d.c\n--- a/f%d.c\n"
-			    "+++ b/f%d.c\n@@ -1,2 +1,2 @@\n"
-			    "-\ta = foo(1);\n-\tb = foo(foo(2));\n"
-			    "+\ta = bar(1);\n+\tb = bar(bar(2));\n",
-			    f, f, f, f);
-	v = version_of("a@example.org", d.ptr);
 	pr_mass_edit_defaults(&o);
 	assert_int_equal(pr_mass_edit_check(&r, "me", &o, v), 0);
 	assert_non_null(strstr(r.items[0].message,
@@ -177,7 +179,6 @@ static void test_check_whole_word(void **state)
 			       "files (25 files in all)"));
 	pr_report_release(&r);
 	pr_version_free(v);
-	pr_buf_release(&d);
 }
 
 static void test_check_whitespace(void **state)
