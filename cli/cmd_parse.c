@@ -163,6 +163,8 @@ static int series_json(json_t **out, struct pr_patch *const *mails, size_t nr)
 					    json_boolean(v->complete));
 			json_object_set_new(o, "partial_reroll",
 					    json_boolean(v->partial_reroll));
+			json_object_set_new(o, "superseded",
+					    json_boolean(v->superseded));
 			json_object_set_new(
 				o, "cover",
 				id_or_null(v->cover ? v->cover->message_id

@@ -1,6 +1,7 @@
 #include "base/pr.h"
 #include "commands.h"
 #include "connectors.h"
+#include "gerrit.h"
 #include "patchwork.h"
 #include "plugins.h"
 #include "checks.h"
@@ -12,6 +13,7 @@
 
 /* clang-format off */
 static const struct pr_connector_type *const connectors[] = {
+	&pr_connector_gerrit,
 	&pr_connector_git,
 	&pr_connector_github,
 	&pr_connector_gitlab,

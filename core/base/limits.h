@@ -35,6 +35,8 @@
 #define PR_LIMIT_SERIES_PATCHES 10000
 /* Patches on each side of a range-diff (its cost matrix is quadratic). */
 #define PR_LIMIT_RANGE_DIFF_PATCHES 1000
+/* One line of Gerrit's stream-events (one JSON event). */
+#define PR_LIMIT_GERRIT_EVENT_BYTES (4 * PR_MIB)
 /* Entries in one Atom feed (core/mail/atom.h). */
 #define PR_LIMIT_ATOM_ENTRIES 100000
 

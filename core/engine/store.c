@@ -73,8 +73,10 @@ static const char *const migrations[] = {
 	"ALTER TABLE versions ADD COLUMN landed_commit TEXT;"
 	"ALTER TABLE versions ADD COLUMN landed_time INTEGER;",
 	/* 6: what connectors keep about the world they talk to (notes.h) */
-	"CREATE TABLE notes (scope TEXT NOT NULL, key TEXT NOT NULL,"
-	" value TEXT NOT NULL, PRIMARY KEY (scope, key));",
+	/* parenthesised: clang's -Wstring-concatenation takes a lone pair
+	 * in a list for a missing comma */
+	("CREATE TABLE notes (scope TEXT NOT NULL, key TEXT NOT NULL,"
+	 " value TEXT NOT NULL, PRIMARY KEY (scope, key));"),
 };
 
 _Static_assert(PR_ARRAY_SIZE(migrations) == PR_STORE_SCHEMA_LATEST,

@@ -44,7 +44,8 @@ struct pr_am_opts {
 
 /* A parsed mail as a new pr_patch: prefix from the raw subject, body is
  * mailinfo's message and diff its patch; trailers parsed from the body;
- * patch_id (git patch-id --stable) when the mail has a diff. */
+ * patch_id (git patch-id --stable) when the mail has a diff; time from the
+ * date (0 when it does not parse). */
 int pr_am_patch_from_mailinfo(struct pr_patch **out,
 			      const struct pr_mailinfo *mi);
 /* The same from a mail's text: git mailinfo's parse, then the above. */

@@ -629,6 +629,7 @@ void pr_mailinfo_release(struct pr_mailinfo *mi)
 
 	free(mi->name);
 	free(mi->email);
+	free(mi->sender);
 	free(mi->date);
 	free(mi->subject);
 	free(mi->subject_raw);
@@ -716,6 +717,12 @@ int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 	pr_mailinfo_split_from(&name, &email, use[H_FROM]->ptr);
 	out->name = utf8_dup(&name);
 	out->email = utf8_dup(&email);
+	/* the submitter, whoever the in-body From: names as the author */
+	pr_buf_reset(&name);
+	pr_buf_reset(&email);
+	cleanup_space(&st.hdr[H_FROM]);
+	pr_mailinfo_split_from(&name, &email, st.hdr[H_FROM].ptr);
+	out->sender = utf8_dup(&email);
 	cleanup_space(use[H_DATE]);
 	out->date = utf8_dup(use[H_DATE]);
 	out->message_id = msgid(pr_mail_headers_get(&h, "Message-ID"));

@@ -10,29 +10,11 @@
 # newest per context wins, the combined `check`), and a 503 with
 # Retry-After from a failure rule.
 set -u
-PY=/usr/bin/python3
-tmp=$(mktemp -d) || exit 1
-emu=
-cleanup() {
-	[ -n "$emu" ] && kill "$emu" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-	echo "emulator_patchwork.sh: $*" >&2
-	exit 1
-}
-$PY "$PR_SRC/tests/emulators/patchwork.py" --root "$tmp/emu" \
-	--port-file "$tmp/port" 2>"$tmp/err" &
-emu=$!
-n=0
-while [ ! -s "$tmp/port" ]; do
-	n=$((n + 1))
-	[ "$n" -gt 150 ] && fail "emulator did not start: $(cat "$tmp/err")"
-	sleep 0.1
-done
+. "$(dirname "$0")/lib.sh"
+tmpdir
+start_emulator patchwork "$tmp/emu"
 
-$PY - "http://127.0.0.1:$(cat "$tmp/port")" "$PR_SRC/tests/emulators" <<'PYEOF' ||
+$PY - "$emu_url" "$PR_SRC/tests/emulators" <<'PYEOF' ||
 import json, sys, urllib.error, urllib.request
 B = sys.argv[1]
 sys.path.insert(0, sys.argv[2])

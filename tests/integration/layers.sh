@@ -6,9 +6,8 @@
 # beside each other above core and never include cli/.  The check is run
 # once on a copy with a planted upward include, to show it can fail.
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 
 # parts ROOT: the names in core_parts, lowest first, one a line
 parts() {

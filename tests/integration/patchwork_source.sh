@@ -8,33 +8,19 @@
 # same series; with one event a page every page is read; a 503 with
 # Retry-After is "rate limited until" and loses nothing.
 set -u
-PY=/usr/bin/python3
-tmp=$(mktemp -d) || exit 1
-emu=
-[ -n "${KEEP:-}" ] && echo "$tmp"
-cleanup() {
-	[ -n "$emu" ] && kill "$emu" 2>/dev/null
-	[ -n "${KEEP:-}" ] || rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp" || exit 1
-fail() {
-	echo "patchwork_source.sh: $*" >&2
-	exit 1
-}
+start_emulator patchwork "$tmp/emu"
+B=$emu_url
 
-. "$PR_SRC/tests/integration/patchwork_lib.sh"
+pw_ctl /projects '{"link_name":"netdev","list_id":"netdev.example.org","maintainers":["ci"]}'
+pw_ctl /users '{"login":"ci","token":"ci-token","email":"ci@example.org"}'
 
-ctl /projects '{"link_name":"netdev","list_id":"netdev.example.org","maintainers":["ci"]}'
-ctl /users '{"login":"ci","token":"ci-token","email":"ci@example.org"}'
-
-export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
-git init -q -b main tree
+git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
+mkdir tree
 echo base >tree/base.c
-git -C tree add -A
-git -C tree commit -q -m base
+git_base tree
 # mails NAME VERSION FILES...: a series of one commit per file, threaded
 mails() {
 	name=$1 v=$2
@@ -55,7 +41,7 @@ mails() {
 	git -C tree checkout -q main
 }
 mails a 1 a1.c
-feed "$tmp"/a-1/*.patch
+pw_feed "$tmp"/a-1/*.patch
 
 cat >relay.conf <<CONF
 [core]
@@ -88,7 +74,7 @@ grep -q '0 version(s) seen' log1 || fail "pass 1: $(cat log1)"
 # a new 3-patch series: emitted once (a cover letter and 3 patches),
 # its mails carry its patches
 mails b 1 b1.c b2.c b3.c
-feed "$tmp"/b-1/*.patch
+pw_feed "$tmp"/b-1/*.patch
 "$PATCHRELAY" run -c relay.conf --once 2>log2 || fail "pass 2: $(cat log2)"
 grep -q '1 version(s) seen, 1 new, 4 mail(s) sent' log2 ||
 	fail "pass 2: $(cat log2)"
@@ -111,11 +97,11 @@ assert len(b) == 3 and all(p["check"] == "success" for p in b), b' ||
 grep -q '0 version(s) seen' log3 || fail "pass 3: $(cat log3)"
 
 # one event a page: every page is read; b's v2 is b's version 2
-ctl /max-per-page '{"max":1}'
+pw_ctl /max-per-page '{"max":1}'
 mails b 2 b1.c b2.c b3.c
 mails c 1 c1.c
-feed "$tmp"/b-2/*.patch
-feed "$tmp"/c-1/*.patch
+pw_feed "$tmp"/b-2/*.patch
+pw_feed "$tmp"/c-1/*.patch
 "$PATCHRELAY" run -c relay.conf --once 2>log4 || fail "pass 4: $(cat log4)"
 grep -q '2 version(s) seen, 2 new, 6 mail(s) sent' log4 ||
 	fail "pass 4: $(cat log4)"
@@ -133,8 +119,8 @@ grep -lq '^Subject: \[PATCH v2 3/3\] b3.c: add it (b)' maildir/new/* ||
 
 # a 503 with Retry-After: rate limited, nothing lost
 mails d 1 d1.c
-feed "$tmp"/d-1/*.patch
-ctl /fail '{"match":"/api/events/","status":503,"headers":{"Retry-After":"30"}}'
+pw_feed "$tmp"/d-1/*.patch
+pw_ctl /fail '{"match":"/api/events/","status":503,"headers":{"Retry-After":"30"}}'
 "$PATCHRELAY" run -c relay.conf --once 2>log5 && fail "503 passed"
 grep -q 'rate limited until' log5 || fail "pass 5: $(cat log5)"
 "$PATCHRELAY" run -c relay.conf --once 2>log6 || fail "pass 6: $(cat log6)"

@@ -16,22 +16,11 @@
 # - patch-id (a whitespace fix) and subject (a reworked patch, only when
 #   `match` lists it); status lists each series' Patchwork patches.
 set -u
-PY=/usr/bin/python3
-tmp=$(mktemp -d) || exit 1
-emu=
-[ -n "${KEEP:-}" ] && echo "$tmp"
-cleanup() {
-	[ -n "$emu" ] && kill "$emu" 2>/dev/null
-	[ -n "${KEEP:-}" ] || rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp" || exit 1
-fail() {
-	echo "patchwork_sync.sh: $*" >&2
-	exit 1
-}
-
-. "$PR_SRC/tests/integration/patchwork_lib.sh"
+start_emulator patchwork "$tmp/emu"
+B=$emu_url
 
 # patches: "name state commit_ref" of the project's patches, by id
 patches() {
@@ -46,20 +35,18 @@ writes() {
 import json, sys
 print(sum(1 for r in json.load(sys.stdin) if r["method"] in ("PATCH", "POST")))'
 }
-clear_log() { ctl /log/clear '{}'; }
+clear_log() { pw_ctl /log/clear '{}'; }
 
-ctl /projects '{"link_name":"netdev","list_id":"netdev.example.org","maintainers":["kuba"]}'
-ctl /users '{"login":"kuba","token":"good-token","email":"kuba@example.org"}'
-ctl /users '{"login":"bob","token":"weak-token","email":"bob@example.org"}'
+pw_ctl /projects '{"link_name":"netdev","list_id":"netdev.example.org","maintainers":["kuba"]}'
+pw_ctl /users '{"login":"kuba","token":"good-token","email":"kuba@example.org"}'
+pw_ctl /users '{"login":"bob","token":"weak-token","email":"bob@example.org"}'
 
-export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Kuba Maint' GIT_COMMITTER_EMAIL=kuba@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
-git init -q -b main tree
+git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000' \
+	'Kuba Maint <kuba@example.org>'
+mkdir tree
 printf 'one\ntwo\nthree\n' >tree/a.c
 seq 1 20 >tree/old.c
-git -C tree add -A
-git -C tree commit -q -m base
+git_base tree
 git -C tree checkout -q -b topic
 printf 'one\ntwo\nthree\nfour\n' >tree/a.c
 git -C tree commit -q -a -m 'a: add four' -m 'Signed-off-by: Ada Demo <ada@example.org>'
@@ -76,7 +63,7 @@ git -C tree format-patch -q --cover-letter --thread -o "$tmp/v1" \
 sed -i -e 's/\*\*\* SUBJECT HERE \*\*\*/net: three changes/' \
 	-e 's/\*\*\* BLURB HERE \*\*\*/Three changes./' v1/0000-*
 cat v1/*.patch >v1.mbox
-feed v1.mbox
+pw_feed v1.mbox
 [ "$(patches | grep -c '|new|None$')" -eq 3 ] || fail "v1 not in: $(patches)"
 
 # Patchwork's hash of each mail is what patchrelay computes from the
@@ -160,7 +147,7 @@ grep -q "landed:$c2|.*\"how\":\"hash\"" notes.txt || fail "notes: $(cat notes.tx
 
 # an on-landed state the instance does not have: a config error that
 # lists the instance's states (read from its 400)
-ctl /states '{"states":["new","under-review","accepted","rejected","rfc","not-applicable","changes-requested","awaiting-upstream","superseded","deferred","needs-review-ack"]}'
+pw_ctl /states '{"states":["new","under-review","accepted","rejected","rfc","not-applicable","changes-requested","awaiting-upstream","superseded","deferred","needs-review-ack"]}'
 git -C tree am -q "$tmp"/v1/0003-*.patch || fail "git am 3"
 c3=$(git -C tree rev-parse main)
 sed 's/^\[sink "pw"\]$/&\n\ton-landed = mainline/' relay.conf >bad.conf
@@ -195,7 +182,7 @@ series() { # VERSION DIR: the mbox DIR.mbox of topic2 as vVERSION
 	cat "$tmp/$2"/*.patch >"$2.mbox"
 }
 series 1 b1
-feed b1.mbox
+pw_feed b1.mbox
 mkdir list
 cp b1.mbox list/01-b1.mbox
 cat >list.conf <<CONF
@@ -246,7 +233,7 @@ git -C tree checkout -q topic2
 GIT_COMMITTER_DATE='1796299300 +0000' git -C tree rebase -q --force-rebase \
 	main topic2 || fail "rebase"
 series 2 b2
-feed b2.mbox
+pw_feed b2.mbox
 cp b2.mbox list/02-b2.mbox
 clear_log
 "$PATCHRELAY" run -c list.conf --once 2>log8 || fail "list v2: $(cat log8)"
@@ -308,12 +295,12 @@ git -C tree add c.c
 git -C tree commit -q -m 'c: add it'
 git -C tree format-patch -q --thread -o "$tmp/pc1" \
 	--add-header 'List-Id: <netdev.example.org>' main..topic3
-feed "$tmp"/pc1/0001-*.patch
+pw_feed "$tmp"/pc1/0001-*.patch
 echo cc >tree/c.c
 git -C tree commit -q -a --amend -m 'c: add it'
 git -C tree format-patch -q --thread -v2 -o "$tmp/pc2" \
 	--add-header 'List-Id: <netdev.example.org>' main..topic3
-feed "$tmp"/pc2/v2-0001-*.patch
+pw_feed "$tmp"/pc2/v2-0001-*.patch
 cp "$tmp"/pc2/v2-0001-*.patch list/03-c2.mbox
 "$PATCHRELAY" run -c list.conf --once 2>log11 || fail "c v2: $(cat log11)"
 patches >st11
@@ -335,7 +322,7 @@ git -C tree commit -q -m 'd2: add it' -m 'Signed-off-by: Ada Demo <ada@example.o
 git -C tree format-patch -q --thread --cover-letter -o "$tmp/d" \
 	--add-header 'List-Id: <netdev.example.org>' main..topic4
 sed -i 's/<cover\./<cover.d./g' "$tmp"/d/*.patch
-feed "$tmp"/d/*.patch
+pw_feed "$tmp"/d/*.patch
 git -C tree checkout -q main
 git -C tree am -q --whitespace=fix "$tmp"/d/0001-*.patch 2>/dev/null ||
 	fail "git am d1"

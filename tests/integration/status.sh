@@ -3,12 +3,9 @@
 # empty file is migrated; series and deliveries written to the store show
 # in the table and in --json; -c takes the state path from core.state.
 set -eu
-PY=/usr/bin/python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
-
-fail() { echo "status.sh: $*" >&2; exit 1; }
 
 if "$PATCHRELAY" status --state "$tmp/none.db" 2>err; then
 	fail "status of a missing state succeeded"
