@@ -12,16 +12,11 @@
 # route_vs_get_maintainer.sh, and signers with equal counts as strings)
 # instead of Perl's random hash order.
 set -eu
-
+. "$(dirname "$0")/lib.sh"
 # the kernel tree, extracted once for all route tests: sets C and L
-. "$PR_SRC/tests/integration/kernel_tree.sh"
-
-T=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT INT TERM
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+kernel_tree
+tmpdir
+T=$tmp
 
 GM="$T/get_maintainer.pl"
 /usr/bin/perl -pe '
@@ -33,20 +28,17 @@ GM="$T/get_maintainer.pl"
 
 # a kernel tree as the script checks one (top_of_kernel_tree), in git
 R="$T/tree"
-mkdir -p "$R" "$T/home" "$T/p"
+mkdir -p "$R" "$T/p"
 for f in COPYING CREDITS Kbuild Makefile README; do : >"$R/$f"; done
 for d in Documentation arch include drivers fs init ipc kernel lib scripts; do
 	mkdir -p "$R/$d"
 	: >"$R/$d/.keep"
 done
 cp "$L/MAINTAINERS" "$L/.mailmap" "$L/.get_maintainer.ignore" "$R/"
-export HOME="$T/home" XDG_CACHE_HOME="$T/cache"
-export GIT_CONFIG_NOSYSTEM=1
-git init -q "$R"
-git -C "$R" config user.name "Tree Keeper"
-git -C "$R" config user.email "keeper@example.org"
-git -C "$R" add -A
-git -C "$R" commit -q -m "the tree"
+git_alone
+export XDG_CACHE_HOME="$T/cache"
+git_identity 'Tree Keeper <keeper@example.org>'
+git_base "$R"
 
 echo 0 >"$T/n"
 # commit AUTHOR MESSAGE-FILE: a commit touching one file, verbatim message
@@ -88,7 +80,7 @@ blob=$(git -C "$R" rev-parse HEAD:MAINTAINERS)
 
 # an abbreviated id shared by a new blob and a new commit: git log takes
 # the commit
-/usr/bin/python3 - "$R" "$T/amb" <<'EOF'
+$PY - "$R" "$T/amb" <<'EOF'
 import hashlib, subprocess, sys
 repo, out = sys.argv[1], sys.argv[2]
 def git(*a, data=None):
