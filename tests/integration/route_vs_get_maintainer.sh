@@ -101,11 +101,13 @@ cmp "$tmp/a" "$tmp/b"
 # the index was written, and an answer without it, or from a damaged one,
 # is the same
 idx=$(ls "$XDG_CACHE_HOME"/patchrelay/maintainers-*.idx)
-[ "$(echo "$idx" | wc -l)" = 1 ] || { echo "FAIL: not one index: $idx"; exit 1; }
+[ "$(echo "$idx" | wc -l)" = 1 ] || fail "not one index: $idx"
 (cd "$L" && "$PATCHRELAY" route --no-cache "$corpus/single-000.patch") >"$tmp/c"
-cmp "$tmp/a" "$tmp/c"
+cmp "$tmp/a" "$tmp/c" || fail "--no-cache answers otherwise"
+ino=$(stat -c %i "$idx")
 printf 'XXXX' | dd of="$idx" bs=1 seek=4096 conv=notrunc 2>/dev/null
 (cd "$L" && "$PATCHRELAY" route "$corpus/single-000.patch") >"$tmp/c"
-cmp "$tmp/a" "$tmp/c"
+cmp "$tmp/a" "$tmp/c" || fail "a damaged index changed the answer"
+[ "$(stat -c %i "$idx")" != "$ino" ] || fail "a damaged index was not written again"
 
 echo "ok: $runs runs over $count patches identical to get_maintainer.pl"
