@@ -1,14 +1,13 @@
 #include "base/pr.h"
 
-#include <errno.h>
-#include <ftw.h>
 #include <git2.h>
 
 #include "connectors.h"
+#include "engine/bridge.h"
 #include "engine/delivery.h"
 #include "git/diff.h"
-#include "gitcommit.h"
 #include "gitfetch.h"
+#include "gitpush.h"
 #include "git/gitrepo.h"
 #include "model/model.h"
 #include "mail/outgoing.h"
@@ -177,17 +176,6 @@ done:
 	pr_buf_release(&stat);
 	pr_buf_release(&parent);
 	return err;
-}
-
-/*
- * Is url a remote ("scheme://...", or scp-like "host:path" with the colon
- * before any slash) rather than a local directory.
- */
-static bool is_remote(const char *url)
-{
-	size_t colon = strcspn(url, ":"), slash = strcspn(url, "/");
-
-	return strstr(url, "://") || (url[colon] && colon < slash && colon > 1);
 }
 
 /* The two parts of a cursor, each "" when absent. */
@@ -393,7 +381,7 @@ static int git_poll(struct pr_instance *inst, const char *cursor,
 			       inst->name);
 		goto done;
 	}
-	if (is_remote(ctx->url)) {
+	if (pr_gitpush_is_remote(ctx->url)) {
 		if ((err = sync_cache(&cache, inst)))
 			goto done;
 		dir = cache.ptr;
@@ -520,243 +508,48 @@ done:
 	return err;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag,
-		    struct FTW *ftw)
-{
-	PR_UNUSED(sb);
-	PR_UNUSED(flag);
-	PR_UNUSED(ftw);
-	return remove(path);
-}
-
-/*
- * Where the commits are made.  A local directory is used in place; for a
- * remote, a scratch bare repository (removed by close_target) fetches its
- * branches and tags first, so that the base can be found there.
- */
-struct target {
-	git_repository *repo;
-	git_remote *remote; /* NULL: local */
-	char scratch[64];
-	/* a remote's callbacks: gitfetch's first, then push_status's */
-	struct push_cb {
-		struct pr_gitfetch_cb cb;
-		struct pr_buf why;
-	} cb;
-	struct pr_gitfetch_auth auth;
-};
-
-/* A remote's failure, its URL with any password as <redacted>. */
-static int remote_fail(int code, const char *sink, const char *url)
-{
-	struct pr_buf safe = PR_BUF_INIT;
-	int err;
-
-	pr_gitfetch_safe_url(&safe, url);
-	err = pr_gitcommit_fail(code, sink, safe.ptr);
-	pr_buf_release(&safe);
-	return err;
-}
-
-static int open_target(struct target *t, const char *sink,
-		       const struct pr_git_ctx *ctx)
-{
-	const char *url = ctx->url;
-	static const char *const fetch_specs[] = { "+refs/heads/*:refs/heads/*",
-						   "+refs/tags/*:refs/tags/*" };
-	git_strarray specs = { (char **)fetch_specs, 2 };
-	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
-	git_remote_create_options create = GIT_REMOTE_CREATE_OPTIONS_INIT;
-	const char *tmp = getenv("TMPDIR");
-
-	memset(t, 0, sizeof(*t));
-	pr_buf_init(&t->cb.why, 0);
-	if (!is_remote(url)) {
-		if (git_repository_open_ext(&t->repo, url,
-					    GIT_REPOSITORY_OPEN_NO_SEARCH,
-					    NULL) < 0)
-			return pr_gitcommit_fail(PR_EIO, sink, url);
-		return 0;
-	}
-	snprintf(t->scratch, sizeof(t->scratch), "%.40s/patchrelay-git-XXXXXX",
-		 tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
-	if (!mkdtemp(t->scratch)) {
-		t->scratch[0] = '\0';
-		return pr_error(PR_EIO,
-				"sink '%s': cannot make a scratch "
-				"repository: %s",
-				sink, strerror(errno));
-	}
-	if (git_repository_init(&t->repo, t->scratch, 1) < 0)
-		return pr_gitcommit_fail(PR_EIO, sink, "scratch repository");
-	/*
-	 * Without url.*.insteadOf, as forge_fetch.c: the URL is used as
-	 * configured, and libgit2 1.5's insteadOf lookup leaks a pcre2
-	 * match block per config entry on every remote it makes.
-	 */
-	create.repository = t->repo;
-	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
-	if (git_remote_create_with_opts(&t->remote, url, &create) < 0)
-		return remote_fail(PR_EINVAL, sink, url);
-	t->auth.user = ctx->user;
-	t->auth.password = ctx->password;
-	t->auth.ssh_key = ctx->ssh_key;
-	t->auth.known_hosts = ctx->known_hosts;
-	pr_gitfetch_callbacks(&fo.callbacks, &t->cb.cb, &t->auth, url);
-	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-	if (git_remote_fetch(t->remote, &specs, &fo, NULL) < 0)
-		return remote_fail(PR_ENET, sink, url);
-	return 0;
-}
-
-static void close_target(struct target *t)
-{
-	pr_buf_release(&t->cb.why); /* safe when zeroed: alloc 0 */
-	git_remote_free(t->remote);
-	git_repository_free(t->repo);
-	if (t->scratch[0])
-		nftw(t->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	memset(t, 0, sizeof(*t));
-}
-
-/* libgit2 tells each pushed ref's fate here: a refusal is kept. */
-static int push_status(const char *refname, const char *status, void *data)
-{
-	struct pr_buf *why = &((struct push_cb *)data)->why;
-
-	if (status && !why->len)
-		pr_buf_addf(why, "'%s': %s", refname, status);
-	return 0;
-}
-
-/* Set refname to tip in the target: a ref, or a forced push. */
-static int set_branch(struct target *t, const char *sink, const char *refname,
-		      const git_oid *tip, const char *log,
-		      struct pr_deliver_result *out)
-{
-	git_push_options po = GIT_PUSH_OPTIONS_INIT;
-	git_reference *ref = NULL;
-	struct pr_buf spec = PR_BUF_INIT;
-	char *specp;
-	git_strarray specs = { &specp, 1 };
-	int err = 0;
-
-	if (git_reference_create(&ref, t->repo, refname, tip, 1, log) < 0) {
-		err = pr_gitcommit_fail(PR_EIO, sink, refname);
-		goto done;
-	}
-	if (!t->remote)
-		goto done;
-	/* the branch belongs to patchrelay: forced, like the local ref */
-	if ((err = pr_buf_addf(&spec, "+%s:%s", refname, refname)))
-		goto done;
-	specp = spec.ptr;
-	pr_gitfetch_callbacks(&po.callbacks, &t->cb.cb, &t->auth, t->cb.cb.url);
-	po.callbacks.push_update_reference = push_status;
-	if (git_remote_push(t->remote, &specs, &po) < 0) {
-		err = pr_gitcommit_fail(PR_ENET, sink, "push");
-		goto done;
-	}
-	if (t->cb.why.len) {
-		pr_gitcommit_reject(out, "push refused: %s", t->cb.why.ptr);
-		err = 1;
-	}
-done:
-	git_reference_free(ref);
-	pr_buf_release(&spec);
-	return err;
-}
-
 static int git_deliver_version(struct pr_instance *inst,
 			       const struct pr_version_delivery *d,
 			       struct pr_deliver_result *out)
 {
 	const struct pr_git_ctx *ctx = inst->ctx;
 	const struct pr_version *v = d->version;
-	struct target t;
-	git_commit *base = NULL, *tip = NULL;
-	git_signature *committer = NULL;
-	struct pr_buf branch = PR_BUF_INIT, refname = PR_BUF_INIT;
-	struct pr_buf log = PR_BUF_INIT;
-	size_t i;
+	struct pr_gitfetch_auth auth = { ctx->user, ctx->password, ctx->ssh_key,
+					 ctx->known_hosts };
+	struct pr_gitpush p = { inst->name,
+				ctx->url,
+				&auth,
+				ctx->committer,
+				ctx->base,
+				NULL,
+				d->series->origin_key,
+				d->time,
+				NULL };
+	struct pr_gitpush_result res = { 0 };
+	struct pr_buf branch = PR_BUF_INIT;
+	char **trailers = NULL;
 	int err;
 
-	out->status = PR_DELIVER_RETRY;
-	out->retry_after_ms = 0;
-	memset(&t, 0, sizeof(t));
-	git_libgit2_init();
 	if ((err = branch_name(&branch, inst->name,
 			       ctx->branch ? ctx->branch : GIT_SINK_BRANCH,
 			       d->series->origin_connector,
-			       d->series->origin_key, v->number)) ||
-	    (err = pr_buf_addf(&refname, "refs/heads/%s", branch.ptr)) ||
-	    (err = open_target(&t, inst->name, ctx)))
+			       d->series->origin_key, v->number)))
 		goto done;
-	if ((err = pr_gitcommit_committer(
-		     &committer, ctx->committer, inst->name,
-		     t.remote ? t.scratch : ctx->url, d->time)) ||
-	    (err = pr_gitcommit_find_base(&base, t.repo, ctx->base, v)))
+	p.branch = branch.ptr;
+	/* the review trailers gathered so far follow the series */
+	if (d->store &&
+	    (err = pr_bridge_trailers(&trailers, d->store, d->series_id, v)))
 		goto done;
-	if (!base) {
-		pr_gitcommit_reject(
-			out,
-			"no base for v%d of '%s' in '%s' (base-commit '%s', "
-			"option base '%s')",
-			v->number, d->series->origin_key, ctx->url,
-			v->base_commit, ctx->base ? ctx->base : "");
-		goto done;
-	}
-	tip = base;
-	base = NULL;
-	for (i = 0; i < v->nr; i++) {
-		git_oid id;
-		bool applied;
-
-		if ((err = pr_gitcommit_apply(&id, &applied, t.repo, inst->name,
-					      tip, v->patches[i], NULL,
-					      committer)))
-			goto done;
-		if (!applied) {
-			pr_gitcommit_reject(
-				out, "patch %zu/%zu '%s' does not apply on %s",
-				i + 1, v->nr,
-				v->patches[i]->subject ? v->patches[i]->subject
-						       : "",
-				git_oid_tostr_s(git_commit_id(tip)));
-			goto done;
-		}
-		git_commit_free(tip);
-		tip = NULL;
-		if (git_commit_lookup(&tip, t.repo, &id) < 0) {
-			err = pr_gitcommit_fail(PR_EIO, inst->name,
-						"read commit");
-			goto done;
-		}
-	}
-	if ((err = pr_buf_addf(&log, "patchrelay: v%d of %s", v->number,
-			       d->series->origin_key)))
-		goto done;
-	err = set_branch(&t, inst->name, refname.ptr, git_commit_id(tip),
-			 log.ptr, out);
-	if (err) {
-		/* 1: the remote refused the push, out says why */
-		if (err > 0)
-			err = 0;
-		goto done;
-	}
-	pr_log_info(inst->prefix, "pushed v%d of '%s' as %s (%s)", v->number,
-		    d->series->origin_key, branch.ptr,
-		    git_oid_tostr_s(git_commit_id(tip)));
-	out->status = PR_DELIVER_OK;
+	p.trailers = (const char *const *)trailers;
+	err = pr_gitpush_version(&res, out, &p, v);
+	if (!err && out->status == PR_DELIVER_OK)
+		pr_log_info(inst->prefix, "pushed v%d of '%s' as %s (%s)",
+			    v->number, d->series->origin_key, branch.ptr,
+			    res.tip);
 done:
-	git_commit_free(tip);
-	git_commit_free(base);
-	git_signature_free(committer);
-	close_target(&t);
-	git_libgit2_shutdown();
+	pr_gitpush_result_release(&res);
+	pr_bridge_trailers_free(trailers, v->nr);
 	pr_buf_release(&branch);
-	pr_buf_release(&refname);
-	pr_buf_release(&log);
 	return err;
 }
 

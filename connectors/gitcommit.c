@@ -99,6 +99,18 @@ int pr_gitcommit_message(struct pr_buf *out, const struct pr_patch *p,
 	return err;
 }
 
+/*
+ * A patch that does not apply is the series' problem, not an error: the
+ * message (libgit2's reason, else `why`) is kept for the caller's report.
+ */
+static void not_applied(const char *why)
+{
+	const git_error *e = git_error_last();
+
+	pr_error(PR_EINVAL, "%s", e && e->message ? e->message : why);
+	git_error_clear();
+}
+
 int pr_gitcommit_apply(git_oid *out, bool *applied, git_repository *repo,
 		       const char *sink, git_commit *parent,
 		       const struct pr_patch *p, const char *trailers,
@@ -121,7 +133,7 @@ int pr_gitcommit_apply(git_oid *out, bool *applied, git_repository *repo,
 	if (p->diff && *p->diff) {
 		if (git_diff_from_buffer(&diff, p->diff, strlen(p->diff)) < 0 ||
 		    git_apply_to_tree(&index, repo, tree, diff, NULL) < 0) {
-			git_error_clear();
+			not_applied("does not apply");
 			goto done;
 		}
 		if (git_index_write_tree_to(&tree_id, index, repo) < 0) {
@@ -141,7 +153,7 @@ int pr_gitcommit_apply(git_oid *out, bool *applied, git_repository *repo,
 	if (!name || !p->author.email ||
 	    git_signature_new(&author, name, p->author.email,
 			      (git_time_t)p->time, p->tz_minutes) < 0) {
-		git_error_clear();
+		not_applied("no usable author");
 		goto done;
 	}
 	if ((err = pr_gitcommit_message(&msg, p, trailers)))

@@ -55,7 +55,7 @@ int pr_gitcommit_message(struct pr_buf *out, const struct pr_patch *p,
 /*
  * Apply p on parent into a new commit (message as pr_gitcommit_message
  * with `trailers`); *applied false when the patch does not apply or has
- * no usable author.
+ * no usable author, pr_error_message() then saying why (libgit2's words).
  */
 int pr_gitcommit_apply(git_oid *out, bool *applied, git_repository *repo,
 		       const char *sink, git_commit *parent,

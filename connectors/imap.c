@@ -551,6 +551,7 @@ static int imap_poll(struct pr_instance *inst, const char *cursor,
 	o.wait_ms = ctx->wait;
 	o.trusted = &ctx->trusted;
 	o.now = (int64_t)time(NULL);
+	o.archive = NULL;
 	o.epoch = epoch.ptr;
 	err = pr_mailsrc_emit(&batch, from_start ? NULL : &prev, &o, emit,
 			      payload);

@@ -320,6 +320,7 @@ static int maildir_poll(struct pr_instance *inst, const char *cursor,
 	o.wait_ms = ctx->wait;
 	o.trusted = &ctx->trusted;
 	o.now = (int64_t)time(NULL);
+	o.archive = NULL;
 	o.epoch = "";
 	err = pr_mailsrc_emit(&batch, cursor ? &prev : NULL, &o, emit, payload);
 done:

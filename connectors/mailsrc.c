@@ -5,6 +5,7 @@
 #include "mail/am.h"
 #include "mail/assemble.h"
 #include "mail/mail.h"
+#include "mail/outgoing.h"
 #include "mailsrc.h"
 #include "model/subject.h"
 
@@ -417,14 +418,29 @@ static void hold(struct emitter *e, const struct pr_asm_version *v)
 		hold_mail(e, v->patches[i]);
 }
 
+/* The archive's link to message `mid`; NULL without an archive. */
+static char *archive_link(const struct emitter *e, const char *mid)
+{
+	struct pr_buf b = PR_BUF_INIT;
+
+	if (!e->o->archive || !mid || !*mid ||
+	    pr_outgoing_archive_link(&b, e->o->archive, mid)) {
+		pr_buf_release(&b);
+		return NULL;
+	}
+	return pr_buf_detach(&b, NULL);
+}
+
 static struct pr_series *new_series(const struct emitter *e, const char *key,
 				    const struct pr_patch *who)
 {
 	struct pr_series *s = pr_series_new(e->o->origin, key);
 
-	if (who)
+	if (who) {
 		pr_ident_set(&s->submitter, who->author.name,
 			     who->author.email);
+		s->archive_url = archive_link(e, who->message_id);
+	}
 	return s;
 }
 
@@ -629,6 +645,8 @@ static int emit_comment(struct emitter *e, struct pr_patch *r)
 	ev.series = new_series(e, key, first_mail(av));
 	pr_ident_set(&ev.author, r->author.name, r->author.email);
 	ev.body = dup_or_null(r->body);
+	ev.id = dup_or_null(r->message_id);
+	ev.ref.url = archive_link(e, r->message_id);
 	v = pr_version_new(av->number);
 	if (target >= 0 && (size_t)target == av->nr && av->cover) {
 		v->cover = pr_calloc(1, sizeof(*v->cover));

@@ -42,6 +42,10 @@ struct pr_asm_series;
  *   to the cover letter also sets the version's cover.  ev->trailers holds
  *   the reply's trailers that were kept: a trailer naming an address other
  *   than the sender's is dropped unless the sender is trusted.
+ * - A COMMENT event's id is the reply's Message-ID (mirror false: it is
+ *   a mail), its ref.url the reply's archive link (when the source has an
+ *   archive); a series gets the archive link of its first mail as
+ *   archive_url.
  * - The new cursor rides on the last event emitted; a poll that emits
  *   nothing leaves the cursor where it was (the next poll re-reads).
  */
@@ -88,6 +92,8 @@ struct pr_mailsrc_opts {
 	const struct pr_strlist *trusted;
 	int64_t now; /* seconds since the epoch */
 	const char *epoch; /* written into the new cursor; NULL: "" */
+	/* the archive's link to a mail, %m its Message-ID; NULL: none */
+	const char *archive;
 	/* set by pr_mailsrc_emit; a source calling pr_mailsrc_emit_seen sets
 	 * them itself */
 	bool has_prev; /* the messages' seen flags come from a cursor */

@@ -52,4 +52,23 @@ struct pr_version_delivery {
 	int64_t series_id;
 };
 
+/*
+ * struct pr_relay: what crosses a bridge to a sink that takes it itself
+ * (engine/bridge.h): a comment from the other side of a series (a list
+ * reply going to the pull request), or a change of the series' state.
+ * `series` names the series as the store knows it (origin, key, its URL
+ * when it has one); `store` and `series_id` reach its identity map.
+ */
+struct pr_event;
+
+struct pr_relay {
+	const char *item; /* the comment's id at its source; NULL: a state */
+	const struct pr_series *series;
+	struct pr_store *store;
+	int64_t series_id;
+	const struct pr_event *comment; /* NULL: a state */
+	/* the Subject of the mail it answers ("[PATCH 2/3] ..."); NULL */
+	const char *answered;
+};
+
 #endif

@@ -12,6 +12,7 @@
 #include "engine/engine.h"
 #include "git/format.h"
 #include "engine/cfg.h"
+#include "engine/bridge.h"
 #include "engine/graph.h"
 #include "engine/store_view.h"
 #include "mail/mbox.h"
@@ -201,7 +202,10 @@ static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 		pr_buf_reset(&mid);
 		if ((!vd && (err = mail_message_id(&mid, mails[i], lens[i]))) ||
 		    (err = pr_store_delivery_mark_sent_as(
-			     st, id, i, mid.len ? mid.ptr : NULL)))
+			     st, id, i, mid.len ? mid.ptr : NULL)) ||
+		    (!vd &&
+		     (err = pr_bridge_record_sent(st, v->series_id, v->number,
+						  mails[i], lens[i]))))
 			goto done;
 		stats->sent++;
 	}
@@ -226,6 +230,17 @@ int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
 		      const char *const *mails, const size_t *lens, size_t nr)
 {
 	return deliver_mails(stats, st, v, inst->name, inst, type, mails, lens,
+			     nr, NULL, NULL);
+}
+
+int pr_engine_deliver_as(struct pr_engine_stats *stats, struct pr_store *st,
+			 const struct pr_engine_version *v,
+			 const char *sink_key, struct pr_instance *inst,
+			 const struct pr_connector_type *type,
+			 const char *const *mails, const size_t *lens,
+			 size_t nr)
+{
+	return deliver_mails(stats, st, v, sink_key, inst, type, mails, lens,
 			     nr, NULL, NULL);
 }
 
@@ -414,51 +429,6 @@ static int route_takes_version(const struct pass_ctx *c,
 			     s->origin_key, v->number);
 	pr_strlist_release(&touched);
 	return ret;
-}
-
-/*
- * A node's option by its key, looked up in the node's own option table, so
- * that any sink type with a `from`, `to`, `cc` or `archive-url` option gets
- * the same treatment.  NULL when the type has no such option.
- */
-static const void *node_option(const struct pr_graph_node *n, const char *key,
-			       enum pr_opt_type *type)
-{
-	const struct pr_option *o;
-
-	for (o = n->options; o && o->key; o++)
-		if (!strcmp(o->key, key)) {
-			*type = o->type;
-			return (const char *)n->inst.ctx + o->offset;
-		}
-	return NULL;
-}
-
-static const char *node_string(const struct pr_graph_node *n, const char *key)
-{
-	enum pr_opt_type t;
-	const void *p = node_option(n, key, &t);
-
-	if (!p || (t != PR_OPT_STRING && t != PR_OPT_ENUM && t != PR_OPT_PATH))
-		return NULL;
-	return *(char *const *)p;
-}
-
-/* A list option as is; a string option as a list of one in *tmp. */
-static const struct pr_strlist *node_list(struct pr_strlist *tmp,
-					  const struct pr_graph_node *n,
-					  const char *key)
-{
-	enum pr_opt_type t;
-	const void *p = node_option(n, key, &t);
-
-	if (p && t == PR_OPT_LIST)
-		return p;
-	if (p && t == PR_OPT_STRING && *(char *const *)p) {
-		pr_strlist_add(tmp, *(char *const *)p);
-		return tmp;
-	}
-	return NULL;
 }
 
 /* Post the report (and what was sent) back to the route's feedback node. */
@@ -691,7 +661,7 @@ static int prepare_sink(struct sink_job *j, const struct pass_ctx *c,
 			struct pr_report *report)
 {
 	const struct pr_graph_node *n = j->n;
-	const char *from = node_string(n, "from");
+	const char *from = pr_graph_node_string(n, "from");
 	struct pr_outgoing_opts o = { 0 };
 	struct pr_buf key = PR_BUF_INIT, prev = PR_BUF_INIT;
 	int64_t base;
@@ -706,8 +676,8 @@ static int prepare_sink(struct sink_job *j, const struct pass_ctx *c,
 		goto done;
 	}
 	err = pr_outgoing_recipients(&j->rcpt, ev->series,
-				     node_list(&j->to_tmp, n, "to"),
-				     node_list(&j->cc_tmp, n, "cc"),
+				     pr_graph_node_list(&j->to_tmp, n, "to"),
+				     pr_graph_node_list(&j->cc_tmp, n, "cc"),
 				     ev->preview);
 	if (err == PR_EINVAL) {
 		pr_report_add(report, "deliver", "recipients", PR_VERDICT_FAIL,
@@ -741,7 +711,7 @@ static int prepare_sink(struct sink_job *j, const struct pass_ctx *c,
 	o.rcpt = &j->rcpt;
 	o.stat = v->cover ? v->cover->stat : NULL;
 	o.prev_message_id = prev.len ? prev.ptr : NULL;
-	o.archive_url = node_string(n, "archive-url");
+	o.archive_url = pr_graph_node_string(n, "archive-url");
 	o.url = ev->series->url;
 	o.range_diff = rdiff && *rdiff ? rdiff : NULL;
 	err = pr_outgoing_render(&j->mails, v, &o);
@@ -763,7 +733,7 @@ done:
  */
 static int add_summary(struct pr_buf *out, const struct sink_job *j, int number)
 {
-	const char *archive = node_string(j->n, "archive-url");
+	const char *archive = pr_graph_node_string(j->n, "archive-url");
 	size_t i;
 	int err;
 
@@ -835,6 +805,14 @@ static int record_patch_ids(struct pr_store *st, int64_t series_id, int number,
 	free(ids);
 	free(ptrs);
 	return err;
+}
+
+/* The bridge's view of the pass: its route, store and mode. */
+static struct pr_bridge bridge_of(const struct pass_ctx *c)
+{
+	struct pr_bridge b = { c->g, c->route, c->st, c->opts->dry_run };
+
+	return b;
 }
 
 /*
@@ -912,8 +890,16 @@ static int on_landed(const struct pass_ctx *c, const struct pr_event *ev)
 			    landed[i].commit);
 		s->state = PR_SERIES_ACCEPTED;
 		if (pr_buf_addf(&summary, "landed in %s as %s", branch,
-				landed[i].commit) == 0)
+				landed[i].commit) == 0) {
+			struct pr_bridge b = bridge_of(c);
+
 			give_landed_feedback(c, s, &report, summary.ptr);
+			/* a pull request opened for it is closed */
+			if (pr_bridge_state(&b, landed[i].origin, landed[i].key,
+					    "landed", summary.ptr))
+				pr_log_warn(c->route->name, "%s",
+					    pr_error_message());
+		}
 		pr_buf_release(&summary);
 		pr_report_release(&report);
 		pr_series_free(s);
@@ -1032,6 +1018,16 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 
 	if ((err = route_takes_version(c, ev->series, v)) <= 0)
 		goto done;
+	/* a pull request patchrelay opened for another series stays there */
+	if ((err = pr_bridge_is_own(c->st, ev->series))) {
+		if (err > 0) {
+			pr_log_debug(c->route->name,
+				     "'%s' is patchrelay's own: not carried",
+				     ev->series->origin_key);
+			err = 0;
+		}
+		goto done;
+	}
 	if ((err = pr_store_fingerprint(fp, v)) ||
 	    (err = pr_store_record_version(&sv, c->st,
 					   ev->series->origin_connector,
@@ -1047,7 +1043,9 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 		    (err = pr_store_version_mbox_set(c->st, sv.series_id,
 						     sv.number, mbox.ptr,
 						     mbox.len)) ||
-		    (err = record_patch_ids(c->st, sv.series_id, sv.number, v)))
+		    (err = record_patch_ids(c->st, sv.series_id, sv.number,
+					    v)) ||
+		    (err = pr_bridge_record_version(c->st, sv.series_id, v)))
 			goto done;
 	}
 	if ((err = run_steps(c, ev->series, v, &report)))
@@ -1164,232 +1162,11 @@ done:
 	return err;
 }
 
-/* ---- comments mirrored as replies ---- */
-
-/* The stored version of series sid holding the commit sha, and where. */
-static int find_commit(struct pr_version **out, int *number, size_t *index,
-		       struct pr_store *st, int64_t sid, const char *sha)
-{
-	int n = pr_store_version_count(st, sid), err = 0;
-	size_t i;
-
-	*out = NULL;
-	for (; n >= 1 && !*out && !err; n--) {
-		struct pr_version *v = NULL;
-
-		err = pr_engine_stored_version(&v, st, sid, n);
-		if (err == PR_ENOENT) {
-			pr_error_clear();
-			err = 0;
-			continue;
-		}
-		for (i = 0; !err && i < v->nr; i++)
-			if (!strcmp(v->patches[i]->commit_id, sha)) {
-				*out = v;
-				*number = n;
-				*index = i;
-				v = NULL;
-				break;
-			}
-		pr_version_free(v);
-	}
-	return n < 0 ? n : err;
-}
-
-/*
- * The recipients the version had: the route's routing steps (the
- * maintainers plugin) run again on it; checks are not run again.
- */
-static int reply_rcpt(struct pr_outgoing_rcpt *out, const struct pass_ctx *c,
-		      const struct pr_graph_node *n, const struct pr_event *ev,
-		      struct pr_version *v)
-{
-	struct pr_series *s = pr_series_new(ev->series->origin_connector,
-					    ev->series->origin_key);
-	struct pr_report report = PR_REPORT_INIT;
-	struct pr_strlist to = { 0 }, cc = { 0 };
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < c->route->steps.nr && !err; i++) {
-		const struct pr_graph_node *st =
-			pr_graph_node(c->g, "check", c->route->steps.items[i]);
-
-		if (st && st->plugin && st->plugin->kind == PR_PLUGIN_ROUTE &&
-		    st->plugin->run)
-			err = st->plugin->run((struct pr_instance *)&st->inst,
-					      s, v, &report);
-	}
-	if (!err)
-		err = pr_outgoing_recipients(out, s, node_list(&to, n, "to"),
-					     node_list(&cc, n, "cc"), false);
-	pr_strlist_release(&to);
-	pr_strlist_release(&cc);
-	pr_report_release(&report);
-	pr_series_free(s);
-	return err;
-}
-
-/* "Re: [PATCH v2 2/3] subject" of patch i of version v, number `number`. */
-static int reply_subject(struct pr_buf *out, const struct pr_version *v,
-			 int number, size_t i)
-{
-	char ver[24] = "";
-	int w = 1, t;
-
-	if (number > 1)
-		snprintf(ver, sizeof(ver), " v%d", number);
-	for (t = (int)v->nr; t >= 10; t /= 10)
-		w++;
-	if (v->nr > 1)
-		return pr_buf_addf(out, "Re: [PATCH%s %0*zu/%zu] %s", ver, w,
-				   i + 1, v->nr, v->patches[i]->subject);
-	return pr_buf_addf(out, "Re: [PATCH%s] %s", ver,
-			   v->patches[i]->subject);
-}
-
-/*
- * Mirror a comment to one mail sink: a reply under the patch's mail of
- * the version that sink sent, From the sink's address with the
- * commenter's name, delivered once under the sink key
- * "<sink>+review:<id>".  Nothing when that version never went there.
- */
-static int mirror_to_sink(bool *retry, const struct pass_ctx *c,
-			  const struct pr_event *ev, int64_t sid, int number,
-			  struct pr_version *v, size_t index,
-			  const struct pr_graph_node *n)
-{
-	const char *from = node_string(n, "from");
-	struct pr_engine_version ev2 = { ev->series->origin_connector,
-					 ev->series->origin_key, sid, number,
-					 NULL };
-	struct pr_outgoing_reply r = { 0 };
-	struct pr_outgoing_rcpt rcpt = { 0 };
-	struct pr_ident sender = { NULL, NULL }, who = { NULL, NULL };
-	struct pr_buf parent = PR_BUF_INIT, root = PR_BUF_INIT;
-	struct pr_buf fp = PR_BUF_INIT, key = PR_BUF_INIT, skey = PR_BUF_INIT;
-	struct pr_buf subject = PR_BUF_INIT, body = PR_BUF_INIT;
-	struct pr_buf mail = PR_BUF_INIT;
-	struct pr_engine_stats ds;
-	const char *mailp;
-	size_t len, at = index;
-	int err;
-
-	/* with a cover letter (mail v->nr exists) patch i is mail i + 1 */
-	err = pr_store_message_id_get(&parent, c->st, sid, number, n->inst.name,
-				      v->nr);
-	if (!err)
-		at++;
-	pr_buf_reset(&parent);
-	err = pr_store_message_id_get(&parent, c->st, sid, number, n->inst.name,
-				      at);
-	if (err == PR_ENOENT || !from) {
-		err = 0;
-		goto done;
-	}
-	if (err ||
-	    (err = pr_store_message_id_get(&root, c->st, sid, number,
-					   n->inst.name, 0)) ||
-	    (err = pr_outgoing_parse_address(&sender, from)) ||
-	    (err = reply_rcpt(&rcpt, c, n, ev, v)) ||
-	    (err = reply_subject(&subject, v, number, index)) ||
-	    (err = pr_buf_addf(&body, "%s <%s> commented on this patch:\n\n%s",
-			       ev->author.name ? ev->author.name : "",
-			       ev->author.email ? ev->author.email : "",
-			       ev->body ? ev->body : "")) ||
-	    (err = pr_store_version_fingerprint(&fp, c->st, sid, number)) ||
-	    (err = pr_buf_addf(&skey, "%s+review:%s", n->inst.name, ev->id)))
-		goto done;
-	ev2.fingerprint = fp.ptr;
-	pr_ident_set(&who,
-		     ev->author.name && *ev->author.name ? ev->author.name
-							 : ev->author.email,
-		     sender.email);
-	if ((err = pr_engine_delivery_key(&key, &ev2, skey.ptr)) ||
-	    (err = pr_store_delivery_base_time(&r.time, c->st, sid, number,
-					       skey.ptr, (int64_t)time(NULL))))
-		goto done;
-	r.key = key.ptr;
-	r.from = &who;
-	r.rcpt = &rcpt;
-	r.subject = subject.ptr;
-	r.in_reply_to = parent.ptr;
-	r.root = root.ptr;
-	r.domain = pr_outgoing_domain(&sender, v);
-	r.body = body.ptr;
-	if ((err = pr_outgoing_render_reply(&mail, &r)))
-		goto done;
-	mailp = mail.ptr;
-	len = mail.len;
-	err = deliver_mails(&ds, c->st, &ev2, skey.ptr,
-			    (struct pr_instance *)&n->inst, n->connector,
-			    &mailp, &len, 1, NULL, NULL);
-	if (!err && ds.sent)
-		pr_log_info(c->route->name,
-			    "review %s on '%s' mirrored to '%s'", ev->id,
-			    ev->series->origin_key, n->inst.name);
-	if (!err && ds.pending && ds.status == PR_DELIVER_RETRY)
-		*retry = true;
-done:
-	pr_outgoing_rcpt_release(&rcpt);
-	pr_ident_release(&sender);
-	pr_ident_release(&who);
-	pr_buf_release(&parent);
-	pr_buf_release(&root);
-	pr_buf_release(&fp);
-	pr_buf_release(&key);
-	pr_buf_release(&skey);
-	pr_buf_release(&subject);
-	pr_buf_release(&body);
-	pr_buf_release(&mail);
-	return err;
-}
-
-/*
- * A comment to mirror (ev->mirror): each mail sink of the route that sent
- * the version holding the commented commit gets a reply under that
- * patch's mail.  1 when a sink asked to retry (the cursor holds).
- */
-static int mirror_comment(const struct pass_ctx *c, const struct pr_event *ev)
-{
-	const struct pr_version *stub = pr_series_latest(ev->series);
-	struct pr_version *v = NULL;
-	bool retry = false;
-	int64_t sid;
-	size_t i, index = 0;
-	int err, number = 0;
-
-	if (!ev->id || !stub || !stub->nr || !stub->patches[0]->commit_id[0])
-		return 0;
-	if (c->opts->dry_run) {
-		pr_log_info(c->route->name, "dry run: review %s not mirrored",
-			    ev->id);
-		return 0;
-	}
-	err = pr_store_series_find(&sid, c->st, ev->series->origin_connector,
-				   ev->series->origin_key);
-	if (err == PR_ENOENT)
-		return 0;
-	if (err || (err = find_commit(&v, &number, &index, c->st, sid,
-				      stub->patches[0]->commit_id)))
-		return err;
-	for (i = 0; v && !err && i < c->route->to.nr; i++) {
-		const struct pr_graph_node *n =
-			pr_graph_node(c->g, "sink", c->route->to.items[i]);
-
-		if (n && n->connector && n->connector->deliver &&
-		    !n->connector->deliver_version)
-			err = mirror_to_sink(&retry, c, ev, sid, number, v,
-					     index, n);
-	}
-	pr_version_free(v);
-	return err ? err : retry ? 1 : 0;
-}
-
 static int on_event(const struct pr_event *ev, void *payload)
 {
 	const struct pass_ctx *c = payload;
 	struct pr_version *v = ev->series ? pr_series_latest(ev->series) : NULL;
+	struct pr_bridge b = bridge_of(c);
 	int err = 0;
 
 	if ((ev->kind == PR_EVENT_SERIES || ev->kind == PR_EVENT_VERSION) && v)
@@ -1397,8 +1174,12 @@ static int on_event(const struct pr_event *ev, void *payload)
 	else if (ev->kind == PR_EVENT_STATE && ev->series && ev->state &&
 		 !strcmp(ev->state, "landed"))
 		err = on_landed(c, ev);
-	else if (ev->kind == PR_EVENT_COMMENT && ev->mirror && ev->series)
-		err = mirror_comment(c, ev);
+	else if (ev->kind == PR_EVENT_STATE && ev->series && ev->state)
+		err = pr_bridge_state(&b, ev->series->origin_connector,
+				      ev->series->origin_key, ev->state,
+				      ev->state);
+	else if (ev->kind == PR_EVENT_COMMENT)
+		err = pr_bridge_comment(&b, ev);
 	/* the cursor moves only once the event is stored and handled */
 	if (!err && ev->cursor && !c->opts->dry_run)
 		err = pr_store_cursor_set(c->st, c->cursor_key, ev->cursor,

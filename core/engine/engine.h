@@ -26,11 +26,10 @@ struct pr_buf;
  * landed (pr_store_land) and tells each to the route's feedback node
  * once, summary "landed in BRANCH as COMMIT", with an empty report.
  * While a pass runs, every instance's `store` is the pass's store.  A
- * comment event marked `mirror` (a Gerrit review with mirror-reviews) is
- * sent by each mail sink of the route that sent the version holding the
- * commented commit, as a reply under that patch's mail
- * (pr_outgoing_render_reply), once per comment id: its sink key is
- * "<sink>+review:<id>".
+ * comment event with an id, and a state event, go to the bridge
+ * (engine/bridge.h): a review mirrored from a forge becomes a reply mail
+ * under the patch it is about, a reply on a list a comment on the pull
+ * request, each once.
  *
  * Invariants:
  * - The delivery key depends only on what is delivered (origin, series
@@ -86,6 +85,17 @@ int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
 		      struct pr_instance *inst,
 		      const struct pr_connector_type *type,
 		      const char *const *mails, const size_t *lens, size_t nr);
+
+/*
+ * pr_engine_deliver under another sink key ("<sink>+reply-..." for a
+ * relayed reply), which keeps its own delivery rows and Message-IDs.
+ */
+int pr_engine_deliver_as(struct pr_engine_stats *stats, struct pr_store *st,
+			 const struct pr_engine_version *v,
+			 const char *sink_key, struct pr_instance *inst,
+			 const struct pr_connector_type *type,
+			 const char *const *mails, const size_t *lens,
+			 size_t nr);
 
 /*
  * Render each patch of `v` as the mail `git format-patch` writes for it

@@ -754,16 +754,6 @@ void pr_graph_free(struct pr_graph *g)
 	free(g);
 }
 
-const char *pr_graph_node_string(const struct pr_graph_node *n, const char *key)
-{
-	const struct pr_option *o = pr_cfg_find_option(n->options, key);
-
-	if (!o || (o->type != PR_OPT_STRING && o->type != PR_OPT_ENUM &&
-		   o->type != PR_OPT_PATH))
-		return NULL;
-	return *(char *const *)((const char *)n->inst.ctx + o->offset);
-}
-
 static bool path_under(const char *prefix, const char *path)
 {
 	size_t n = strlen(prefix);
@@ -968,4 +958,49 @@ int pr_graph_print(struct pr_buf *out, const struct pr_graph *g, bool dot)
 	else
 		print_text(out, g);
 	return 0;
+}
+
+/*
+ * A node's option by its key, looked up in the node's own option table, so
+ * that any sink type with a `from`, `to`, `cc` or `archive-url` option gets
+ * the same treatment.  NULL when the type has no such option.
+ */
+const void *pr_graph_node_option(const struct pr_graph_node *n, const char *key,
+				 enum pr_opt_type *type)
+{
+	const struct pr_option *o;
+
+	for (o = n->options; o && o->key; o++)
+		if (!strcmp(o->key, key)) {
+			*type = o->type;
+			return (const char *)n->inst.ctx + o->offset;
+		}
+	return NULL;
+}
+
+const char *pr_graph_node_string(const struct pr_graph_node *n, const char *key)
+{
+	enum pr_opt_type t;
+	const void *p = pr_graph_node_option(n, key, &t);
+
+	if (!p || (t != PR_OPT_STRING && t != PR_OPT_ENUM && t != PR_OPT_PATH))
+		return NULL;
+	return *(char *const *)p;
+}
+
+/* A list option as is; a string option as a list of one in *tmp. */
+const struct pr_strlist *pr_graph_node_list(struct pr_strlist *tmp,
+					    const struct pr_graph_node *n,
+					    const char *key)
+{
+	enum pr_opt_type t;
+	const void *p = pr_graph_node_option(n, key, &t);
+
+	if (p && t == PR_OPT_LIST)
+		return p;
+	if (p && t == PR_OPT_STRING && *(char *const *)p) {
+		pr_strlist_add(tmp, *(char *const *)p);
+		return tmp;
+	}
+	return NULL;
 }

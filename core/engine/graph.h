@@ -100,13 +100,6 @@ void pr_graph_step_free(struct pr_graph_node *n);
 const struct pr_graph_node *pr_graph_node(const struct pr_graph *g,
 					  const char *kind, const char *name);
 /*
- * The value of a node's string option `key` (a string, path or enum in
- * its type's option table); NULL when unset or when the type has none.
- */
-const char *pr_graph_node_string(const struct pr_graph_node *n,
-				 const char *key);
-
-/*
  * Whether route `r` takes a series touching `paths` by its include-path
  * filter: true when the route has none, or when a path is under one of its
  * values ("net" and "net/" take "net/core/dev.c", not "network.c"), or
@@ -115,6 +108,22 @@ const char *pr_graph_node_string(const struct pr_graph_node *n,
  */
 bool pr_graph_route_takes(const struct pr_graph_route *r,
 			  const char *const *paths, size_t nr);
+
+/*
+ * A node's option by its key, looked up in its type's option table, so
+ * that any type with such an option gets the same treatment: its value's
+ * address inside the node's context and its type; NULL when the type has
+ * no such option.
+ */
+const void *pr_graph_node_option(const struct pr_graph_node *n, const char *key,
+				 enum pr_opt_type *type);
+/* A string, enum or path option's value; NULL when none or not one. */
+const char *pr_graph_node_string(const struct pr_graph_node *n,
+				 const char *key);
+/* A list option as is; a string option as a list of one in *tmp; NULL. */
+const struct pr_strlist *pr_graph_node_list(struct pr_strlist *tmp,
+					    const struct pr_graph_node *n,
+					    const char *key);
 
 /*
  * Whether route `r` of g takes version v by its include-subsystem and

@@ -96,6 +96,25 @@ static const char *const migrations[] = {
 	" REFERENCES deliveries, idx INTEGER NOT NULL, role INTEGER NOT NULL,"
 	" name TEXT, email TEXT NOT NULL, reason TEXT,"
 	" PRIMARY KEY (delivery_id, idx));",
+	/*
+	 * 8: the bridge (engine/idmap.h): each mail of a version, seen or
+	 * sent, with what a reply to it needs; each comment that crossed to
+	 * a sink and what it became there; the review trailers gathered
+	 */
+	("CREATE TABLE mails (message_id TEXT PRIMARY KEY,"
+	 " series_id INTEGER NOT NULL REFERENCES series,"
+	 " version INTEGER NOT NULL, idx INTEGER NOT NULL,"
+	 " subject TEXT NOT NULL, refs TEXT NOT NULL);"
+	 "CREATE INDEX mails_by_series ON mails (series_id, version, idx);"
+	 "CREATE TABLE relays (item TEXT NOT NULL, sink TEXT NOT NULL,"
+	 " series_id INTEGER NOT NULL REFERENCES series, posted TEXT,"
+	 " time INTEGER, PRIMARY KEY (item, sink));"
+	 "CREATE INDEX relays_by_posted ON relays (posted);"
+	 "CREATE TABLE trailers (seq INTEGER PRIMARY KEY,"
+	 " series_id INTEGER NOT NULL REFERENCES series,"
+	 " version INTEGER NOT NULL, idx INTEGER NOT NULL, patch_id TEXT,"
+	 " key TEXT NOT NULL, value TEXT NOT NULL, item TEXT NOT NULL,"
+	 " UNIQUE (series_id, item, version, idx, key, value));"),
 };
 
 _Static_assert(PR_ARRAY_SIZE(migrations) == PR_STORE_SCHEMA_LATEST,

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 struct pr_buf;
+struct pr_sql;
 struct pr_version;
 
 /*
@@ -54,7 +55,7 @@ struct pr_sql;
 struct pr_store;
 
 /* The schema version this binary writes. */
-#define PR_STORE_SCHEMA_LATEST 7
+#define PR_STORE_SCHEMA_LATEST 8
 
 /* Open (creating if needed) and migrate to the latest schema. */
 int pr_store_open(struct pr_store **out, const char *path);
@@ -66,6 +67,11 @@ int pr_store_open_version(struct pr_store **out, const char *path,
 			  int max_version);
 /* Safe with NULL. */
 void pr_store_free(struct pr_store *st);
+/*
+ * The store's connection, for the engine's modules that keep tables of
+ * their own in it (engine/idmap.c); never for code above the engine.
+ */
+struct pr_sql *pr_store_sql(struct pr_store *st);
 /* The path the store was opened with. */
 const char *pr_store_path(const struct pr_store *st);
 /*

@@ -777,7 +777,7 @@ const char *pr_outgoing_domain(const struct pr_ident *sender,
 {
 	const char *d = domain_of(sender);
 
-	if (!d && v->nr)
+	if (!d && v && v->nr)
 		d = domain_of(&v->patches[0]->author);
 	return d ? d : "patchrelay.invalid";
 }
@@ -837,15 +837,53 @@ done:
 	return err;
 }
 
-int pr_outgoing_render_reply(struct pr_buf *out,
-			     const struct pr_outgoing_reply *r)
+/* A Message-ID fit for a header: printable ASCII, no blank, no <>. */
+static bool clean_id(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] <= ' ' || s[i] >= 127 || s[i] == '<' || s[i] == '>')
+			return false;
+	return n > 0;
+}
+
+/* "References: <a> <b> <c>", folded between the ids as mail clients do. */
+static int add_references(struct pr_buf *out, const char *refs,
+			  const char *last)
+{
+	const char *p = refs ? refs : "";
+	int err = pr_buf_adds(out, "References:");
+
+	while (!err && *p) {
+		size_t n;
+
+		p += strspn(p, " \t<>");
+		n = strcspn(p, " \t<>");
+		if (!n)
+			break;
+		/* the answered mail is added last, once; a bad id is left out */
+		if (clean_id(p, n) &&
+		    (strlen(last) != n || strncmp(p, last, n)))
+			err = pr_buf_addf(out, "\n <%.*s>", (int)n, p);
+		p += n;
+	}
+	if (!err)
+		err = pr_buf_addf(out, "\n <%s>\n", last);
+	return err;
+}
+
+int pr_outgoing_reply(struct pr_buf *out, const struct pr_outgoing_reply *r)
 {
 	const char *subject = r->subject ? r->subject : "";
-	struct pr_buf mid = PR_BUF_INIT;
-	size_t start = out->len;
-	bool mime = non_ascii(r->body);
+	size_t start = out->len, hlen;
 	int err;
 
+	if (!r->message_id || !r->in_reply_to ||
+	    !clean_id(r->message_id, strlen(r->message_id)) ||
+	    !clean_id(r->in_reply_to, strlen(r->in_reply_to)))
+		return pr_error(PR_EINVAL, "reply to '%.60s': not a Message-ID",
+				r->in_reply_to ? r->in_reply_to : "");
 	if (!r->from || !r->from->email ||
 	    has_control(r->from->name ? r->from->name : ""))
 		return pr_error(PR_EINVAL, "reply: no usable From");
@@ -857,36 +895,32 @@ int pr_outgoing_render_reply(struct pr_buf *out,
 	if (r->rcpt && ((err = add_rcpt_header(out, "To", &r->rcpt->to)) ||
 			(err = add_rcpt_header(out, "Cc", &r->rcpt->cc))))
 		goto done;
-	if ((err = pr_buf_adds(out, "Subject: ")))
-		goto done;
-	if (must_encode(subject))
+	/* one "Re: ", written plain before what must be encoded */
+	if (!strncasecmp(subject, "re:", 3))
+		subject += 3 + strspn(subject + 3, " \t");
+	err = pr_buf_adds(out, "Subject: Re: ");
+	if (!err && must_encode(subject))
 		err = pr_format_add_rfc2047(out, subject, strlen(subject),
 					    PR_RFC2047_SUBJECT);
-	else
+	else if (!err)
 		err = add_folded(out, subject, strlen(subject), 0);
 	if (err || (err = pr_buf_adds(out, "\nDate: ")) ||
 	    (err = pr_format_date(out, r->time, 0)) ||
-	    (err = pr_outgoing_message_id(&mid, r->key, 0, r->domain)) ||
-	    (err = pr_buf_addf(out, "\nMessage-ID: <%s>\n", mid.ptr)))
+	    (err = pr_buf_addf(out, "\nMessage-ID: <%s>\nIn-Reply-To: <%s>\n",
+			       r->message_id, r->in_reply_to)) ||
+	    (err = add_references(out, r->refs, r->in_reply_to)) ||
+	    (err = pr_buf_adds(out, "MIME-Version: 1.0\n"
+				    "Content-Type: text/plain; charset=UTF-8\n"
+				    "Content-Transfer-Encoding: 8bit\n\n")))
 		goto done;
-	if (r->in_reply_to &&
-	    ((err = pr_buf_addf(out, "In-Reply-To: <%s>\nReferences: ",
-				r->in_reply_to)) ||
-	     (r->root && strcmp(r->root, r->in_reply_to) &&
-	      (err = pr_buf_addf(out, "<%s>\n\t", r->root))) ||
-	     (err = pr_buf_addf(out, "<%s>\n", r->in_reply_to))))
-		goto done;
-	if (mime && (err = pr_buf_adds(out, MIME_8BIT)))
-		goto done;
-	if ((err = check_header_block(out->ptr + start, out->len - start, 0)) ||
-	    (err = pr_buf_addch(out, '\n')) ||
+	hlen = out->len - start;
+	if ((err = check_header_block(out->ptr + start, hlen, 0)) ||
 	    (err = pr_buf_adds(out, r->body ? r->body : "")))
 		goto done;
-	if (out->len > start && out->ptr[out->len - 1] != '\n')
+	if (out->len && out->ptr[out->len - 1] != '\n')
 		err = pr_buf_addch(out, '\n');
 done:
 	if (err)
 		pr_buf_setlen(out, start);
-	pr_buf_release(&mid);
 	return err;
 }

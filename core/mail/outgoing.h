@@ -122,27 +122,28 @@ int pr_outgoing_render(struct pr_outgoing *out, const struct pr_version *v,
 void pr_outgoing_release(struct pr_outgoing *o);
 
 /*
- * One reply mail (a review mirrored from Gerrit) appended to out: From,
- * To/Cc, Subject (the whole text, "Re: [PATCH v2 2/3] ..."), Date `time`,
- * Message-ID (mail 0 of `key` at `domain`), In-Reply-To the parent and
- * References the root and the parent, then the body (8bit UTF-8 when it
- * is not ASCII).  Headers are encoded and checked as the series' are; a
- * From that is no address is PR_EINVAL.
+ * A reply to one mail of a thread (the reply relay: a review written
+ * elsewhere, mailed under the patch it is about), as a mail client writes
+ * one: From, To, Cc, Subject ("Re: " and the answered subject, unless it
+ * already starts with "Re:"), Date, Message-ID, In-Reply-To, References
+ * (the answered mail's References and its Message-ID), then the MIME
+ * headers of UTF-8 text and the body as given.  The header rules are
+ * pr_outgoing_render's: names and subjects encoded as they must be, an
+ * address that is not a bare addr-spec refused (PR_EINVAL), every header
+ * line checked.
  */
 struct pr_outgoing_reply {
-	const char *key;
-	int64_t time;
 	const struct pr_ident *from;
 	const struct pr_outgoing_rcpt *rcpt;
-	const char *subject;
-	const char *in_reply_to; /* no angle brackets; NULL: none */
-	const char *root; /* the thread's root; NULL or in_reply_to: none */
-	const char *domain;
-	const char *body;
+	const char *subject; /* of the answered mail, decoded */
+	const char *in_reply_to; /* its Message-ID, no brackets */
+	const char *refs; /* its References, space-separated, no brackets */
+	const char *message_id; /* the reply's, no brackets */
+	int64_t time; /* the Date */
+	const char *body; /* LF line ends */
 };
 
-int pr_outgoing_render_reply(struct pr_buf *out,
-			     const struct pr_outgoing_reply *r);
+int pr_outgoing_reply(struct pr_buf *out, const struct pr_outgoing_reply *r);
 
 /* Append the archive-url template with each %m replaced by mid, %% by %. */
 int pr_outgoing_archive_link(struct pr_buf *out, const char *tmpl,

@@ -257,6 +257,9 @@ void pr_event_release(struct pr_event *e)
 	pr_ident_release(&e->author);
 	free(e->body);
 	pr_trailer_list_release(&e->trailers);
+	free(e->ref.url);
+	free(e->ref.path);
+	free(e->ref.quote);
 	free(e->state);
 	free(e->cursor);
 	free(e->id);

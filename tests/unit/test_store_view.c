@@ -122,7 +122,7 @@ static void test_status_and_walks(void **state)
 		pr_store_record_version(&old, st, "list", "old", "fo", 1), 0);
 	pr_store_free(st);
 	assert_int_equal(pr_store_open(&st, f->path), 0);
-	assert_int_equal(pr_store_schema_version(st), 7);
+	assert_true(pr_store_schema_version(st) >= 7);
 
 	assert_int_equal(
 		pr_store_record_version(&v1, st, "gh", "k/n#1", "f1", 2), 0);
