@@ -77,6 +77,90 @@ int pr_sim_parse_score(const char **s)
 	return num >= scale ? (int)MAX_SCORE : (int)(MAX_SCORE * num / scale);
 }
 
+/* The score after an option's name: "" or "=<n>" (long), "<n>" (short). */
+static int option_score(int *out, const char *arg, const char *rest,
+			bool long_form)
+{
+	if (long_form && *rest == '=')
+		rest++;
+	else if (long_form && *rest)
+		return 0;
+	*out = pr_sim_parse_score(&rest);
+	if (*rest)
+		return pr_error(PR_EINVAL, "invalid argument to '%s'", arg);
+	return 1;
+}
+
+static int break_option(struct pr_sim_opts *o, const char *arg,
+			const char *rest, bool long_form)
+{
+	int one, two = 0;
+
+	if (long_form && *rest == '=')
+		rest++;
+	else if (long_form && *rest)
+		return 0;
+	one = pr_sim_parse_score(&rest);
+	if (*rest == '/') {
+		rest++;
+		two = pr_sim_parse_score(&rest);
+	}
+	if (*rest)
+		return pr_error(PR_EINVAL, "'%s' expects <n>/<m> form", arg);
+	o->break_opt = one | (two << 16);
+	return 1;
+}
+
+int pr_sim_option(struct pr_sim_opts *o, const char *arg)
+{
+	bool lng = !strncmp(arg, "--", 2);
+	const char *rest = NULL;
+	char *end = NULL;
+	long n;
+	int ret;
+
+	if (!strcmp(arg, "--no-renames")) {
+		o->detect = PR_SIM_NO_RENAMES;
+		return 1;
+	}
+	if (!strcmp(arg, "--find-copies-harder")) {
+		o->copies_harder = true;
+		return 1;
+	}
+	if (!strncmp(arg, "-B", 2) || !strncmp(arg, "--break-rewrites", 16))
+		return break_option(o, arg, arg + (lng ? 16 : 2), lng);
+	if (!strncmp(arg, "-M", 2) || !strncmp(arg, "--find-renames", 14)) {
+		ret = option_score(&o->rename_score, arg, arg + (lng ? 14 : 2),
+				   lng);
+		if (ret == 1)
+			o->detect = PR_SIM_RENAMES;
+		return ret;
+	}
+	if (!strncmp(arg, "-C", 2) || !strncmp(arg, "--find-copies", 13)) {
+		ret = option_score(&o->rename_score, arg, arg + (lng ? 13 : 2),
+				   lng);
+		if (ret != 1)
+			return ret;
+		/* -C -C is --find-copies-harder */
+		if (o->detect == PR_SIM_COPIES)
+			o->copies_harder = true;
+		else if (o->detect == PR_SIM_FROM_CONFIG)
+			o->copy_on_config = true;
+		o->detect = PR_SIM_COPIES;
+		return 1;
+	}
+	if (!strncmp(arg, "-l", 2)) {
+		rest = arg + 2;
+		n = strtol(rest, &end, 10);
+		if (!*rest || *end || n < INT32_MIN || n > INT32_MAX)
+			return pr_error(PR_EINVAL, "'%s' expects a number",
+					arg);
+		o->rename_limit = (int)n;
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- the queue ---- */
 
 static struct pr_sim_file *new_file(struct pr_sim_queue *q, const char *path,
@@ -942,10 +1026,17 @@ static void resolve(struct pr_sim_queue *q)
 	q->nr = n;
 }
 
-int pr_sim_run(struct pr_sim_queue *q, const struct pr_sim_opts *o,
+int pr_sim_run(struct pr_sim_queue *q, const struct pr_sim_opts *opts,
 	       const struct pr_sim_reader *r)
 {
+	struct pr_sim_opts resolved = *opts, *o = &resolved;
 	int err = 0;
+
+	/* what the config would say when nobody asked it */
+	if (o->detect == PR_SIM_FROM_CONFIG)
+		o->detect = PR_SIM_RENAMES;
+	if (o->rename_limit < 0)
+		o->rename_limit = PR_SIM_RENAME_LIMIT;
 
 	if (o->break_opt != -1)
 		err = do_break(q, o->break_opt, r);

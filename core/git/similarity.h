@@ -51,19 +51,37 @@ enum pr_sim_detect {
 	PR_SIM_COPIES = 2,
 };
 
+/* detect or rename_limit: what the config says (diff.renames/renameLimit) */
+#define PR_SIM_FROM_CONFIG (-1)
+
 struct pr_sim_opts {
-	enum pr_sim_detect detect;
+	int detect; /* enum pr_sim_detect, or PR_SIM_FROM_CONFIG */
 	bool copies_harder; /* --find-copies-harder: unmodified sources */
+	/* a -C came while detect was the config's: -C -C if that is copies */
+	bool copy_on_config;
 	int rename_score; /* -M<n>/-C<n> as a score; 0: the default */
 	int break_opt; /* -1: no -B; else break | merge << 16 (0: defaults) */
-	int rename_limit; /* -l<n>; <= 0: no limit */
+	int rename_limit; /* -l<n>; 0: none; below 0: the config's */
 };
 
-/* git format-patch's defaults: diff.renames on, no -B, limit 1000 */
-#define PR_SIM_OPTS_INIT                                          \
-	{                                                         \
-		PR_SIM_RENAMES, false, 0, -1, PR_SIM_RENAME_LIMIT \
+/*
+ * git format-patch's defaults: diff.renames (on when unset), no -B,
+ * diff.renameLimit (1000 when unset).  pr_sim_run() reads an unresolved
+ * PR_SIM_FROM_CONFIG as those defaults.
+ */
+#define PR_SIM_OPTS_INIT                                                    \
+	{                                                                   \
+		PR_SIM_FROM_CONFIG, false, false, 0, -1, PR_SIM_FROM_CONFIG \
 	}
+
+/*
+ * One command-line option of git's diff rename family, as git parses it:
+ * -M[<n>], --find-renames[=<n>], -C[<n>] (a second -C: --find-copies-harder
+ * too), --find-copies[=<n>], --find-copies-harder, --no-renames,
+ * -B[<n>][/<m>], --break-rewrites[=<n>[/<m>]], -l<n>.  Returns 1 when arg
+ * is one (o updated), 0 when it is not, PR_EINVAL for a bad value.
+ */
+int pr_sim_option(struct pr_sim_opts *o, const char *arg);
 
 struct pr_sim_span;
 
