@@ -335,6 +335,19 @@ done:
 	return err;
 }
 
+/* tree_pairs() with o's config part read (o NULL: git's defaults). */
+static int pairs_of(struct pr_sim_queue *q, git_repository *repo, git_tree *old,
+		    git_tree *new, const struct pr_sim_opts *o)
+{
+	struct pr_sim_opts opts = PR_SIM_OPTS_INIT;
+	int err;
+
+	if (o)
+		opts = *o;
+	err = pr_treediff_config(&opts, repo);
+	return err ? err : tree_pairs(q, repo, old, new, &opts);
+}
+
 /* What git reads of the pairs before its first index line. */
 static void add_seeds(struct pr_abbrev_ctx *ctx, const struct pr_sim_queue *q,
 		      git_tree *old, git_tree *new)
@@ -416,13 +429,121 @@ struct render {
 	size_t nr_sections, alloc;
 };
 
+/* git's isspace: space, tab, LF and CR only */
+static bool git_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* git's pick_one_utf8_char: the length of the character at s, 0: invalid */
+static size_t utf8_char(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] < 0x80	     ? 1
+		     : (s[0] & 0xe0) == 0xc0 ? 2
+		     : (s[0] & 0xf0) == 0xe0 ? 3
+		     : (s[0] & 0xf8) == 0xf0 ? 4
+					     : 0;
+	size_t i;
+
+	if (!len || len > n)
+		return 0;
+	for (i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* overlong forms, surrogates, U+FFFE and U+FFFF, past U+10FFFF */
+	if ((len == 2 && (s[0] & 0xfe) == 0xc0) ||
+	    (len == 3 && s[0] == 0xe0 && (s[1] & 0xe0) == 0x80) ||
+	    (len == 3 && s[0] == 0xed && (s[1] & 0xe0) == 0xa0) ||
+	    (len == 3 && s[0] == 0xef && s[1] == 0xbf &&
+	     (s[2] & 0xfe) == 0xbe) ||
+	    (len == 4 && s[0] == 0xf0 && (s[1] & 0xf0) == 0x80) ||
+	    (len == 4 && ((s[0] == 0xf4 && s[1] > 0x8f) || s[0] > 0xf4)))
+		return 0;
+	return len;
+}
+
+/*
+ * The line of old that gave the function text f (flen bytes): the last
+ * one above the hunk (lines before the 0-based start) that begins with
+ * it.  NULL when there is none (a diff driver's pattern took part of a
+ * line).
+ */
+static const char *func_line(size_t *len, const struct content *old,
+			     size_t start, const char *f, size_t flen)
+{
+	const char *p = old->data, *end = p + old->len, *found = NULL;
+	size_t i;
+
+	for (i = 0; i < start && p < end; i++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl + 1 : end;
+
+		if ((size_t)(e - p) >= flen && !memcmp(p, f, flen)) {
+			found = p;
+			*len = (size_t)(e - p);
+		}
+		p = e;
+	}
+	return found;
+}
+
+/*
+ * A hunk header as git writes it.  libgit2 picks the same function line
+ * but trims it before cutting it at 80 bytes, git after; and both cut the
+ * header at its first byte that is not UTF-8 (git's sane_truncate_line),
+ * git after trimming.  So the line is found again in old and cut as git
+ * cuts it.
+ */
+static int hunk_header(struct pr_buf *out, const git_diff_hunk *h,
+		       const struct content *old)
+{
+	const char *p = h->header, *at, *line = NULL;
+	size_t len = h->header_len, head, n, i, k, llen = 0;
+	struct pr_buf hdr = PR_BUF_INIT;
+	int err;
+
+	at = len > 4 ? memmem(p + 4, len - 4, " @@", 3) : NULL;
+	head = at ? (size_t)(at + 3 - p) : len;
+	n = len && p[len - 1] == '\n' ? len - 1 : len;
+	if (at && n > head + 1 && old)
+		line = func_line(&llen, old,
+				 (size_t)(h->old_lines ? h->old_start - 1
+						       : h->old_start),
+				 p + head + 1, n - head - 1);
+	pr_buf_add(&hdr, p, line ? head : n);
+	if (line) {
+		/* xdiff's def_ff: 80 bytes of the line, then trimmed */
+		if (llen > 80)
+			llen = 80;
+		while (llen && git_space(line[llen - 1]))
+			llen--;
+		if (llen) {
+			pr_buf_addch(&hdr, ' ');
+			pr_buf_add(&hdr, line, llen);
+		}
+	}
+	for (i = 0; i < hdr.len; i += k)
+		if (!(k = utf8_char((unsigned char *)hdr.ptr + i, hdr.len - i)))
+			break;
+	err = pr_buf_add(out, hdr.ptr, i);
+	if (!err)
+		err = pr_buf_addch(out, '\n');
+	pr_buf_release(&hdr);
+	return err;
+}
+
+struct printer {
+	struct pr_buf *out;
+	const struct content *old;
+};
+
 static int print_line(const git_diff_delta *d, const git_diff_hunk *h,
 		      const git_diff_line *l, void *payload)
 {
-	struct pr_buf *out = payload;
+	struct printer *pr = payload;
+	struct pr_buf *out = pr->out;
 
 	(void)d;
-	(void)h;
 	switch (l->origin) {
 	case GIT_DIFF_LINE_CONTEXT:
 	case GIT_DIFF_LINE_ADDITION:
@@ -432,8 +553,10 @@ static int print_line(const git_diff_delta *d, const git_diff_hunk *h,
 		break;
 	case GIT_DIFF_LINE_FILE_HDR:
 		return 0;
+	case GIT_DIFF_LINE_HUNK_HDR:
+		return hunk_header(out, h, pr->old) ? -1 : 0;
 	default:
-		/* hunk headers, "\ No newline", binary data: as they are */
+		/* "\ No newline", binary data: as they are */
 		break;
 	}
 	return pr_buf_add(out, l->content, l->content_len) ? -1 : 0;
@@ -448,6 +571,7 @@ static int body(struct pr_buf *out, const char *path, const struct content *c1,
 {
 	git_diff_options o = GIT_DIFF_OPTIONS_INIT;
 	struct pr_buf raw = PR_BUF_INIT;
+	struct printer pr;
 	git_patch *patch = NULL;
 	int err = 0, r;
 
@@ -463,7 +587,9 @@ static int body(struct pr_buf *out, const char *path, const struct content *c1,
 	else
 		r = git_patch_from_buffers(&patch, c1->data, c1->len, path,
 					   c2->data, c2->len, path, &o);
-	if (r < 0 || git_patch_print(patch, print_line, binary ? &raw : out))
+	pr.out = binary ? &raw : out;
+	pr.old = c1;
+	if (r < 0 || git_patch_print(patch, print_line, &pr))
 		err = pr_libgit_fail("diff of", path);
 	if (!err && binary)
 		err = git_binary(out, raw.ptr, raw.len);
@@ -589,15 +715,11 @@ static int pair_id(unsigned char sum[20], git_repository *repo,
 int pr_treediff_patch_id(char out[41], git_repository *repo, git_tree *old,
 			 git_tree *new)
 {
-	struct pr_sim_opts opts = PR_SIM_OPTS_INIT;
 	struct pr_sim_queue q = PR_SIM_QUEUE_INIT;
 	unsigned char sum[20] = { 0 };
 	size_t i;
-	int err;
+	int err = pairs_of(&q, repo, old, new, NULL);
 
-	err = pr_treediff_config(&opts, repo);
-	if (!err)
-		err = tree_pairs(&q, repo, old, new, &opts);
 	for (i = 0; !err && i < q.nr; i++)
 		err = pair_id(sum, repo, &q.pairs[i]);
 	for (i = 0; !err && i < 20; i++)
@@ -853,22 +975,30 @@ static void stat_sizes(struct pr_diff *parsed, const struct render *rd,
 	}
 }
 
-/* Sizes and binary-ness of every side, for the stat. */
+static int learn_size(struct pr_sim_file *f, git_repository *repo)
+{
+	struct content c;
+	int err;
+
+	if (!f->mode || f->have_spans)
+		return 0;
+	err = content_load(&c, repo, f);
+	f->size = c.len;
+	f->binary = c.binary;
+	content_release(&c);
+	return err;
+}
+
+/* Sizes and binary-ness of both sides of every pair, for the stat. */
 static int learn_sizes(struct pr_sim_queue *q, git_repository *repo)
 {
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < q->nr_files && !err; i++) {
-		struct pr_sim_file *f = q->files[i];
-		struct content c;
-
-		if (!f->mode || f->have_spans)
-			continue;
-		err = content_load(&c, repo, f);
-		f->size = c.len;
-		f->binary = c.binary;
-		content_release(&c);
+	for (i = 0; i < q->nr && !err; i++) {
+		err = learn_size(q->pairs[i].one, repo);
+		if (!err)
+			err = learn_size(q->pairs[i].two, repo);
 	}
 	return err;
 }
@@ -876,15 +1006,9 @@ static int learn_sizes(struct pr_sim_queue *q, git_repository *repo)
 int pr_treediff_seeds(struct pr_abbrev_ctx *ctx, git_repository *repo,
 		      git_tree *old, git_tree *new, const struct pr_sim_opts *o)
 {
-	struct pr_sim_opts opts = PR_SIM_OPTS_INIT;
 	struct pr_sim_queue q = PR_SIM_QUEUE_INIT;
-	int err;
+	int err = pairs_of(&q, repo, old, new, o);
 
-	if (o)
-		opts = *o;
-	err = pr_treediff_config(&opts, repo);
-	if (!err)
-		err = tree_pairs(&q, repo, old, new, &opts);
 	if (!err)
 		add_seeds(ctx, &q, old, new);
 	pr_sim_queue_release(&q);
@@ -897,18 +1021,12 @@ int pr_treediff_render(struct pr_buf *text, struct pr_buf *stat,
 		       const struct pr_sim_opts *o, bool binary,
 		       struct pr_abbrev_ctx *ctx)
 {
-	struct pr_sim_opts opts = PR_SIM_OPTS_INIT;
 	struct pr_sim_queue q = PR_SIM_QUEUE_INIT;
 	struct render rd = { repo, binary, text, NULL, 0, 0 };
 	struct pr_diff parsed = PR_DIFF_INIT;
 	size_t i, start = text->len;
-	int err;
+	int err = pairs_of(&q, repo, old, new, o);
 
-	if (o)
-		opts = *o;
-	err = pr_treediff_config(&opts, repo);
-	if (!err)
-		err = tree_pairs(&q, repo, old, new, &opts);
 	for (i = 0; !err && i < q.nr; i++)
 		err = render_pair(&rd, i, &q.pairs[i]);
 	if (!err && !ctx->len)

@@ -17,7 +17,9 @@ struct pr_abbrev_ctx;
  * written as git's diff.c writes it (quoted names, modes, similarity and
  * dissimilarity, index lines abbreviated as git abbreviates them,
  * git/abbrev.h), its hunks from libgit2's xdiff with git's defaults (the
- * indent heuristic on), a complete rewrite as all lines out and in,
+ * indent heuristic on) and git's hunk headers (the function line cut at 80
+ * bytes and then trimmed, the header cut at its first byte that is not
+ * UTF-8), a complete rewrite as all lines out and in,
  * "GIT binary patch" data deflated at git's level; and the --stat
  * --summary text computed from that diff.
  *
