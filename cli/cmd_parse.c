@@ -83,6 +83,8 @@ static int series_json(json_t **out, struct pr_patch *const *mails, size_t nr)
 					    json_boolean(v->complete));
 			json_object_set_new(o, "partial_reroll",
 					    json_boolean(v->partial_reroll));
+			json_object_set_new(o, "superseded",
+					    json_boolean(v->superseded));
 			pr_mailjson_set_str(o, "cover",
 					    v->cover ? v->cover->message_id
 						     : NULL);

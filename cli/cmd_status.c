@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "engine/cfg.h"
 #include "engine/graph.h"
+#include "engine/notes.h"
 #include "engine/store.h"
 
 /* Where the state lives when neither -c nor --state says (the demo's). */
@@ -102,10 +103,107 @@ static int json_landed(const struct pr_store_landed *l, void *payload)
 	return 0;
 }
 
+/* A "patch:MSGID" note of a patchwork instance, when a series owns it. */
+static int pw_note(const char *scope, const char *key, const char *value,
+		   void *payload)
+{
+	json_t *out = payload, *j = json_loads(value, 0, NULL);
+
+	if (json_is_object(j) && json_is_string(json_object_get(j, "origin"))) {
+		json_object_set_new(j, "instance",
+				    json_string(scope + strlen("patchwork:")));
+		json_object_set_new(j, "msgid",
+				    json_string(key + strlen("patch:")));
+		json_array_append(out, j);
+	}
+	json_decref(j);
+	return 0;
+}
+
+static int cmp_pw(const void *a, const void *b)
+{
+	const json_t *x = *(const json_t *const *)a,
+		     *y = *(const json_t *const *)b;
+	static const char *const keys[] = { "origin", "key", "instance" };
+	size_t i;
+	int c;
+
+	for (i = 0; i < PR_ARRAY_SIZE(keys); i++) {
+		c = strcmp(json_string_value(json_object_get(x, keys[i])),
+			   json_string_value(json_object_get(y, keys[i])));
+		if (c)
+			return c;
+	}
+	c = (int)(json_integer_value(json_object_get(x, "version")) -
+		  json_integer_value(json_object_get(y, "version")));
+	if (c)
+		return c;
+	return json_integer_value(json_object_get(x, "id")) <
+			       json_integer_value(json_object_get(y, "id"))
+		       ? -1
+		       : 1;
+}
+
+/*
+ * The Patchwork patches of the series patchrelay knows (the patchwork
+ * connector's notes), by series, version and id, in a new array.
+ */
+static int pw_patches(json_t **out, struct pr_store *st)
+{
+	json_t *all = json_array(), **v = NULL;
+	size_t i, n;
+	int err;
+
+	*out = json_array();
+	if ((err = pr_notes_foreach(st, "patchwork:", "patch:", pw_note, all)))
+		goto done;
+	n = json_array_size(all);
+	v = pr_calloc(n + 1, sizeof(*v));
+	for (i = 0; i < n; i++)
+		v[i] = json_array_get(all, i);
+	qsort(v, n, sizeof(*v), cmp_pw);
+	for (i = 0; i < n; i++)
+		json_array_append(*out, v[i]);
+done:
+	free(v);
+	json_decref(all);
+	return err;
+}
+
+static void print_pw(const json_t *patches)
+{
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(patches, i, p)
+	{
+		char series[256];
+
+		if (!i)
+			printf("\n%-32s %-7s %-12s %8s  %-14s %s\n",
+			       "PATCHWORK", "VERSION", "INSTANCE", "ID",
+			       "STATE", "LINK");
+		snprintf(series, sizeof(series), "%s:%s",
+			 json_string_value(json_object_get(p, "origin")),
+			 json_string_value(json_object_get(p, "key")));
+		printf("%-32s v%-6lld %-12s %8lld  %-14s %s\n", series,
+		       (long long)json_integer_value(
+			       json_object_get(p, "version")),
+		       json_string_value(json_object_get(p, "instance")),
+		       (long long)json_integer_value(json_object_get(p, "id")),
+		       json_string_value(json_object_get(p, "state")),
+		       json_is_string(json_object_get(p, "url"))
+			       ? json_string_value(json_object_get(p, "url"))
+			       : "-");
+	}
+}
+
 /*
  * patchrelay status [-c FILE | --state PATH] [--json]: series, versions and
- * deliveries of the state store, as a table or as JSON, and the versions
- * that landed on a watched branch (a second table, or "landed").
+ * deliveries of the state store, as a table or as JSON, the versions that
+ * landed on a watched branch (a second table, or "landed"), and the
+ * Patchwork patches of each series with their states and links (a third
+ * table, or "patchwork").
  */
 int cmd_status(int argc, char **argv)
 {
@@ -113,7 +211,7 @@ int cmd_status(int argc, char **argv)
 	struct pr_graph *g = NULL;
 	struct pr_store *st = NULL;
 	const char *file = NULL, *state = NULL;
-	json_t *rows = NULL, *top = NULL, *landed = NULL;
+	json_t *rows = NULL, *top = NULL, *landed = NULL, *pw = NULL;
 	struct stat sb;
 	bool json = false, first = true;
 	char *text = NULL;
@@ -161,6 +259,11 @@ int cmd_status(int argc, char **argv)
 		ret = PR_EXIT_RUNTIME;
 		goto done;
 	}
+	if (pw_patches(&pw, st) < 0) {
+		pr_cli_error(NULL);
+		ret = PR_EXIT_RUNTIME;
+		goto done;
+	}
 	if (json) {
 		rows = json_array();
 		landed = json_array();
@@ -170,8 +273,9 @@ int cmd_status(int argc, char **argv)
 			ret = PR_EXIT_RUNTIME;
 			goto done;
 		}
-		top = json_pack("{s:s, s:O, s:O}", "state", state, "deliveries",
-				rows, "landed", landed);
+		top = json_pack("{s:s, s:O, s:O, s:O}", "state", state,
+				"deliveries", rows, "landed", landed,
+				"patchwork", pw);
 		text = top ? json_dumps(top, JSON_INDENT(2)) : NULL;
 		if (!text) {
 			fprintf(stderr,
@@ -189,8 +293,10 @@ int cmd_status(int argc, char **argv)
 		pr_cli_error(NULL);
 		ret = PR_EXIT_RUNTIME;
 	}
+	print_pw(pw);
 done:
 	free(text);
+	json_decref(pw);
 	json_decref(top);
 	json_decref(rows);
 	json_decref(landed);

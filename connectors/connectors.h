@@ -15,6 +15,8 @@
 /* mbox source (a folder of mbox files) and mbox sink (one file). */
 struct pr_mbox_ctx {
 	char *path;
+	int64_t wait; /* source: connectors/mailsrc.h's */
+	struct pr_strlist trusted;
 };
 
 /*

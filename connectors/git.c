@@ -7,6 +7,7 @@
 #include "connectors.h"
 #include "engine/delivery.h"
 #include "git/diff.h"
+#include "gitcommit.h"
 #include "gitfetch.h"
 #include "git/gitrepo.h"
 #include "model/model.h"
@@ -519,186 +520,6 @@ done:
 	return err;
 }
 
-/* A libgit2 failure as a PR_E* error naming the sink and what failed. */
-static int sink_fail(int code, const char *sink, const char *what)
-{
-	const git_error *e = git_error_last();
-
-	return pr_error(code, "sink '%s': %s: %s", sink, what,
-			e && e->message ? e->message : "libgit2 error");
-}
-
-/* Reject the delivery with a reason made like a message. */
-static void reject(struct pr_deliver_result *out, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void reject(struct pr_deliver_result *out, const char *fmt, ...)
-{
-	struct pr_buf why = PR_BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	pr_buf_vaddf(&why, fmt, ap);
-	va_end(ap);
-	out->status = PR_DELIVER_REJECTED;
-	free(out->reason);
-	out->reason = pr_buf_detach(&why, NULL);
-}
-
-/* Is hex (40 digits, or "") a commit of repo; fills *out when it is. */
-static bool have_commit(git_commit **out, git_repository *repo, const char *hex)
-{
-	git_oid oid;
-
-	*out = NULL;
-	if (!hex[0] || git_oid_fromstr(&oid, hex) < 0)
-		return false;
-	if (git_commit_lookup(out, repo, &oid) < 0) {
-		git_error_clear();
-		return false;
-	}
-	return true;
-}
-
-/*
- * The commit the version goes on: its own base when repo has it, else
- * the `base` option.  NULL *out (and 0) when neither is there.
- */
-static int find_base(git_commit **out, git_repository *repo,
-		     const struct pr_git_ctx *ctx, const struct pr_version *v)
-{
-	git_commit *first = NULL;
-	git_object *obj = NULL;
-	int err = 0;
-
-	*out = NULL;
-	if (have_commit(out, repo, v->base_commit))
-		goto done;
-	if (v->nr && have_commit(&first, repo, v->patches[0]->commit_id) &&
-	    git_commit_parentcount(first) == 1 &&
-	    git_commit_parent(out, first, 0) == 0)
-		goto done;
-	if (ctx->base && git_revparse_single(&obj, repo, ctx->base) == 0 &&
-	    git_object_peel((git_object **)out, obj, GIT_OBJECT_COMMIT) == 0)
-		goto done;
-	git_error_clear();
-	*out = NULL;
-done:
-	git_object_free(obj);
-	git_commit_free(first);
-	return err;
-}
-
-/* The commit message git am makes of a patch: subject, blank, body. */
-static int commit_message(struct pr_buf *out, const struct pr_patch *p)
-{
-	const char *body = p->body ? p->body : "";
-	int err;
-
-	body += strspn(body, "\n");
-	if ((err = pr_buf_addf(out, "%s\n", p->subject ? p->subject : "")))
-		return err;
-	if (*body && (err = pr_buf_addf(out, "\n%s", body)))
-		return err;
-	pr_buf_rtrim(out);
-	return pr_buf_addch(out, '\n');
-}
-
-/*
- * Apply p on tree into a new commit on parent; *applied false (and 0)
- * when the patch does not apply, which is the series' problem.
- */
-static int commit_patch(git_oid *out, bool *applied, git_repository *repo,
-			const char *sink, git_commit *parent,
-			const struct pr_patch *p,
-			const git_signature *committer)
-{
-	git_diff *diff = NULL;
-	git_index *index = NULL;
-	git_tree *tree = NULL, *new_tree = NULL;
-	git_signature *author = NULL;
-	struct pr_buf msg = PR_BUF_INIT;
-	const char *name;
-	git_oid tree_id;
-	int err = 0;
-
-	*applied = false;
-	if (git_commit_tree(&tree, parent) < 0) {
-		err = sink_fail(PR_EIO, sink, "read tree");
-		goto done;
-	}
-	if (p->diff && *p->diff) {
-		if (git_diff_from_buffer(&diff, p->diff, strlen(p->diff)) < 0 ||
-		    git_apply_to_tree(&index, repo, tree, diff, NULL) < 0) {
-			git_error_clear();
-			goto done;
-		}
-		if (git_index_write_tree_to(&tree_id, index, repo) < 0) {
-			err = sink_fail(PR_EIO, sink, "write tree");
-			goto done;
-		}
-	} else {
-		git_oid_cpy(&tree_id, git_tree_id(tree));
-	}
-	if (git_tree_lookup(&new_tree, repo, &tree_id) < 0) {
-		err = sink_fail(PR_EIO, sink, "read tree");
-		goto done;
-	}
-	/* git takes an address alone as the name too */
-	name = p->author.name && *p->author.name ? p->author.name
-						 : p->author.email;
-	if (!name || !p->author.email ||
-	    git_signature_new(&author, name, p->author.email,
-			      (git_time_t)p->time, p->tz_minutes) < 0) {
-		git_error_clear();
-		goto done;
-	}
-	if ((err = commit_message(&msg, p)))
-		goto done;
-	if (git_commit_create(out, repo, NULL, author, committer, NULL, msg.ptr,
-			      new_tree, 1, (const git_commit **)&parent) < 0) {
-		err = sink_fail(PR_EIO, sink, "write commit");
-		goto done;
-	}
-	*applied = true;
-done:
-	pr_buf_release(&msg);
-	git_signature_free(author);
-	git_tree_free(new_tree);
-	git_tree_free(tree);
-	git_index_free(index);
-	git_diff_free(diff);
-	return err;
-}
-
-/* The committer: the option, else git's, at `when` unless git says. */
-static int make_committer(git_signature **out, const struct pr_git_ctx *ctx,
-			  const char *sink, const char *dir, int64_t when)
-{
-	struct pr_ident who = { NULL, NULL };
-	const char *date = getenv("GIT_COMMITTER_DATE");
-	int64_t t = when;
-	int tz = 0, err;
-
-	*out = NULL;
-	if (ctx->committer)
-		err = pr_outgoing_parse_address(&who, ctx->committer);
-	else
-		err = pr_gitrepo_committer(&who, &t, &tz, dir);
-	if (err)
-		goto done;
-	/* a retry makes the same commits: the delivery's time, not now */
-	if (!date || !*date || ctx->committer) {
-		t = when;
-		tz = 0;
-	}
-	if (git_signature_new(out, who.name && *who.name ? who.name : who.email,
-			      who.email, (git_time_t)t, tz) < 0)
-		err = sink_fail(PR_EINVAL, sink, "committer");
-done:
-	pr_ident_release(&who);
-	return err;
-}
-
 static int rm_entry(const char *path, const struct stat *sb, int flag,
 		    struct FTW *ftw)
 {
@@ -732,7 +553,7 @@ static int remote_fail(int code, const char *sink, const char *url)
 	int err;
 
 	pr_gitfetch_safe_url(&safe, url);
-	err = sink_fail(code, sink, safe.ptr);
+	err = pr_gitcommit_fail(code, sink, safe.ptr);
 	pr_buf_release(&safe);
 	return err;
 }
@@ -754,7 +575,7 @@ static int open_target(struct target *t, const char *sink,
 		if (git_repository_open_ext(&t->repo, url,
 					    GIT_REPOSITORY_OPEN_NO_SEARCH,
 					    NULL) < 0)
-			return sink_fail(PR_EIO, sink, url);
+			return pr_gitcommit_fail(PR_EIO, sink, url);
 		return 0;
 	}
 	snprintf(t->scratch, sizeof(t->scratch), "%.40s/patchrelay-git-XXXXXX",
@@ -767,7 +588,7 @@ static int open_target(struct target *t, const char *sink,
 				sink, strerror(errno));
 	}
 	if (git_repository_init(&t->repo, t->scratch, 1) < 0)
-		return sink_fail(PR_EIO, sink, "scratch repository");
+		return pr_gitcommit_fail(PR_EIO, sink, "scratch repository");
 	/*
 	 * Without url.*.insteadOf, as forge_fetch.c: the URL is used as
 	 * configured, and libgit2 1.5's insteadOf lookup leaks a pcre2
@@ -821,7 +642,7 @@ static int set_branch(struct target *t, const char *sink, const char *refname,
 	int err = 0;
 
 	if (git_reference_create(&ref, t->repo, refname, tip, 1, log) < 0) {
-		err = sink_fail(PR_EIO, sink, refname);
+		err = pr_gitcommit_fail(PR_EIO, sink, refname);
 		goto done;
 	}
 	if (!t->remote)
@@ -833,11 +654,11 @@ static int set_branch(struct target *t, const char *sink, const char *refname,
 	pr_gitfetch_callbacks(&po.callbacks, &t->cb.cb, &t->auth, t->cb.cb.url);
 	po.callbacks.push_update_reference = push_status;
 	if (git_remote_push(t->remote, &specs, &po) < 0) {
-		err = sink_fail(PR_ENET, sink, "push");
+		err = pr_gitcommit_fail(PR_ENET, sink, "push");
 		goto done;
 	}
 	if (t->cb.why.len) {
-		reject(out, "push refused: %s", t->cb.why.ptr);
+		pr_gitcommit_reject(out, "push refused: %s", t->cb.why.ptr);
 		err = 1;
 	}
 done:
@@ -871,16 +692,18 @@ static int git_deliver_version(struct pr_instance *inst,
 	    (err = pr_buf_addf(&refname, "refs/heads/%s", branch.ptr)) ||
 	    (err = open_target(&t, inst->name, ctx)))
 		goto done;
-	if ((err = make_committer(&committer, ctx, inst->name,
-				  t.remote ? t.scratch : ctx->url, d->time)) ||
-	    (err = find_base(&base, t.repo, ctx, v)))
+	if ((err = pr_gitcommit_committer(
+		     &committer, ctx->committer, inst->name,
+		     t.remote ? t.scratch : ctx->url, d->time)) ||
+	    (err = pr_gitcommit_find_base(&base, t.repo, ctx->base, v)))
 		goto done;
 	if (!base) {
-		reject(out,
-		       "no base for v%d of '%s' in '%s' (base-commit '%s', "
-		       "option base '%s')",
-		       v->number, d->series->origin_key, ctx->url,
-		       v->base_commit, ctx->base ? ctx->base : "");
+		pr_gitcommit_reject(
+			out,
+			"no base for v%d of '%s' in '%s' (base-commit '%s', "
+			"option base '%s')",
+			v->number, d->series->origin_key, ctx->url,
+			v->base_commit, ctx->base ? ctx->base : "");
 		goto done;
 	}
 	tip = base;
@@ -889,21 +712,24 @@ static int git_deliver_version(struct pr_instance *inst,
 		git_oid id;
 		bool applied;
 
-		if ((err = commit_patch(&id, &applied, t.repo, inst->name, tip,
-					v->patches[i], committer)))
+		if ((err = pr_gitcommit_apply(&id, &applied, t.repo, inst->name,
+					      tip, v->patches[i], NULL,
+					      committer)))
 			goto done;
 		if (!applied) {
-			reject(out, "patch %zu/%zu '%s' does not apply on %s",
-			       i + 1, v->nr,
-			       v->patches[i]->subject ? v->patches[i]->subject
-						      : "",
-			       git_oid_tostr_s(git_commit_id(tip)));
+			pr_gitcommit_reject(
+				out, "patch %zu/%zu '%s' does not apply on %s",
+				i + 1, v->nr,
+				v->patches[i]->subject ? v->patches[i]->subject
+						       : "",
+				git_oid_tostr_s(git_commit_id(tip)));
 			goto done;
 		}
 		git_commit_free(tip);
 		tip = NULL;
 		if (git_commit_lookup(&tip, t.repo, &id) < 0) {
-			err = sink_fail(PR_EIO, inst->name, "read commit");
+			err = pr_gitcommit_fail(PR_EIO, inst->name,
+						"read commit");
 			goto done;
 		}
 	}

@@ -545,6 +545,7 @@ static int imap_poll(struct pr_instance *inst, const char *cursor,
 	}
 	pr_log_debug(inst->prefix, "read %zu messages of '%s' on %s", uids.nr,
 		     s.mailbox.ptr, s.base.ptr);
+	memset(&o, 0, sizeof(o));
 	o.origin = inst->name;
 	o.prefix = inst->prefix;
 	o.wait_ms = ctx->wait;

@@ -314,6 +314,7 @@ static int maildir_poll(struct pr_instance *inst, const char *cursor,
 	if ((err = read_folder(&batch, ctx->path, "new", prev.low)) ||
 	    (err = read_folder(&batch, ctx->path, "cur", prev.low)))
 		goto done;
+	memset(&o, 0, sizeof(o));
 	o.origin = inst->name;
 	o.prefix = inst->prefix;
 	o.wait_ms = ctx->wait;

@@ -391,6 +391,7 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 		goto done;
 	pr_log_debug(inst->prefix, "fetched %zu threads, %zu messages", fetched,
 		     batch.nr);
+	memset(&o, 0, sizeof(o));
 	o.origin = inst->name;
 	o.prefix = inst->prefix;
 	o.wait_ms = ctx->wait;

@@ -13,7 +13,7 @@
 #include "git/format.h"
 #include "engine/cfg.h"
 #include "engine/graph.h"
-#include "mail/mailinfo.h"
+#include "engine/store_view.h"
 #include "mail/mbox.h"
 #include "mail/mail.h"
 #include "mail/outgoing.h"
@@ -237,6 +237,7 @@ struct pass_ctx {
 	const char *cursor_key;
 	const struct pr_engine_opts *opts; /* never NULL */
 	size_t *dry_run_written; /* mails written to opts->dry_run_fd */
+	const char *state_dir; /* the state file's directory */
 };
 
 static bool name_char(char ch)
@@ -328,8 +329,11 @@ static int run_steps(const struct pass_ctx *c, struct pr_series *s,
 					"route '%s': step '%s' cannot run",
 					c->route->name,
 					c->route->steps.items[i]);
+		/* where a step keeps what it caches (kernel-ci's trees) */
+		((struct pr_instance *)&n->inst)->state_dir = c->state_dir;
 		err = n->plugin->run((struct pr_instance *)&n->inst, s, v,
 				     report);
+		((struct pr_instance *)&n->inst)->state_dir = NULL;
 		if (err)
 			return pr_error_wrap(err, "route '%s': step '%s'",
 					     c->route->name,
@@ -536,15 +540,12 @@ static int stored_patch(const char *data, size_t len,
 			const struct pr_mbox_where *where, void *payload)
 {
 	struct mbox_version *mv = payload;
-	struct pr_mailinfo mi;
 	struct pr_patch *p = NULL;
 	int err;
 
 	PR_UNUSED(where);
-	pr_mailinfo_init(&mi);
-	if ((err = pr_mailinfo_parse(&mi, data, len)) ||
-	    (err = pr_am_patch_from_mailinfo(&p, &mi)))
-		goto done;
+	if ((err = pr_am_patch_parse(&p, data, len)))
+		return err;
 	/* format-patch's "From <commit> Mon Sep 17 ..." line keeps the id
 	 * (all zeros for a patch that never was a commit: none) */
 	if (len > 45 && !memcmp(data, "From ", 5) && data[45] == ' ' &&
@@ -558,8 +559,34 @@ static int stored_patch(const char *data, size_t len,
 		p->subject_raw = NULL;
 	}
 	pr_version_add_patch(mv->v, p);
+	return 0;
+}
+
+int pr_engine_stored_version(struct pr_version **out, struct pr_store *st,
+			     int64_t series_id, int number)
+{
+	struct pr_buf mbox = PR_BUF_INIT;
+	struct mbox_version mv = { NULL, 0 };
+	int err;
+
+	*out = NULL;
+	err = pr_store_version_mbox_get(&mbox, st, series_id, number);
+	if (!err && !mbox.len)
+		err = PR_ENOENT;
+	if (err)
+		goto done;
+	mv.v = pr_version_new(number);
+	err = pr_mbox_split(mbox.ptr, mbox.len, "stored version", NULL,
+			    stored_patch, &mv);
+	if (!err && !mv.v->nr)
+		err = PR_ENOENT;
+	if (!err) {
+		*out = mv.v;
+		mv.v = NULL;
+	}
 done:
-	pr_mailinfo_release(&mi);
+	pr_version_free(mv.v);
+	pr_buf_release(&mbox);
 	return err;
 }
 
@@ -574,32 +601,24 @@ done:
 static int range_diff(struct pr_buf *out, const struct pass_ctx *c,
 		      int64_t series_id, const struct pr_version *v)
 {
-	struct pr_buf mbox = PR_BUF_INIT;
-	struct mbox_version mv = { NULL, 0 };
+	struct pr_version *prev = NULL;
 	int err;
 
-	err = pr_store_version_mbox_get(&mbox, c->st, series_id,
-					v->number > 1 ? v->number - 1 : 0);
-	if (err == PR_ENOENT || (!err && !mbox.len)) {
-		err = 0;
-		goto done;
+	err = pr_engine_stored_version(&prev, c->st, series_id,
+				       v->number > 1 ? v->number - 1 : 0);
+	if (err == PR_ENOENT) {
+		pr_error_clear();
+		return 0;
 	}
-	if (err)
-		goto done;
-	mv.v = pr_version_new(v->number - 1);
-	err = pr_mbox_split(mbox.ptr, mbox.len, "stored version", NULL,
-			    stored_patch, &mv);
-	if (!err && mv.v->nr)
-		err = pr_range_diff(out, mv.v, v);
+	if (!err)
+		err = pr_range_diff(out, prev, v);
 	if (err) {
 		pr_log_warn(c->route->name, "no range-diff against v%d: %s",
 			    v->number - 1, pr_error_message());
 		pr_buf_reset(out);
 		err = 0;
 	}
-done:
-	pr_version_free(mv.v);
-	pr_buf_release(&mbox);
+	pr_version_free(prev);
 	return err;
 }
 
@@ -738,7 +757,10 @@ done:
 	return err;
 }
 
-/* "sent as v2 to a@b, Cc: c@d, e@f; archive: <link>" for one sink. */
+/*
+ * "sent as v2 to a@b, Cc: c@d, e@f; Message-ID: <id>; archive: <link>"
+ * for one sink (no Message-ID for a sink that takes the version whole).
+ */
 static int add_summary(struct pr_buf *out, const struct sink_job *j, int number)
 {
 	const char *archive = node_string(j->n, "archive-url");
@@ -756,7 +778,11 @@ static int add_summary(struct pr_buf *out, const struct sink_job *j, int number)
 	for (i = 0; !err && i < j->rcpt.cc.nr; i++)
 		err = pr_buf_addf(out, "%s%s", i ? ", " : ", Cc: ",
 				  j->rcpt.cc.items[i].email);
-	if (!err && archive) {
+	if (!err && j->mails.root_message_id)
+		err = pr_buf_addf(out, "; Message-ID: <%s>",
+				  j->mails.root_message_id);
+	/* a sink that takes the version whole sent no mail to link */
+	if (!err && archive && j->mails.root_message_id) {
 		err = pr_buf_adds(out, "; archive: ");
 		if (!err)
 			err = pr_outgoing_archive_link(
@@ -812,6 +838,30 @@ static int record_patch_ids(struct pr_store *st, int64_t series_id, int number,
 }
 
 /*
+ * The route's sinks that sync landed commits (a patchwork sink) get them
+ * first; one that fails holds the source's cursor (it gets them again).
+ */
+static int tell_sinks_landed(const struct pass_ctx *c,
+			     const struct pr_series *branch)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < c->route->to.nr; i++) {
+		const struct pr_graph_node *n =
+			pr_graph_node(c->g, "sink", c->route->to.items[i]);
+
+		if (!n || !n->connector || !n->connector->landed)
+			continue;
+		err = n->connector->landed((struct pr_instance *)&n->inst,
+					   branch);
+		if (err < 0)
+			return pr_error_wrap(err, "sink '%s'", n->inst.name);
+	}
+	return 0;
+}
+
+/*
  * Commits landed on a watched branch (a "landed" event: the series is the
  * branch, its latest version the new commits, each with commit_id and
  * patch_id): the stored versions they complete are recorded as landed,
@@ -836,6 +886,8 @@ static int on_landed(const struct pass_ctx *c, const struct pr_event *ev)
 			    branch);
 		return 0;
 	}
+	if ((err = tell_sinks_landed(c, ev->series)))
+		return err;
 	ids = pr_calloc(v->nr, sizeof(*ids));
 	commits = pr_calloc(v->nr, sizeof(*commits));
 	made = pr_calloc(v->nr, sizeof(*made));
@@ -884,7 +936,7 @@ static int push_version(struct pr_engine_stats *ds, const struct pass_ctx *c,
 			const struct sink_job *j, const struct pr_series *s,
 			const struct pr_version *v, struct pr_report *report)
 {
-	struct pr_version_delivery vd = { NULL, s, v, 0 };
+	struct pr_version_delivery vd = { NULL, s, v, 0, c->st, ev2->series_id };
 	struct pr_buf key = PR_BUF_INIT;
 	int err;
 
@@ -903,6 +955,60 @@ done:
 }
 
 /*
+ * Record for the status page what the route made of version v (store_view.h):
+ * its title, the series' link and submitter, the report, and each mail
+ * sink's recipients.  A record that fails is logged: the page is a window,
+ * never a reason to hold a delivery.
+ */
+static void record_status(const struct pass_ctx *c, const struct pr_event *ev,
+			  const struct pr_store_version *sv,
+			  const struct pr_version *v,
+			  const struct pr_report *report,
+			  const struct sink_job *jobs, size_t nr_jobs)
+{
+	const struct pr_ident *who = &ev->series->submitter;
+	struct pr_store_status status = { NULL, ev->series->url, NULL, report };
+	struct pr_buf submitter = PR_BUF_INIT;
+	size_t i;
+	int err;
+
+	if (v->cover && v->cover->subject)
+		status.title = v->cover->subject;
+	else if (v->nr)
+		status.title = v->patches[0]->subject;
+	if (who->email && *who->email &&
+	    pr_buf_addf(&submitter, "%s%s<%s>", who->name ? who->name : "",
+			who->name && *who->name ? " " : "", who->email) == 0)
+		status.submitter = submitter.ptr;
+	err = pr_store_status_set(c->st, sv->series_id, sv->number, &status);
+	for (i = 0; !err && jobs && i < nr_jobs; i++) {
+		if (!jobs[i].n || !pr_outgoing_rcpt_count(&jobs[i].rcpt))
+			continue;
+		err = pr_store_recipients_set(c->st, sv->series_id, sv->number,
+					      jobs[i].sink_key.ptr,
+					      &jobs[i].rcpt.to,
+					      &jobs[i].rcpt.cc);
+		/* refused before its delivery was opened */
+		if (err == PR_ENOENT)
+			err = 0;
+	}
+	if (err)
+		pr_log_warn(c->route->name,
+			    "status of '%s' v%d not recorded: %s",
+			    ev->series->origin_key, sv->number,
+			    pr_error_message());
+	pr_buf_release(&submitter);
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
  * Handle one version on the route: record it, run the steps, render and
  * deliver it to each sink, give feedback.  Returns 0, 1 when mails are
  * left for a retry (the cursor must not move), or a negative PR_E*.
@@ -910,7 +1016,7 @@ done:
 static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 			   struct pr_version *v)
 {
-	struct pr_store_version sv;
+	struct pr_store_version sv = { 0 };
 	struct pr_engine_version ev2;
 	struct pr_engine_stats ds;
 	struct pr_report report = PR_REPORT_INIT;
@@ -920,6 +1026,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	size_t i, nr_jobs = c->route->to.nr, sent = 0, pending = 0;
 	size_t rejected = 0;
 	bool retry = false;
+	int64_t t0;
 	char fp[41];
 	int err;
 
@@ -996,6 +1103,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 				goto done;
 			continue;
 		}
+		t0 = c->opts->delivered ? mono_ms() : 0;
 		if (whole)
 			err = push_version(&ds, c, &ev2, j, ev->series, v,
 					   &report);
@@ -1008,6 +1116,9 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 					    NULL);
 		if (err)
 			goto done;
+		if (c->opts->delivered && ds.sent)
+			c->opts->delivered(j->n->inst.name, ds.sent,
+					   mono_ms() - t0, c->opts->payload);
 		c->stats->sent += ds.sent;
 		c->stats->rejected += ds.rejected;
 		rejected += ds.rejected;
@@ -1041,6 +1152,8 @@ refused:
 	if (sv.is_new)
 		give_feedback(c, ev->series, &report, NULL);
 done:
+	if (err >= 0 && sv.series_id && !c->opts->dry_run)
+		record_status(c, ev, &sv, v, &report, jobs, nr_jobs);
 	for (i = 0; jobs && i < nr_jobs; i++)
 		sink_job_release(&jobs[i]);
 	free(jobs);
@@ -1049,6 +1162,228 @@ done:
 	pr_buf_release(&summary);
 	pr_report_release(&report);
 	return err;
+}
+
+/* ---- comments mirrored as replies ---- */
+
+/* The stored version of series sid holding the commit sha, and where. */
+static int find_commit(struct pr_version **out, int *number, size_t *index,
+		       struct pr_store *st, int64_t sid, const char *sha)
+{
+	int n = pr_store_version_count(st, sid), err = 0;
+	size_t i;
+
+	*out = NULL;
+	for (; n >= 1 && !*out && !err; n--) {
+		struct pr_version *v = NULL;
+
+		err = pr_engine_stored_version(&v, st, sid, n);
+		if (err == PR_ENOENT) {
+			pr_error_clear();
+			err = 0;
+			continue;
+		}
+		for (i = 0; !err && i < v->nr; i++)
+			if (!strcmp(v->patches[i]->commit_id, sha)) {
+				*out = v;
+				*number = n;
+				*index = i;
+				v = NULL;
+				break;
+			}
+		pr_version_free(v);
+	}
+	return n < 0 ? n : err;
+}
+
+/*
+ * The recipients the version had: the route's routing steps (the
+ * maintainers plugin) run again on it; checks are not run again.
+ */
+static int reply_rcpt(struct pr_outgoing_rcpt *out, const struct pass_ctx *c,
+		      const struct pr_graph_node *n, const struct pr_event *ev,
+		      struct pr_version *v)
+{
+	struct pr_series *s = pr_series_new(ev->series->origin_connector,
+					    ev->series->origin_key);
+	struct pr_report report = PR_REPORT_INIT;
+	struct pr_strlist to = { 0 }, cc = { 0 };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < c->route->steps.nr && !err; i++) {
+		const struct pr_graph_node *st =
+			pr_graph_node(c->g, "check", c->route->steps.items[i]);
+
+		if (st && st->plugin && st->plugin->kind == PR_PLUGIN_ROUTE &&
+		    st->plugin->run)
+			err = st->plugin->run((struct pr_instance *)&st->inst,
+					      s, v, &report);
+	}
+	if (!err)
+		err = pr_outgoing_recipients(out, s, node_list(&to, n, "to"),
+					     node_list(&cc, n, "cc"), false);
+	pr_strlist_release(&to);
+	pr_strlist_release(&cc);
+	pr_report_release(&report);
+	pr_series_free(s);
+	return err;
+}
+
+/* "Re: [PATCH v2 2/3] subject" of patch i of version v, number `number`. */
+static int reply_subject(struct pr_buf *out, const struct pr_version *v,
+			 int number, size_t i)
+{
+	char ver[24] = "";
+	int w = 1, t;
+
+	if (number > 1)
+		snprintf(ver, sizeof(ver), " v%d", number);
+	for (t = (int)v->nr; t >= 10; t /= 10)
+		w++;
+	if (v->nr > 1)
+		return pr_buf_addf(out, "Re: [PATCH%s %0*zu/%zu] %s", ver, w,
+				   i + 1, v->nr, v->patches[i]->subject);
+	return pr_buf_addf(out, "Re: [PATCH%s] %s", ver,
+			   v->patches[i]->subject);
+}
+
+/*
+ * Mirror a comment to one mail sink: a reply under the patch's mail of
+ * the version that sink sent, From the sink's address with the
+ * commenter's name, delivered once under the sink key
+ * "<sink>+review:<id>".  Nothing when that version never went there.
+ */
+static int mirror_to_sink(bool *retry, const struct pass_ctx *c,
+			  const struct pr_event *ev, int64_t sid, int number,
+			  struct pr_version *v, size_t index,
+			  const struct pr_graph_node *n)
+{
+	const char *from = node_string(n, "from");
+	struct pr_engine_version ev2 = { ev->series->origin_connector,
+					 ev->series->origin_key, sid, number,
+					 NULL };
+	struct pr_outgoing_reply r = { 0 };
+	struct pr_outgoing_rcpt rcpt = { 0 };
+	struct pr_ident sender = { NULL, NULL }, who = { NULL, NULL };
+	struct pr_buf parent = PR_BUF_INIT, root = PR_BUF_INIT;
+	struct pr_buf fp = PR_BUF_INIT, key = PR_BUF_INIT, skey = PR_BUF_INIT;
+	struct pr_buf subject = PR_BUF_INIT, body = PR_BUF_INIT;
+	struct pr_buf mail = PR_BUF_INIT;
+	struct pr_engine_stats ds;
+	const char *mailp;
+	size_t len, at = index;
+	int err;
+
+	/* with a cover letter (mail v->nr exists) patch i is mail i + 1 */
+	err = pr_store_message_id_get(&parent, c->st, sid, number, n->inst.name,
+				      v->nr);
+	if (!err)
+		at++;
+	pr_buf_reset(&parent);
+	err = pr_store_message_id_get(&parent, c->st, sid, number, n->inst.name,
+				      at);
+	if (err == PR_ENOENT || !from) {
+		err = 0;
+		goto done;
+	}
+	if (err ||
+	    (err = pr_store_message_id_get(&root, c->st, sid, number,
+					   n->inst.name, 0)) ||
+	    (err = pr_outgoing_parse_address(&sender, from)) ||
+	    (err = reply_rcpt(&rcpt, c, n, ev, v)) ||
+	    (err = reply_subject(&subject, v, number, index)) ||
+	    (err = pr_buf_addf(&body, "%s <%s> commented on this patch:\n\n%s",
+			       ev->author.name ? ev->author.name : "",
+			       ev->author.email ? ev->author.email : "",
+			       ev->body ? ev->body : "")) ||
+	    (err = pr_store_version_fingerprint(&fp, c->st, sid, number)) ||
+	    (err = pr_buf_addf(&skey, "%s+review:%s", n->inst.name, ev->id)))
+		goto done;
+	ev2.fingerprint = fp.ptr;
+	pr_ident_set(&who,
+		     ev->author.name && *ev->author.name ? ev->author.name
+							 : ev->author.email,
+		     sender.email);
+	if ((err = pr_engine_delivery_key(&key, &ev2, skey.ptr)) ||
+	    (err = pr_store_delivery_base_time(&r.time, c->st, sid, number,
+					       skey.ptr, (int64_t)time(NULL))))
+		goto done;
+	r.key = key.ptr;
+	r.from = &who;
+	r.rcpt = &rcpt;
+	r.subject = subject.ptr;
+	r.in_reply_to = parent.ptr;
+	r.root = root.ptr;
+	r.domain = pr_outgoing_domain(&sender, v);
+	r.body = body.ptr;
+	if ((err = pr_outgoing_render_reply(&mail, &r)))
+		goto done;
+	mailp = mail.ptr;
+	len = mail.len;
+	err = deliver_mails(&ds, c->st, &ev2, skey.ptr,
+			    (struct pr_instance *)&n->inst, n->connector,
+			    &mailp, &len, 1, NULL, NULL);
+	if (!err && ds.sent)
+		pr_log_info(c->route->name,
+			    "review %s on '%s' mirrored to '%s'", ev->id,
+			    ev->series->origin_key, n->inst.name);
+	if (!err && ds.pending && ds.status == PR_DELIVER_RETRY)
+		*retry = true;
+done:
+	pr_outgoing_rcpt_release(&rcpt);
+	pr_ident_release(&sender);
+	pr_ident_release(&who);
+	pr_buf_release(&parent);
+	pr_buf_release(&root);
+	pr_buf_release(&fp);
+	pr_buf_release(&key);
+	pr_buf_release(&skey);
+	pr_buf_release(&subject);
+	pr_buf_release(&body);
+	pr_buf_release(&mail);
+	return err;
+}
+
+/*
+ * A comment to mirror (ev->mirror): each mail sink of the route that sent
+ * the version holding the commented commit gets a reply under that
+ * patch's mail.  1 when a sink asked to retry (the cursor holds).
+ */
+static int mirror_comment(const struct pass_ctx *c, const struct pr_event *ev)
+{
+	const struct pr_version *stub = pr_series_latest(ev->series);
+	struct pr_version *v = NULL;
+	bool retry = false;
+	int64_t sid;
+	size_t i, index = 0;
+	int err, number = 0;
+
+	if (!ev->id || !stub || !stub->nr || !stub->patches[0]->commit_id[0])
+		return 0;
+	if (c->opts->dry_run) {
+		pr_log_info(c->route->name, "dry run: review %s not mirrored",
+			    ev->id);
+		return 0;
+	}
+	err = pr_store_series_find(&sid, c->st, ev->series->origin_connector,
+				   ev->series->origin_key);
+	if (err == PR_ENOENT)
+		return 0;
+	if (err || (err = find_commit(&v, &number, &index, c->st, sid,
+				      stub->patches[0]->commit_id)))
+		return err;
+	for (i = 0; v && !err && i < c->route->to.nr; i++) {
+		const struct pr_graph_node *n =
+			pr_graph_node(c->g, "sink", c->route->to.items[i]);
+
+		if (n && n->connector && n->connector->deliver &&
+		    !n->connector->deliver_version)
+			err = mirror_to_sink(&retry, c, ev, sid, number, v,
+					     index, n);
+	}
+	pr_version_free(v);
+	return err ? err : retry ? 1 : 0;
 }
 
 static int on_event(const struct pr_event *ev, void *payload)
@@ -1062,6 +1397,8 @@ static int on_event(const struct pr_event *ev, void *payload)
 	else if (ev->kind == PR_EVENT_STATE && ev->series && ev->state &&
 		 !strcmp(ev->state, "landed"))
 		err = on_landed(c, ev);
+	else if (ev->kind == PR_EVENT_COMMENT && ev->mirror && ev->series)
+		err = mirror_comment(c, ev);
 	/* the cursor moves only once the event is stored and handled */
 	if (!err && ev->cursor && !c->opts->dry_run)
 		err = pr_store_cursor_set(c->st, c->cursor_key, ev->cursor,
@@ -1210,6 +1547,9 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 	memset(out, 0, sizeof(*out));
 	if ((ret = pr_engine_state_dir(&state_dir, pr_store_path(st))))
 		return ret;
+	c.state_dir = state_dir.ptr;
+	for (i = 0; i < g->nr_nodes; i++)
+		((struct pr_instance *)&g->nodes[i].inst)->store = st;
 	for (i = 0; i < g->nr_routes; i++) {
 		const struct pr_graph_route *r = &g->routes[i];
 		const struct pr_graph_node *src =
@@ -1266,6 +1606,8 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 					: 0,
 				c.opts->payload);
 	}
+	for (i = 0; i < g->nr_nodes; i++)
+		((struct pr_instance *)&g->nodes[i].inst)->store = NULL;
 	pr_buf_release(&state_dir);
 	return ret;
 }

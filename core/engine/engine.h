@@ -20,10 +20,17 @@ struct pr_buf;
  * sink; the cursor is stored only after all of that.  A source that fails
  * is counted and skipped; the other routes still run.  A "landed" event
  * (PR_EVENT_STATE, state "landed", series = the watched branch whose
- * latest version holds the new commits with commit_id and patch_id) marks
- * the stored versions it completes as landed (pr_store_land) and tells
- * each to the route's feedback node once, summary "landed in BRANCH as
- * COMMIT", with an empty report.
+ * latest version holds the new commits with commit_id and patch_id) goes
+ * first to each of the route's sinks whose type has `landed` (an error of
+ * one holds the cursor), then marks the stored versions it completes as
+ * landed (pr_store_land) and tells each to the route's feedback node
+ * once, summary "landed in BRANCH as COMMIT", with an empty report.
+ * While a pass runs, every instance's `store` is the pass's store.  A
+ * comment event marked `mirror` (a Gerrit review with mirror-reviews) is
+ * sent by each mail sink of the route that sent the version holding the
+ * commented commit, as a reply under that patch's mail
+ * (pr_outgoing_render_reply), once per comment id: its sink key is
+ * "<sink>+review:<id>".
  *
  * Invariants:
  * - The delivery key depends only on what is delivered (origin, series
@@ -88,6 +95,15 @@ int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
 int pr_engine_render(char ***mails, size_t **lens, const struct pr_version *v);
 void pr_engine_render_free(char **mails, size_t *lens, size_t nr);
 
+/*
+ * Version `number` of a series as the store kept it for range-diffs (its
+ * patches as pr_format_patch wrote them, read back: author, subject,
+ * message, diff and, when it came from git, the commit id) in *out;
+ * PR_ENOENT (no message) when the store has no mbox for it.
+ */
+int pr_engine_stored_version(struct pr_version **out, struct pr_store *st,
+			     int64_t series_id, int number);
+
 struct pr_graph;
 
 struct pr_engine_pass_stats {
@@ -136,6 +152,13 @@ struct pr_engine_opts {
 	 */
 	void (*polled)(const char *source, int err, int64_t retry_at,
 		       void *payload);
+	/*
+	 * Called after a sink took a version (sent mails or a push) in a
+	 * real pass, with the sink's name, the messages it took and the
+	 * milliseconds it spent; NULL: nobody asks.
+	 */
+	void (*delivered)(const char *sink, size_t sent, int64_t ms,
+			  void *payload);
 	void *payload;
 };
 

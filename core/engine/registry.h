@@ -88,16 +88,24 @@ struct pr_instance {
 	void *state; /* whatever open() allocates; close() frees */
 	/*
 	 * The directory of the state file while the engine polls this
-	 * instance, where a source keeps what it caches between passes
-	 * (the git source's fetched repository); NULL otherwise.
+	 * instance or runs this step, where it keeps what it caches
+	 * between passes (the git source's fetched repository, kernel-ci's
+	 * trees and logs); NULL otherwise.
 	 */
 	const char *state_dir;
+	/*
+	 * The state store while the engine's pass calls this instance (poll,
+	 * deliver, feedback, landed), for what a connector keeps beside it
+	 * (engine/notes.h); NULL otherwise.
+	 */
+	struct pr_store *store;
 	char prefix[160]; /* log prefix: "smtp:netdev" */
 };
 
 /* The callback a source emits events through; return non-zero to stop. */
 typedef int (*pr_event_fn)(const struct pr_event *ev, void *payload);
 
+struct pr_store; /* engine: the state store */
 struct pr_delivery; /* engine: what to deliver, with its idempotency key */
 struct pr_version_delivery; /* engine: a whole version (delivery.h) */
 
@@ -135,6 +143,18 @@ struct pr_connector_type {
 	int (*deliver_version)(struct pr_instance *inst,
 			       const struct pr_version_delivery *delivery,
 			       struct pr_deliver_result *out);
+	/*
+	 * Commits that landed on a branch a route's source watches (a git
+	 * source's `watch`), handed to each sink of that route that has
+	 * this op (the patchwork sink syncs its patches' states): `branch`
+	 * is the landed event's series (key: the branch), its latest
+	 * version the commits, oldest first, each with commit_id, patch_id,
+	 * author, subject, body and diff.  0 once they are handled (a
+	 * commit that matches nothing is not an error); a negative PR_E*
+	 * holds the source's cursor, so the next pass hands the same
+	 * commits again: handling them twice must change nothing.
+	 */
+	int (*landed)(struct pr_instance *inst, const struct pr_series *branch);
 };
 
 enum pr_plugin_kind {
@@ -177,6 +197,11 @@ struct pr_registry {
 	size_t nr_connectors;
 	const struct pr_plugin_type *const *plugins;
 	size_t nr_plugins;
+	/*
+	 * The source types that take webhooks (a source of one may have a
+	 * `webhook-secret`), NULL-terminated; NULL: none.
+	 */
+	const char *const *hook_types;
 };
 
 const struct pr_connector_type *

@@ -72,6 +72,30 @@ static const char *const migrations[] = {
 	"ALTER TABLE versions ADD COLUMN landed_branch TEXT;"
 	"ALTER TABLE versions ADD COLUMN landed_commit TEXT;"
 	"ALTER TABLE versions ADD COLUMN landed_time INTEGER;",
+	/* 6: what connectors keep about the world they talk to (notes.h) */
+	/* parenthesised: clang's -Wstring-concatenation takes a lone pair
+	 * in a list for a missing comma */
+	("CREATE TABLE notes (scope TEXT NOT NULL, key TEXT NOT NULL,"
+	 " value TEXT NOT NULL, PRIMARY KEY (scope, key));"),
+	/*
+	 * 7: what the status page shows (store_view.h): a version's title
+	 * and the verdict and entries of the last report a route made of
+	 * it, the series' link and submitter, each delivery's recipients
+	 */
+	"ALTER TABLE series ADD COLUMN url TEXT;"
+	"ALTER TABLE series ADD COLUMN submitter TEXT;"
+	"ALTER TABLE series ADD COLUMN updated INTEGER;"
+	"ALTER TABLE versions ADD COLUMN title TEXT;"
+	"ALTER TABLE versions ADD COLUMN verdict INTEGER;"
+	"CREATE TABLE report_entries (series_id INTEGER NOT NULL"
+	" REFERENCES series, version INTEGER NOT NULL, idx INTEGER NOT NULL,"
+	" step TEXT NOT NULL, rule TEXT NOT NULL, verdict INTEGER NOT NULL,"
+	" patch INTEGER NOT NULL, message TEXT NOT NULL, detail TEXT,"
+	" PRIMARY KEY (series_id, version, idx));"
+	"CREATE TABLE delivery_recipients (delivery_id INTEGER NOT NULL"
+	" REFERENCES deliveries, idx INTEGER NOT NULL, role INTEGER NOT NULL,"
+	" name TEXT, email TEXT NOT NULL, reason TEXT,"
+	" PRIMARY KEY (delivery_id, idx));",
 };
 
 _Static_assert(PR_ARRAY_SIZE(migrations) == PR_STORE_SCHEMA_LATEST,
@@ -160,6 +184,11 @@ int pr_store_open_version(struct pr_store **out, const char *path,
 done:
 	pr_store_free(st);
 	return err;
+}
+
+struct pr_sql *pr_store_sql(struct pr_store *st)
+{
+	return &st->sql;
 }
 
 const char *pr_store_path(const struct pr_store *st)

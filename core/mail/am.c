@@ -2,6 +2,7 @@
 
 #include "mail/am.h"
 #include "git/diff.h"
+#include "mail/mail.h"
 #include "model/subject.h"
 #include "model/trailer.h"
 
@@ -14,12 +15,18 @@ int pr_am_patch_from_mailinfo(struct pr_patch **out,
 
 	pr_ident_set(&p->author, mi->name, mi->email);
 	p->date = pr_strdup(mi->date);
+	/* an unreadable date stays unknown (0) */
+	if (pr_mail_parse_date(&p->time, p->date) < 0) {
+		p->time = 0;
+		pr_error_clear();
+	}
 	p->subject = pr_strdup(mi->subject);
 	p->subject_raw = pr_strdup(mi->subject_raw);
 	p->body = pr_strndup(mi->msg.ptr, mi->msg.len);
 	p->diff = pr_strndup(mi->patch.ptr, mi->patch.len);
 	p->message_id = mi->message_id[0] ? pr_strdup(mi->message_id) : NULL;
 	p->in_reply_to = mi->in_reply_to[0] ? pr_strdup(mi->in_reply_to) : NULL;
+	p->sender = mi->sender && mi->sender[0] ? pr_strdup(mi->sender) : NULL;
 	if (mi->nr_references) {
 		p->references =
 			pr_calloc(mi->nr_references, sizeof(*p->references));
@@ -75,6 +82,19 @@ void pr_am_bare_diff(struct pr_patch *p)
 		*sig = '\0';
 	}
 	memmove(d, start, strlen(start) + 1);
+}
+
+int pr_am_patch_parse(struct pr_patch **out, const char *data, size_t len)
+{
+	struct pr_mailinfo mi;
+	int err;
+
+	*out = NULL;
+	pr_mailinfo_init(&mi);
+	if (!(err = pr_mailinfo_parse(&mi, data, len)))
+		err = pr_am_patch_from_mailinfo(out, &mi);
+	pr_mailinfo_release(&mi);
+	return err;
 }
 
 size_t pr_am_series_mails(struct pr_patch **out, struct pr_patch *const *mails,

@@ -44,9 +44,12 @@ struct pr_am_opts {
 
 /* A parsed mail as a new pr_patch: prefix from the raw subject, body is
  * mailinfo's message and diff its patch; trailers parsed from the body;
- * patch_id (git patch-id --stable) when the mail has a diff. */
+ * patch_id (git patch-id --stable) when the mail has a diff; time from the
+ * date (0 when it does not parse). */
 int pr_am_patch_from_mailinfo(struct pr_patch **out,
 			      const struct pr_mailinfo *mi);
+/* The same from a mail's text: git mailinfo's parse, then the above. */
+int pr_am_patch_parse(struct pr_patch **out, const char *data, size_t len);
 /*
  * p->diff as a git source holds a diff: mailinfo's patch starts at the
  * "---" line with the diffstat and ends with format-patch's signature

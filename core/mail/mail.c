@@ -499,3 +499,102 @@ bool pr_mail_param(struct pr_buf *out, const char *value, const char *name)
 	}
 	return pr_buf_add(out, p, n) == 0;
 }
+
+int64_t pr_mail_days_from_civil(int64_t y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* A number of 1..max digits at *s. */
+static bool read_num(long *out, const char **s, int max)
+{
+	const char *p = *s;
+	long v = 0;
+	int n = 0;
+
+	while (isdigit((unsigned char)*p) && n < max) {
+		v = v * 10 + (*p++ - '0');
+		n++;
+	}
+	if (!n || isdigit((unsigned char)*p))
+		return false;
+	*out = v;
+	*s = p;
+	return true;
+}
+
+int pr_mail_parse_date(int64_t *out, const char *s)
+{
+	static const char *const months[] = { "jan", "feb", "mar", "apr",
+					      "may", "jun", "jul", "aug",
+					      "sep", "oct", "nov", "dec" };
+	const char *p = skip_ws(s ? s : "");
+	long day, year, hh, mm, ss = 0, zone = 0;
+	int mon = -1, i, sign = 1;
+
+	/* an optional day name and comma */
+	if (isalpha((unsigned char)*p)) {
+		while (isalpha((unsigned char)*p))
+			p++;
+		if (*p == ',')
+			p++;
+		p = skip_ws(p);
+	}
+	if (!read_num(&day, &p, 2))
+		goto bad;
+	p = skip_ws(p);
+	for (i = 0; i < 12; i++)
+		if (!strncasecmp(p, months[i], 3))
+			mon = i + 1;
+	if (mon < 0)
+		goto bad;
+	while (isalpha((unsigned char)*p))
+		p++;
+	p = skip_ws(p);
+	if (!read_num(&year, &p, 4))
+		goto bad;
+	if (year < 50)
+		year += 2000;
+	else if (year < 1000)
+		year += 1900;
+	p = skip_ws(p);
+	if (!read_num(&hh, &p, 2) || *p++ != ':' || !read_num(&mm, &p, 2))
+		goto bad;
+	if (*p == ':') {
+		p++;
+		if (!read_num(&ss, &p, 2))
+			goto bad;
+	}
+	p = skip_ws(p);
+	if (*p == '+' || *p == '-') {
+		long z;
+
+		sign = *p++ == '-' ? -1 : 1;
+		if (!read_num(&z, &p, 4))
+			goto bad;
+		zone = sign * ((z / 100) * 60 + z % 100);
+	}
+	/* "GMT", "UT" or nothing: UTC; other zone names are read as UTC */
+	if (day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60)
+		goto bad;
+	*out = pr_mail_days_from_civil(year, mon, (int)day) * 86400 +
+	       hh * 3600 + mm * 60 + ss - zone * 60;
+	return 0;
+bad:
+	return pr_error(PR_EPARSE, "date '%.100s': not an RFC 2822 date",
+			s ? s : "");
+}

@@ -91,4 +91,13 @@ int pr_mail_b64_encode(struct pr_buf *out, const void *in, size_t len);
  */
 bool pr_mail_param(struct pr_buf *out, const char *value, const char *name);
 
+/*
+ * An RFC 2822 date ("Tue, 10 Nov 2026 10:01:00 +0000"; the day name, the
+ * seconds and the zone are optional, a zone name is read as UTC) as seconds
+ * since the epoch; PR_EPARSE when it is not one.
+ */
+int pr_mail_parse_date(int64_t *out, const char *s);
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian), Hinnant's formula. */
+int64_t pr_mail_days_from_civil(int64_t y, int m, int d);
+
 #endif

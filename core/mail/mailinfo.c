@@ -674,8 +674,12 @@ static void hval_release(struct hval *v)
 	pr_buf_release(&v->bytes);
 }
 
-/* Subject, author and date from the header values git would take. */
-static void set_info(struct pr_mailinfo *out, struct hval *const *use)
+/*
+ * Subject, author and date from the header values git would take; the
+ * sender from the mail's own From: (hdr_from), whoever the author is.
+ */
+static void set_info(struct pr_mailinfo *out, struct hval *const *use,
+		     struct hval *hdr_from)
 {
 	struct pr_buf name = PR_BUF_INIT, email = PR_BUF_INIT,
 		      nameb = PR_BUF_INIT, emailb = PR_BUF_INIT;
@@ -695,6 +699,12 @@ static void set_info(struct pr_mailinfo *out, struct hval *const *use)
 	pr_mailinfo_split_from(&nameb, &emailb, from->bytes.ptr);
 	out->name = utf8_dup(&name, &nameb, &out->bytes.name);
 	out->email = utf8_dup(&email, &emailb, &out->bytes.email);
+	/* the submitter, whoever the in-body From: names as the author */
+	pr_buf_reset(&name);
+	pr_buf_reset(&email);
+	cleanup_space(&hdr_from->text);
+	pr_mailinfo_split_from(&name, &email, hdr_from->text.ptr);
+	out->sender = pr_memdup(email.ptr, email.len);
 	cleanup_space(&date->text);
 	cleanup_space(&date->bytes);
 	out->date = utf8_dup(&date->text, &date->bytes, &out->bytes.date);
@@ -719,6 +729,7 @@ void pr_mailinfo_release(struct pr_mailinfo *mi)
 
 	free(mi->name);
 	free(mi->email);
+	free(mi->sender);
 	free(mi->date);
 	free(mi->subject);
 	free(mi->subject_raw);
@@ -803,7 +814,7 @@ int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 	for (i = 0; i < H_NR; i++)
 		use[i] = st.patch_lines && st.has_inbody[i] ? &st.inbody[i]
 							    : &st.hdr[i];
-	set_info(out, use);
+	set_info(out, use, &st.hdr[H_FROM]);
 	out->message_id = msgid(pr_mail_headers_get(&h, "Message-ID"));
 	out->in_reply_to = msgid(pr_mail_headers_get(&h, "In-Reply-To"));
 	references(out, pr_mail_headers_get(&h, "References"));

@@ -39,6 +39,7 @@ enum pr_mail_kind {
 struct pr_mailinfo {
 	char *name; /* Author: as mailinfo prints it */
 	char *email;
+	char *sender; /* the From: header's address, whatever the author */
 	char *date;
 	char *subject; /* cleaned as mailinfo cleans it */
 	char *subject_raw; /* decoded, unfolded, not cleaned */

@@ -284,6 +284,12 @@ void pr_outgoing_release(struct pr_outgoing *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* The MIME headers of a body that is not ASCII, as format-patch writes. */
+#define MIME_8BIT                                   \
+	"MIME-Version: 1.0\n"                       \
+	"Content-Type: text/plain; charset=UTF-8\n" \
+	"Content-Transfer-Encoding: 8bit\n"
+
 /* Columns on the line `out` ends with. */
 static int last_line_length(const struct pr_buf *out)
 {
@@ -579,11 +585,7 @@ static int add_headers(struct pr_buf *out, const struct render *r, size_t index,
 					"References: <%s>\n",
 					r->root.ptr, r->root.ptr)))
 		goto done;
-	if (mime &&
-	    (err = pr_buf_adds(out, "MIME-Version: 1.0\n"
-				    "Content-Type: text/plain; "
-				    "charset=UTF-8\n"
-				    "Content-Transfer-Encoding: 8bit\n")))
+	if (mime && (err = pr_buf_adds(out, MIME_8BIT)))
 		goto done;
 	err = pr_buf_addch(out, '\n');
 done:
@@ -832,5 +834,59 @@ int pr_outgoing_render(struct pr_outgoing *out, const struct pr_version *v,
 done:
 	pr_outgoing_release(&o);
 	pr_buf_release(&r.root);
+	return err;
+}
+
+int pr_outgoing_render_reply(struct pr_buf *out,
+			     const struct pr_outgoing_reply *r)
+{
+	const char *subject = r->subject ? r->subject : "";
+	struct pr_buf mid = PR_BUF_INIT;
+	size_t start = out->len;
+	bool mime = non_ascii(r->body);
+	int err;
+
+	if (!r->from || !r->from->email ||
+	    has_control(r->from->name ? r->from->name : ""))
+		return pr_error(PR_EINVAL, "reply: no usable From");
+	if ((err = pr_outgoing_check_address("from", r->from->email)) ||
+	    (err = pr_buf_adds(out, "From: ")) ||
+	    (err = add_address(out, r->from->name, r->from->email, 0)) ||
+	    (err = pr_buf_addch(out, '\n')))
+		goto done;
+	if (r->rcpt && ((err = add_rcpt_header(out, "To", &r->rcpt->to)) ||
+			(err = add_rcpt_header(out, "Cc", &r->rcpt->cc))))
+		goto done;
+	if ((err = pr_buf_adds(out, "Subject: ")))
+		goto done;
+	if (must_encode(subject))
+		err = pr_format_add_rfc2047(out, subject, strlen(subject),
+					    PR_RFC2047_SUBJECT);
+	else
+		err = add_folded(out, subject, strlen(subject), 0);
+	if (err || (err = pr_buf_adds(out, "\nDate: ")) ||
+	    (err = pr_format_date(out, r->time, 0)) ||
+	    (err = pr_outgoing_message_id(&mid, r->key, 0, r->domain)) ||
+	    (err = pr_buf_addf(out, "\nMessage-ID: <%s>\n", mid.ptr)))
+		goto done;
+	if (r->in_reply_to &&
+	    ((err = pr_buf_addf(out, "In-Reply-To: <%s>\nReferences: ",
+				r->in_reply_to)) ||
+	     (r->root && strcmp(r->root, r->in_reply_to) &&
+	      (err = pr_buf_addf(out, "<%s>\n\t", r->root))) ||
+	     (err = pr_buf_addf(out, "<%s>\n", r->in_reply_to))))
+		goto done;
+	if (mime && (err = pr_buf_adds(out, MIME_8BIT)))
+		goto done;
+	if ((err = check_header_block(out->ptr + start, out->len - start, 0)) ||
+	    (err = pr_buf_addch(out, '\n')) ||
+	    (err = pr_buf_adds(out, r->body ? r->body : "")))
+		goto done;
+	if (out->len > start && out->ptr[out->len - 1] != '\n')
+		err = pr_buf_addch(out, '\n');
+done:
+	if (err)
+		pr_buf_setlen(out, start);
+	pr_buf_release(&mid);
 	return err;
 }

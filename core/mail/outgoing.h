@@ -121,6 +121,29 @@ int pr_outgoing_render(struct pr_outgoing *out, const struct pr_version *v,
 		       const struct pr_outgoing_opts *opts);
 void pr_outgoing_release(struct pr_outgoing *o);
 
+/*
+ * One reply mail (a review mirrored from Gerrit) appended to out: From,
+ * To/Cc, Subject (the whole text, "Re: [PATCH v2 2/3] ..."), Date `time`,
+ * Message-ID (mail 0 of `key` at `domain`), In-Reply-To the parent and
+ * References the root and the parent, then the body (8bit UTF-8 when it
+ * is not ASCII).  Headers are encoded and checked as the series' are; a
+ * From that is no address is PR_EINVAL.
+ */
+struct pr_outgoing_reply {
+	const char *key;
+	int64_t time;
+	const struct pr_ident *from;
+	const struct pr_outgoing_rcpt *rcpt;
+	const char *subject;
+	const char *in_reply_to; /* no angle brackets; NULL: none */
+	const char *root; /* the thread's root; NULL or in_reply_to: none */
+	const char *domain;
+	const char *body;
+};
+
+int pr_outgoing_render_reply(struct pr_buf *out,
+			     const struct pr_outgoing_reply *r);
+
 /* Append the archive-url template with each %m replaced by mid, %% by %. */
 int pr_outgoing_archive_link(struct pr_buf *out, const char *tmpl,
 			     const char *mid);

@@ -87,6 +87,7 @@ void pr_patch_release(struct pr_patch *p)
 	for (i = 0; i < p->nr_references; i++)
 		free(p->references[i]);
 	free(p->references);
+	free(p->sender);
 	memset(p, 0, sizeof(*p));
 	p->prefix.version = 1;
 }
@@ -258,5 +259,6 @@ void pr_event_release(struct pr_event *e)
 	pr_trailer_list_release(&e->trailers);
 	free(e->state);
 	free(e->cursor);
+	free(e->id);
 	memset(e, 0, sizeof(*e));
 }

@@ -72,6 +72,9 @@ struct pr_patch {
 	char *in_reply_to;
 	char **references;
 	size_t nr_references, alloc_references;
+	/* the From: header's address (the author may be an in-body From:);
+	 * NULL when not from mail */
+	char *sender;
 };
 
 struct pr_patch *pr_patch_new(void);
@@ -180,6 +183,14 @@ struct pr_event {
 	char *state; /* for PR_EVENT_STATE: "merged", "landed", ... */
 	char *cursor; /* where the source stands after this event */
 	bool preview;
+	/*
+	 * A comment to mirror: sent by the route's mail sinks as a reply
+	 * under the mail of the patch it answers (the series' latest version
+	 * holds that one patch, its commit_id the commit commented on), once
+	 * per `id`, the comment's id at its origin.
+	 */
+	bool mirror;
+	char *id;
 };
 
 void pr_event_release(struct pr_event *e);

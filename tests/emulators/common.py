@@ -520,7 +520,14 @@ class Emulator:
                 rl["used"] = max(0, rl["limit"] - rl["remaining"])
             self.save()
             return Response(200, rl)
+        extra = self.control_extra(p, j)
+        if extra is not None:
+            return extra
         raise ApiError(404, {"error": "no such control endpoint"})
+
+    def control_extra(self, p, j):
+        """A subclass's own control endpoints (POST); None: not one."""
+        return None
 
     def control_pulls(self, j):
         owner, repo = j["owner"], j["repo"]

@@ -4,17 +4,15 @@
 # quoted only, for someone else), applied with git am; the commits must
 # carry exactly the expected trailers.
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 
-export GIT_AUTHOR_NAME='A U Thor' GIT_AUTHOR_EMAIL=author@example.org
-export GIT_COMMITTER_NAME='A U Thor' GIT_COMMITTER_EMAIL=author@example.org
-export GIT_CONFIG_NOSYSTEM=1 HOME="$tmp"
-git init -q "$tmp/repo" || fail "git init"
+git_identity 'A U Thor <author@example.org>'
+git_alone
+mkdir "$tmp/repo"
+printf 'one\n' >"$tmp/repo/f"
+git_base "$tmp/repo"
 cd "$tmp/repo" || exit 1
-printf 'one\n' >f
-git add f && git commit -qm base || fail "base commit"
 git tag base
 git checkout -q -b v1
 for i in 1 2 3; do
@@ -33,11 +31,10 @@ for f in "$tmp/out"/*.patch; do
 	sed 's/\.git\.author@example\.org>/.v1@example.org>/' "$f" >"$f.new" &&
 		mv "$f.new" "$f" || fail "rewrite ids"
 done
-mid() { sed -n 's/^Message-Id: <\(.*\)>$/\1/Ip' "$1" | head -n 1; }
-cover=$(mid "$tmp/out/0000-cover-letter.patch")
-p1=$(mid "$tmp/out/0001-add-line-1.patch")
-p2=$(mid "$tmp/out/0002-add-line-2.patch")
-p3=$(mid "$tmp/out/0003-add-line-3.patch")
+cover=$(message_id "$tmp/out/0000-cover-letter.patch")
+p1=$(message_id "$tmp/out/0001-add-line-1.patch")
+p2=$(message_id "$tmp/out/0002-add-line-2.patch")
+p3=$(message_id "$tmp/out/0003-add-line-3.patch")
 [ -n "$cover" ] && [ -n "$p1" ] && [ -n "$p2" ] && [ -n "$p3" ] ||
 	fail "no Message-Ids in format-patch output"
 
@@ -153,7 +150,7 @@ for i in 1 2 3; do
 done
 git format-patch -q -v2 --cover-letter --thread --in-reply-to="$cover" \
 	-o "$tmp/out2" base..v2 || fail "format-patch v2"
-v2p3=$(mid "$tmp/out2/v2-0003-add-line-3.patch")
+v2p3=$(message_id "$tmp/out2/v2-0003-add-line-3.patch")
 {
 	cat "$tmp/all.mbox" "$tmp/out2"/*.patch
 	reply 'Tes Ter <tester@example.org>' "$v2p3" '[PATCH v2 3/3] add line 3' \

@@ -41,16 +41,10 @@
 #   them), and everything else is compared as strictly: the partial
 #   re-roll case and the "where b4 0.12 errs" case at the end.
 set -u
-fail() {
-	echo "am_vs_b4.sh: FAIL: $*" >&2
-	exit 1
-}
-command -v b4 >/dev/null 2>&1 || {
-	echo "am_vs_b4.sh: b4 is not installed (.ci/packages), skipped" >&2
-	exit 77
-}
-tmp=$(mktemp -d) || exit 1
-trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+command -v b4 >/dev/null 2>&1 ||
+	skip "b4 is not installed (.ci/packages)"
+tmpdir
 export HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C.UTF-8
 export XDG_CONFIG_HOME="$tmp/home/.config" XDG_CACHE_HOME="$tmp/home/.cache"
 export XDG_DATA_HOME="$tmp/home/.local/share"
@@ -62,9 +56,7 @@ cat >"$HOME/.gitconfig" <<'EOF'
 [b4]
 	attestation-policy = off
 EOF
-export GIT_AUTHOR_NAME='A U Thor' GIT_AUTHOR_EMAIL=author@example.org
-export GIT_COMMITTER_NAME='A U Thor' GIT_COMMITTER_EMAIL=author@example.org
-export GIT_AUTHOR_DATE='1796287200 +0000' GIT_COMMITTER_DATE='1796287200 +0000'
+git_identity 'A U Thor <author@example.org>' '1796287200 +0000'
 
 git init -q "$tmp/repo" || fail "git init"
 cd "$tmp/repo" || exit 1
@@ -72,7 +64,6 @@ printf 'one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n' >f
 git add f && git commit -qm base || fail "base commit"
 git tag base
 
-mid() { sed -n 's/^Message-Id: <\(.*\)>$/\1/Ip' "$1" | head -n 1; }
 
 # series BRANCH TAG LINE-SUFFIX: three commits changing lines 1, 5 and 9
 # (so each can be re-rolled alone); the second by a non-ASCII author, the
@@ -175,10 +166,10 @@ git format-patch -q --cover-letter --thread -o "$tmp/v1" base..v1 ||
 for f in "$tmp/v1"/*.patch; do
 	sed -i 's/\.git\.author@example\.org>/.v1@example.org>/; s/\.git\.zoe@example\.org>/.v1z@example.org>/; s/\.git\.jdoe@example\.org>/.v1j@example.org>/' "$f"
 done
-c1=$(mid "$tmp/v1/0000-cover-letter.patch")
-p11=$(mid "$tmp/v1/0001-f-change-line-one.patch")
-p12=$(mid "$tmp/v1/0002-f-change-line-five.patch")
-p13=$(mid "$tmp/v1/0003-f-change-line-nine.patch")
+c1=$(message_id "$tmp/v1/0000-cover-letter.patch")
+p11=$(message_id "$tmp/v1/0001-f-change-line-one.patch")
+p12=$(message_id "$tmp/v1/0002-f-change-line-five.patch")
+p13=$(message_id "$tmp/v1/0003-f-change-line-nine.patch")
 [ -n "$c1" ] && [ -n "$p11" ] && [ -n "$p12" ] && [ -n "$p13" ] ||
 	fail "no Message-Ids in format-patch output"
 
@@ -251,8 +242,8 @@ git commit -q --amend -a --no-edit || fail "v2 patch 3"
 git tag -f t-v2 >/dev/null
 git format-patch -q -v2 --cover-letter --thread --in-reply-to="$c1" \
 	-o "$tmp/v2" base..v2 || fail "format-patch v2"
-c2=$(mid "$tmp/v2/v2-0000-cover-letter.patch")
-p21=$(mid "$tmp/v2/v2-0001-f-change-line-one.patch")
+c2=$(message_id "$tmp/v2/v2-0000-cover-letter.patch")
+p21=$(message_id "$tmp/v2/v2-0001-f-change-line-one.patch")
 {
 	cat "$tmp/v1.mbox" "$tmp/v2"/*.patch
 	reply 21 'Rev Two <rev2@example.org>' "$c2" "<$c1> <$c2>" \
@@ -266,7 +257,7 @@ compare v2 "$tmp/v2.mbox"
 git format-patch -q -v2 --cover-letter --thread -o "$tmp/v2s" base..v2 ||
 	fail "format-patch v2, unthreaded"
 grep -q "^In-Reply-To: <$c1>" "$tmp"/v2s/*.patch && fail "v2s is threaded"
-c2s=$(mid "$tmp/v2s/v2-0000-cover-letter.patch")
+c2s=$(message_id "$tmp/v2s/v2-0000-cover-letter.patch")
 {
 	cat "$tmp/v1.mbox" "$tmp/v2s"/*.patch
 	reply 25 'Rev Two <rev2@example.org>' "$c2s" "<$c2s>" \
@@ -282,7 +273,7 @@ git format-patch -q -1 -v2 --start-number 2 --thread --in-reply-to="$p12" \
 	-o "$tmp/pr" HEAD || fail "format-patch partial"
 sed -i 's/^Subject: \[PATCH v2[^]]*\]/Subject: [PATCH v2 2\/3]/' "$tmp"/pr/*.patch
 grep -q '^Subject: \[PATCH v2 2/3\]' "$tmp"/pr/*.patch || fail "partial subject"
-pp2=$(mid "$tmp"/pr/*.patch)
+pp2=$(message_id "$tmp"/pr/*.patch)
 {
 	cat "$tmp/v1.mbox" "$tmp"/pr/*.patch
 	reply 31 'Tes Ter <tester@example.org>' "$pp2" "<$c1> <$p12> <$pp2>" \
@@ -301,7 +292,7 @@ git commit -qam "f: café on line three" -m "No sign-off here, and a note:
 it spans two lines." || fail "lone commit"
 git format-patch -q -1 --thread -o "$tmp/lone" HEAD || fail "format-patch lone"
 grep -q '^Subject: .*=?UTF-8?' "$tmp"/lone/*.patch || fail "lone: subject not encoded"
-pl=$(mid "$tmp"/lone/*.patch)
+pl=$(message_id "$tmp"/lone/*.patch)
 [ -n "$pl" ] || fail "lone: no Message-Id"
 {
 	cat "$tmp"/lone/*.patch

@@ -6,23 +6,17 @@
 # get_maintainer.pl --sections --no-keywords prints, each once, THE REST
 # left out; the depth tie is made stable as in route_vs_get_maintainer.sh.
 set -u
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
+. "$(dirname "$0")/lib.sh"
 # the kernel tree, extracted once for all route tests: sets C and L
-. "$PR_SRC/tests/integration/kernel_tree.sh"
-
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT INT TERM
+kernel_tree
+tmpdir
 /usr/bin/perl -pe 'if (!$done && s/sort \{\$hash\{\$b\} <=> \$hash\{\$a\}\}/sort {\$hash{\$b} <=> \$hash{\$a} || \$a <=> \$b}/) { $done = 1 }' \
-	"$L/scripts/get_maintainer.pl" >"$T/gm.pl"
+	"$L/scripts/get_maintainer.pl" >"$tmp/gm.pl"
 
 # every 200th file of the tree, in byte order: ~400 files, ~120 sections
 (cd "$L" && find . -type f ! -name .pr-extracted) | sed 's|^\./||' |
-	LC_ALL=C sort | awk 'NR % 200 == 0' >"$T/files"
-n=$(wc -l <"$T/files")
+	LC_ALL=C sort | awk 'NR % 200 == 0' >"$tmp/files"
+n=$(wc -l <"$tmp/files")
 [ "$n" -ge 300 ] || fail "only $n files sampled"
 {
 	printf 'From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n'
@@ -31,13 +25,13 @@ n=$(wc -l <"$T/files")
 	while read -r f; do
 		printf 'diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -1 +1 @@\n-no\n+yes\n' \
 			"$f" "$f" "$f" "$f"
-	done <"$T/files"
+	done <"$tmp/files"
 	printf -- '-- \n2.39.5\n'
-} >"$T/tree.patch"
+} >"$tmp/tree.patch"
 
 # the reference: distinct sections in get_maintainer.pl's order
 ref() {
-	(cd "$L" && HOME="$T" /usr/bin/perl "$T/gm.pl" --no-git --no-git-fallback \
+	(cd "$L" && HOME="$tmp" /usr/bin/perl "$tmp/gm.pl" --no-git --no-git-fallback \
 		--no-keywords --sections "$1") 2>/dev/null |
 		grep -v '^[A-Z]:' | grep -v '^$' | awk '!seen[$0]++' |
 		grep -vx 'THE REST' >"$2"
@@ -55,65 +49,64 @@ want() {
 		printf "\n"
 	}' "$1"
 }
-check() { # PATCH MAX -> $T/out, exit status in $rc
+check() { # PATCH MAX -> $tmp/out, exit status in $rc
 	"$PATCHRELAY" check --step "mass-edit:kernel-tree=$L,max-sections=$2" \
-		"$1" >"$T/out" 2>&1
+		"$1" >"$tmp/out" 2>&1
 	rc=$?
 }
 
-ref "$T/tree.patch" "$T/tree.ref"
-k=$(wc -l <"$T/tree.ref")
+ref "$tmp/tree.patch" "$tmp/tree.ref"
+k=$(wc -l <"$tmp/tree.ref")
 echo "tree sample: $n files, $k sections besides THE REST"
 [ "$k" -ge 50 ] && [ "$k" -lt 1000 ] || fail "reference names $k sections"
 
 # one under the count fails, naming the count and the first five
-check "$T/tree.patch" $((k - 1))
-cat "$T/out"
+check "$tmp/tree.patch" $((k - 1))
+cat "$tmp/out"
 [ $rc -eq 1 ] || fail "tree: exit $rc at max-sections = $((k - 1)), want 1"
-w=$(want "$T/tree.ref" $((k - 1)))
-grep -qF "fail mass-edit/sections: the series touches $w; " "$T/out" ||
+w=$(want "$tmp/tree.ref" $((k - 1)))
+grep -qF "fail mass-edit/sections: the series touches $w; " "$tmp/out" ||
 	fail "tree: want '$w'"
 # the count itself passes: the rule counts exactly
-check "$T/tree.patch" "$k"
-grep -q "mass-edit/sections" "$T/out" && fail "tree: sections at max-sections = $k"
+check "$tmp/tree.patch" "$k"
+grep -q "mass-edit/sections" "$tmp/out" && fail "tree: sections at max-sections = $k"
 # the default (20) refuses it; severity=warn only warns
-check "$T/tree.patch" 20
-grep -q "^fail mass-edit/sections: the series touches files of $k MAINTAINERS sections (over max-sections = 20)" "$T/out" ||
+check "$tmp/tree.patch" 20
+grep -q "^fail mass-edit/sections: the series touches files of $k MAINTAINERS sections (over max-sections = 20)" "$tmp/out" ||
 	fail "tree: default limit"
 "$PATCHRELAY" check --step "mass-edit:kernel-tree=$L,severity=warn" \
-	"$T/tree.patch" >"$T/out" 2>&1
-grep -q "^warn mass-edit/sections: " "$T/out" || fail "tree: severity=warn"
+	"$tmp/tree.patch" >"$tmp/out" 2>&1
+grep -q "^warn mass-edit/sections: " "$tmp/out" || fail "tree: severity=warn"
 # without a MAINTAINERS the rule is off
-"$PATCHRELAY" check --step mass-edit "$T/tree.patch" >"$T/out" 2>&1
-grep -q "mass-edit/sections" "$T/out" && fail "tree: sections without MAINTAINERS"
+"$PATCHRELAY" check --step mass-edit "$tmp/tree.patch" >"$tmp/out" 2>&1
+grep -q "mass-edit/sections" "$tmp/out" && fail "tree: sections without MAINTAINERS"
 # allow-submitters lets a known maintainer's tree-wide series through
 "$PATCHRELAY" check --step \
 	"mass-edit:kernel-tree=$L,allow-submitters=author@example.org" \
-	"$T/tree.patch" >"$T/out" 2>&1
+	"$tmp/tree.patch" >"$tmp/out" 2>&1
 [ $? -eq 0 ] || fail "tree: allow-submitters still fails"
-grep -q "^pass mass-edit/allowed: change across subsystems by 'author@example.org'" "$T/out" ||
+grep -q "^pass mass-edit/allowed: change across subsystems by 'author@example.org'" "$tmp/out" ||
 	fail "tree: allow-submitters"
 
 # the seed: its diffstat's paths (some git shortened with "..." are left
 # out), against the same paths given to get_maintainer.pl
-SEED="$PR_SRC/../shared/seeds/001-commit-8042783592c5-fixed-bug-where-yes-and-no-are-mixed-up.patch"
-[ -f "$SEED" ] || SEED=/work/shared/seeds/001-commit-8042783592c5-fixed-bug-where-yes-and-no-are-mixed-up.patch
+SEED=$(seed_patch)
 if [ -f "$SEED" ]; then
 	sed -n 's/^ \([^ ]*\) *|.*/\1/p' "$SEED" | grep -v '^\.\.\.' |
 		while read -r f; do
 			printf 'diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n' "$f" "$f" "$f" "$f"
-		done >"$T/seed.diff"
-	ref "$T/seed.diff" "$T/seed.ref"
-	s=$(wc -l <"$T/seed.ref")
+		done >"$tmp/seed.diff"
+	ref "$tmp/seed.diff" "$tmp/seed.ref"
+	s=$(wc -l <"$tmp/seed.ref")
 	echo "seed: $s sections besides THE REST"
 	[ "$s" -ge 5 ] || fail "seed reference names $s sections"
 	check "$SEED" $((s - 1))
-	cat "$T/out"
+	cat "$tmp/out"
 	[ $rc -eq 1 ] || fail "seed: exit $rc, want 1"
-	w=$(want "$T/seed.ref" $((s - 1)))
-	grep -qF "fail mass-edit/sections: the series touches $w; " "$T/out" ||
+	w=$(want "$tmp/seed.ref" $((s - 1)))
+	grep -qF "fail mass-edit/sections: the series touches $w; " "$tmp/out" ||
 		fail "seed: want '$w'"
 	check "$SEED" "$s"
-	grep -q "mass-edit/sections" "$T/out" && fail "seed: sections at max-sections = $s"
+	grep -q "mass-edit/sections" "$tmp/out" && fail "seed: sections at max-sections = $s"
 fi
 echo "ok"

@@ -4,45 +4,15 @@
 # exactly once and is what git format-patch writes (headers as
 # git send-email rewrites them).
 set -eu
-PY=/usr/bin/python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
 
-fail() { echo "crash.sh: $*" >&2; exit 1; }
-
-export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
+git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
 n=40
-git init -q -b main repo
-echo base > repo/file
-git -C repo add file
-git -C repo commit -q -m base
-git -C repo checkout -q -b topic
-i=1
-while [ "$i" -le "$n" ]; do
-	echo "line $i" >> repo/file
-	git -C repo commit -q -a -m "file: add line $i"
-	i=$((i + 1))
-done
-
-cat > relay.conf <<CONF
-[core]
-	state = $tmp/state.db
-[source "repo"]
-	type = git
-	url = $tmp/repo
-	branch = topic
-	base = main
-	cover-letter = never
-[sink "inbox"]
-	type = maildir
-	path = $tmp/maildir
-[route "r"]
-	from = repo
-	to = inbox
-CONF
+git_repo repo
+git_commits repo "$n"
+git_maildir_conf "$tmp" "$tmp/repo" cover-letter=never >relay.conf
 
 seed=${PR_CRASH_SEED:-$$}
 echo "crash.sh: seed $seed"
@@ -94,14 +64,8 @@ echo "crash.sh: $killed kills, $mid with a delivery cut"
 	fail "$(ls maildir/new | wc -l) mails, not $n"
 [ "$(ls maildir/tmp | wc -l)" -eq 0 ] || fail "left in tmp/: $(ls maildir/tmp)"
 git -C repo format-patch -q -o "$tmp/ref" main..topic
-i=0
-for ref in "$tmp"/ref/*.patch; do
-	# as git send-email sends it: headers rewritten, the body as is
-	sed '1,/^$/d' "$ref" >"$tmp/want.body"
-	sed '1,/^$/d' maildir/new/patchrelay.*-v1.$i >"$tmp/got.body"
-	cmp "$tmp/want.body" "$tmp/got.body" || fail "mail $i differs"
-	i=$((i + 1))
-done
+# as git send-email sends it: headers rewritten, the body as is
+bodies_match "$tmp/ref" 'maildir/new/patchrelay.*-v1.' || fail "a mail differs"
 "$PATCHRELAY" status --state state.db > st
 grep -Eq "^repo:topic +1 +inbox +v1 +$n/$n " st || fail "status: $(cat st)"
 echo "crash.sh: ok"

@@ -3,11 +3,9 @@
 # git format-patch writes it, a second run sends nothing, and even with the
 # state file lost the maildir gets no second copy.
 set -eu
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
-
-fail() { echo "demo.sh: $*" >&2; exit 1; }
 
 "$PATCHRELAY" demo > out1 || fail "first run failed: $(cat out1)"
 grep -q 'version 1 (new)' out1 || fail "first run: $(cat out1)"

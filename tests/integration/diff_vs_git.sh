@@ -3,10 +3,9 @@
 # `git format-patch` mails, and `git patch-id` (default and --stable), on a
 # repository with many change shapes, one commit per shape.
 set -eu
-
+. "$(dirname "$0")/lib.sh"
 tool="$PR_BUILD/tests/tools/diffstat_tool"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmpdir
 cd "$tmp"
 
 git init -q repo

@@ -4,18 +4,8 @@
 # reset, secondary 429 with retry-after, 401, 404, 422, close and labels,
 # and a clone/fetch of refs/pull/N/head over smart HTTP.
 set -u
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-PY=/usr/bin/python3
-tmp=$(mktemp -d) || exit 1
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 
 # a local repository: main with one commit, topic with one more
 src=$tmp/src
@@ -29,16 +19,8 @@ echo two >>"$src/f"
 git -C "$src" commit -qam "f: add two" || fail "commit 2"
 git -C "$src" checkout -q main
 
-$PY "$PR_SRC/tests/emulators/github.py" --root "$tmp/root" \
-	--port-file "$tmp/port" &
-pid=$!
-i=0
-while [ ! -s "$tmp/port" ]; do
-	i=$((i + 1))
-	[ $i -gt 100 ] && fail "github emulator did not start"
-	sleep 0.1
-done
-B=http://127.0.0.1:$(cat "$tmp/port")
+start_emulator github "$tmp/root"
+B=$emu_url
 
 # req METHOD PATH [DATA] [curl args...]: body in $tmp/body, headers in
 # $tmp/hdr, status printed
@@ -245,21 +227,11 @@ git -C "$tmp/clone" fetch -q origin 2>/dev/null && fail "fetch did not fail"
 s=$(req GET /_emu/log)
 [ "$(jq_ 'sum(1 for e in d if e["status"] == 304 and e["if_none_match"])')" = 1 ] ||
 	fail "log does not show the 304"
-kill "$pid"
-wait "$pid" 2>/dev/null
+stop "$emu_pid"
 
 # ---- GitLab ----
-rm -f "$tmp/port"
-$PY "$PR_SRC/tests/emulators/gitlab.py" --root "$tmp/groot" \
-	--port-file "$tmp/port" &
-pid=$!
-i=0
-while [ ! -s "$tmp/port" ]; do
-	i=$((i + 1))
-	[ $i -gt 100 ] && fail "gitlab emulator did not start"
-	sleep 0.1
-done
-B=http://127.0.0.1:$(cat "$tmp/port")
+start_emulator gitlab "$tmp/groot"
+B=$emu_url
 A=/api/v4/projects/grp%2Fproj
 TOK='PRIVATE-TOKEN: tok-bot'
 s=$(req POST /_emu/users '{"login":"alice","token":"tok-alice","name":"Alice A","email":"alice@example.org"}')

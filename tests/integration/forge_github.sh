@@ -20,57 +20,18 @@
 # (h) a bad token (401) -> an error naming the source, exit non-zero; with
 #     PATCHRELAY_TRACE=http the requests are traced and the token is not.
 set -u
-PY=/usr/bin/python3
-fail() {
-	echo "forge_github.sh: $*" >&2
-	exit 1
-}
-$PY -c 'import aiosmtpd' 2>/dev/null || {
-	echo "forge_github.sh: no python3-aiosmtpd: skipped"
-	exit 77
-}
-tmp=$(mktemp -d) || exit 1
-emu=
-smtp=
-cleanup() {
-	[ -n "$emu" ] && kill "$emu" 2>/dev/null
-	[ -n "$smtp" ] && kill "$smtp" 2>/dev/null
-	if [ -n "${KEEP:-}" ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
+have_aiosmtpd || skip "no python3-aiosmtpd"
+tmpdir
 cd "$tmp" || exit 1
 
-wait_port() { # FILE ERRFILE WHAT
-	n=0
-	while [ ! -s "$1" ]; do
-		n=$((n + 1))
-		[ "$n" -gt 150 ] && fail "$3 did not start: $(cat "$2")"
-		sleep 0.1
-	done
-}
+start_emulator github "$tmp/emu"
+B=$emu_url
+start_smtpd "$tmp/box"
 
-$PY "$PR_SRC/tests/emulators/github.py" --root "$tmp/emu" \
-	--port-file emu.port 2>emu.err &
-emu=$!
-wait_port emu.port emu.err "github emulator"
-B=http://127.0.0.1:$(cat emu.port)
-$PY "$PR_SRC/tests/servers/smtpd.py" --maildir "$tmp/box" --log box.log \
-	--port-file smtp.port 2>smtp.err &
-smtp=$!
-wait_port smtp.port smtp.err smtpd
-
-# ctl METHOD PATH [JSON]: the emulator's control API, body on stdout
-ctl() {
-	if [ $# -gt 2 ]; then
-		curl -sf -X "$1" -H 'Content-Type: application/json' -d "$3" \
-			"$B$2"
-	else
-		curl -sf -X "$1" "$B$2"
-	fi || fail "emulator $1 $2 failed"
-}
 # comment N USER BODY
 comment() {
-	ctl POST /_emu/comments "{\"owner\":\"kernel\",\"repo\":\"net\",\"number\":$1,\"user\":\"$2\",\"body\":\"$3\"}" >/dev/null
+	emu_ctl POST /_emu/comments "{\"owner\":\"kernel\",\"repo\":\"net\",\"number\":$1,\"user\":\"$2\",\"body\":\"$3\"}" >/dev/null
 }
 # comments N: "login: body" lines of a PR's comments, oldest first
 comments() {
@@ -79,12 +40,9 @@ comments() {
 for c in json.load(sys.stdin):
     print("%s: %s" % (c["user"]["login"], c["body"].replace("\n", " ")))'
 }
-mails() { find "$tmp/box/new" "$tmp/box/cur" -type f 2>/dev/null | wc -l; }
+mails() { mail_count "$tmp/box"; }
 
-export GIT_AUTHOR_NAME='Ada Lovelace' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Lovelace' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
-cp -r "$PR_SRC/tests/data/route/tree" tree
+git_identity 'Ada Lovelace <ada@example.org>' '1796299200 +0000'
 # files for the junk PR of (c): 30 files with words holding "no"
 mkdir -p tree/Documentation/notes
 i=0
@@ -93,27 +51,19 @@ while [ $i -lt 30 ]; do
 		>"tree/Documentation/notes/n$i.txt"
 	i=$((i + 1))
 done
-git -C tree init -q -b main
-git -C tree add -A
-git -C tree commit -q -m base
-git -C tree checkout -q -b topic
-echo 'int foo2;' >>tree/drivers/net/foo/foo.c
-git -C tree commit -q -s -a -m 'foo: add foo2' -m 'The second foo.'
-echo 'int dev2;' >>tree/net/core/dev.c
-git -C tree commit -q -s -a -m 'net: add dev2' -m 'The second dev.'
-echo 'int inode2;' >>tree/fs/ext4/inode.c
-git -C tree commit -q -s -a -m 'ext4: add inode2' -m 'The second inode.'
+route_tree tree
+route_topic tree
 git -C tree format-patch -q -3 -o "$tmp/v1" || fail "format-patch"
 git -C tree checkout -q main
 
-ctl POST /_emu/users '{"login":"ada","token":"tok-ada","name":"Ada Lovelace","email":"ada@example.org"}' >/dev/null
-ctl POST /_emu/users '{"login":"relay-bot","token":"tok-bot"}' >/dev/null
-ctl POST /_emu/users '{"login":"eve","token":"tok-eve"}' >/dev/null
-ctl POST /_emu/users '{"login":"grace","token":"tok-grace","name":"Grace Hopper","email":"grace@example.org"}' >/dev/null
-ctl POST /_emu/users '{"login":"marc","token":"tok-marc"}' >/dev/null
-ctl POST /_emu/repos "{\"owner\":\"kernel\",\"repo\":\"net\",\"from\":\"$tmp/tree\",\"branch\":\"main\"}" >/dev/null
+emu_ctl POST /_emu/users '{"login":"ada","token":"tok-ada","name":"Ada Lovelace","email":"ada@example.org"}' >/dev/null
+emu_ctl POST /_emu/users '{"login":"relay-bot","token":"tok-bot"}' >/dev/null
+emu_ctl POST /_emu/users '{"login":"eve","token":"tok-eve"}' >/dev/null
+emu_ctl POST /_emu/users '{"login":"grace","token":"tok-grace","name":"Grace Hopper","email":"grace@example.org"}' >/dev/null
+emu_ctl POST /_emu/users '{"login":"marc","token":"tok-marc"}' >/dev/null
+emu_ctl POST /_emu/repos "{\"owner\":\"kernel\",\"repo\":\"net\",\"from\":\"$tmp/tree\",\"branch\":\"main\"}" >/dev/null
 # from ada's fork: head.repo is ada/net, refs/pull/1/head only in kernel/net
-ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"three small additions\",\"body\":\"Why the three are needed.\\r\\n\\r\\nCc: Extra Person <extra@example.org>\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\"}" >/dev/null
+emu_ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"three small additions\",\"body\":\"Why the three are needed.\\r\\n\\r\\nCc: Extra Person <extra@example.org>\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\"}" >/dev/null
 
 cat >relay.conf <<CONF
 [core]
@@ -136,7 +86,7 @@ cat >relay.conf <<CONF
 	kernel-tree = $tmp/tree
 [sink "list"]
 	type = smtp
-	url = smtp://127.0.0.1:$(cat smtp.port)
+	url = smtp://127.0.0.1:$smtpd_port
 	starttls = never
 	from = Patch Relay <relay@example.org>
 	archive-url = https://lore.example.org/r/%m
@@ -208,7 +158,7 @@ git -C tree checkout -q topic
 echo 'int inode3;' >>tree/fs/ext4/inode.c
 git -C tree commit -q -s -a --amend -m 'ext4: add inode2 and inode3' -m 'Two inodes.'
 git -C tree checkout -q main
-ctl POST /_emu/pulls/kernel/net/1/push "{\"from\":\"$tmp/tree\",\"ref\":\"topic\"}" >/dev/null
+emu_ctl POST /_emu/pulls/kernel/net/1/push "{\"from\":\"$tmp/tree\",\"ref\":\"topic\"}" >/dev/null
 comment 1 ada /submit
 run pass3 || fail "pass 3: $(cat pass3.log)"
 [ "$(mails)" -eq 8 ] || fail "pass 3: $(mails) mails, want 8: $(cat pass3.log)"
@@ -236,7 +186,7 @@ done
 GIT_AUTHOR_NAME='Marc Schuler' GIT_AUTHOR_EMAIL=marc@example.org \
 	git -C tree commit -q -a -m "Fixed bug where 'yes' and 'no' are mixed up"
 git -C tree checkout -q main
-ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"marc\",\"title\":\"Fixed bug where yes and no are mixed up\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"junk\",\"base\":\"main\"}" >/dev/null
+emu_ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"marc\",\"title\":\"Fixed bug where yes and no are mixed up\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"junk\",\"base\":\"main\"}" >/dev/null
 comment 2 marc /submit
 run pass3b || fail "pass 3b: $(cat pass3b.log)"
 [ "$(mails)" -eq 8 ] || fail "the junk PR sent mail"
@@ -252,7 +202,7 @@ grep -q '^relay-bot: .*msg-lint/signoff-missing' comments_junk ||
 	fail "want one refusal: $(cat comments_junk)"
 
 # -- (d) a stranger's /submit: nothing sent, one comment why, only once
-ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"another\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\"}" >/dev/null
+emu_ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"another\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\"}" >/dev/null
 comment 3 eve /submit
 run pass4 || fail "pass 4: $(cat pass4.log)"
 [ "$(mails)" -eq 8 ] || fail "a stranger's /submit sent mail"
@@ -271,8 +221,8 @@ GIT_AUTHOR_NAME='Grace Hopper' GIT_AUTHOR_EMAIL=grace@example.org \
 	git -C tree commit -q -a -m 'net: add dev3' -m 'The third dev.' \
 	-m 'Signed-off-by: Grace Hopper <grace@example.org>'
 git -C tree checkout -q main
-ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"grace\",\"title\":\"dev3\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"grace\",\"base\":\"main\"}" >/dev/null
-ctl POST /_emu/pulls/kernel/net/4/delete-fork '{}' >/dev/null
+emu_ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"grace\",\"title\":\"dev3\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"grace\",\"base\":\"main\"}" >/dev/null
+emu_ctl POST /_emu/pulls/kernel/net/4/delete-fork '{}' >/dev/null
 curl -sf "$B/repos/kernel/net/pulls/4" | grep -q '"repo": null' ||
 	fail "the emulator still shows grace's fork"
 comment 4 grace /preview
@@ -285,11 +235,11 @@ set -- $(cat box.log)
 	fail "the preview went to $*, want only grace@example.org"
 
 # -- (f) an idle poll of 50 open PRs: conditional requests only, all 304
-ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"bulk\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\",\"count\":46}" >/dev/null
+emu_ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"bulk\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\",\"count\":46}" >/dev/null
 run pass6 || fail "pass 6: $(cat pass6.log)"
-ctl POST /_emu/log/clear '{}' >/dev/null
+emu_ctl POST /_emu/log/clear '{}' >/dev/null
 run pass7 || fail "pass 7: $(cat pass7.log)"
-ctl GET /_emu/log >idle.json
+emu_ctl GET /_emu/log >idle.json
 $PY - idle.json <<'PYEOF' || fail "the idle poll was not all 304"
 import json, sys
 log = json.load(open(sys.argv[1]))
@@ -309,14 +259,14 @@ PYEOF
 # -- (g) a 403 rate-limit answer: nothing asked before the reset, the
 # pending /submit sent after it
 reset=$(($(date +%s) + 4))
-ctl POST /_emu/ratelimit "{\"remaining\":0,\"reset\":$reset}" >/dev/null
+emu_ctl POST /_emu/ratelimit "{\"remaining\":0,\"reset\":$reset}" >/dev/null
 comment 5 ada /submit
 run pass8
 grep -qi 'rate limited until' pass8.log || fail "pass 8: $(cat pass8.log)"
-ctl GET /_emu/log | grep -q '"status": 403' || fail "pass 8 met no 403"
-ctl POST /_emu/log/clear '{}' >/dev/null
+emu_ctl GET /_emu/log | grep -q '"status": 403' || fail "pass 8 met no 403"
+emu_ctl POST /_emu/log/clear '{}' >/dev/null
 run pass9
-ctl GET /_emu/log >limited.json
+emu_ctl GET /_emu/log >limited.json
 [ "$(cat limited.json)" = "[]" ] || fail "requests while rate limited: $(cat limited.json)"
 [ "$(mails)" -eq 9 ] || fail "sent while rate limited"
 while [ "$(date +%s)" -le "$reset" ]; do

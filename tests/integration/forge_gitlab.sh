@@ -10,54 +10,15 @@
 # -> only conditional requests, all 304; a 429 with Retry-After -> the
 # next run sends no request at all.
 set -u
-PY=/usr/bin/python3
-fail() {
-	echo "forge_gitlab.sh: $*" >&2
-	exit 1
-}
-$PY -c 'import aiosmtpd' 2>/dev/null || {
-	echo "forge_gitlab.sh: no python3-aiosmtpd: skipped"
-	exit 77
-}
-tmp=$(mktemp -d) || exit 1
-emu=
-smtp=
-cleanup() {
-	[ -n "$emu" ] && kill "$emu" 2>/dev/null
-	[ -n "$smtp" ] && kill "$smtp" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
+have_aiosmtpd || skip "no python3-aiosmtpd"
+tmpdir
 cd "$tmp" || exit 1
 
-wait_port() { # FILE WHAT
-	n=0
-	while [ ! -s "$1" ]; do
-		n=$((n + 1))
-		[ "$n" -gt 150 ] && fail "$2 did not start"
-		sleep 0.1
-	done
-}
+start_emulator gitlab "$tmp/emu"
+B=$emu_url
+start_smtpd "$tmp/box"
 
-$PY "$PR_SRC/tests/emulators/gitlab.py" --root "$tmp/emu" \
-	--port-file emu.port 2>emu.err &
-emu=$!
-wait_port emu.port "gitlab emulator: $(cat emu.err)"
-B=http://127.0.0.1:$(cat emu.port)
-$PY "$PR_SRC/tests/servers/smtpd.py" --maildir "$tmp/box" --log box.log \
-	--port-file smtp.port 2>smtp.err &
-smtp=$!
-wait_port smtp.port "smtpd: $(cat smtp.err)"
-
-# ctl METHOD PATH [JSON]: the emulator's control API, body on stdout
-ctl() {
-	if [ $# -gt 2 ]; then
-		curl -sf -X "$1" -H 'Content-Type: application/json' -d "$3" \
-			"$B$2"
-	else
-		curl -sf -X "$1" "$B$2"
-	fi || fail "emulator $1 $2 failed"
-}
 # notes IID: "author: body" lines of an MR's notes, oldest first, users only
 notes() {
 	curl -sf "$B/api/v4/projects/kernel%2Fnet/merge_requests/$1/notes?sort=asc&per_page=100" |
@@ -66,31 +27,20 @@ for n in json.load(sys.stdin):
     if not n["system"]:
         print("%s: %s" % (n["author"]["username"], n["body"].replace("\n", " ")))'
 }
-mails() { find "$tmp/box/new" "$tmp/box/cur" -type f 2>/dev/null | wc -l; }
+mails() { mail_count "$tmp/box"; }
 
-export GIT_AUTHOR_NAME='Ada Lovelace' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Lovelace' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
-cp -r "$PR_SRC/tests/data/route/tree" tree
-git -C tree init -q -b main
-git -C tree add -A
-git -C tree commit -q -m base
-git -C tree checkout -q -b topic
-echo 'int foo2;' >>tree/drivers/net/foo/foo.c
-git -C tree commit -q -a -s -m 'foo: add foo2' -m 'The second foo.'
-echo 'int dev2;' >>tree/net/core/dev.c
-git -C tree commit -q -a -s -m 'net: add dev2' -m 'The second dev.'
-echo 'int inode2;' >>tree/fs/ext4/inode.c
-git -C tree commit -q -a -s -m 'ext4: add inode2' -m 'The second inode.'
+git_identity 'Ada Lovelace <ada@example.org>' '1796299200 +0000'
+route_tree tree
+route_topic tree
 git -C tree format-patch -q -3 -o "$tmp/v1" || fail "format-patch"
 git -C tree checkout -q main
 git clone -q tree mainline || fail "clone mainline"
 
-ctl POST /_emu/users '{"login":"ada","token":"tok-ada","name":"Ada Lovelace","email":"ada@example.org"}' >/dev/null
-ctl POST /_emu/users '{"login":"relay-bot","token":"tok-bot"}' >/dev/null
-ctl POST /_emu/users '{"login":"eve","token":"tok-eve"}' >/dev/null
-ctl POST /_emu/repos "{\"owner\":\"kernel\",\"repo\":\"net\",\"from\":\"$tmp/tree\",\"branch\":\"main\"}" >/dev/null
-ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"three small additions\",\"body\":\"Why the three are needed.\\n\\nCc: Extra Person <extra@example.org>\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\"}" >/dev/null
+emu_ctl POST /_emu/users '{"login":"ada","token":"tok-ada","name":"Ada Lovelace","email":"ada@example.org"}' >/dev/null
+emu_ctl POST /_emu/users '{"login":"relay-bot","token":"tok-bot"}' >/dev/null
+emu_ctl POST /_emu/users '{"login":"eve","token":"tok-eve"}' >/dev/null
+emu_ctl POST /_emu/repos "{\"owner\":\"kernel\",\"repo\":\"net\",\"from\":\"$tmp/tree\",\"branch\":\"main\"}" >/dev/null
+emu_ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"three small additions\",\"body\":\"Why the three are needed.\\n\\nCc: Extra Person <extra@example.org>\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\"}" >/dev/null
 
 cat >relay.conf <<CONF
 [core]
@@ -117,7 +67,7 @@ cat >relay.conf <<CONF
 	kernel-tree = $tmp/tree
 [sink "list"]
 	type = smtp
-	url = smtp://127.0.0.1:$(cat smtp.port)
+	url = smtp://127.0.0.1:$smtpd_port
 	starttls = never
 	from = Patch Relay <relay@example.org>
 	archive-url = https://lore.example.org/r/%m
@@ -142,7 +92,7 @@ run pass0 || fail "pass 0: $(cat pass0.log)"
 [ "$(mails)" -eq 0 ] || fail "sent before /submit"
 
 # -- /submit by the author: 4 mails, addressed as MAINTAINERS says
-ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":1,"user":"ada","body":"/submit"}' >/dev/null
+emu_ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":1,"user":"ada","body":"/submit"}' >/dev/null
 run pass1 || fail "pass 1: $(cat pass1.log)"
 [ "$(mails)" -eq 4 ] || fail "pass 1: $(mails) mails, want 4: $(cat pass1.log)"
 (cd tree && "$PATCHRELAY" route --no-rolestats "$tmp"/v1/*.patch) >route.out ||
@@ -185,8 +135,8 @@ git -C tree checkout -q topic
 echo 'int inode3;' >>tree/fs/ext4/inode.c
 git -C tree commit -q -a --amend -s -m 'ext4: add inode2 and inode3' -m 'Two inodes.'
 git -C tree checkout -q main
-ctl POST /_emu/pulls/kernel/net/1/push "{\"from\":\"$tmp/tree\",\"ref\":\"topic\"}" >/dev/null
-ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":1,"user":"ada","body":"/submit"}' >/dev/null
+emu_ctl POST /_emu/pulls/kernel/net/1/push "{\"from\":\"$tmp/tree\",\"ref\":\"topic\"}" >/dev/null
+emu_ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":1,"user":"ada","body":"/submit"}' >/dev/null
 run pass3 || fail "pass 3: $(cat pass3.log)"
 [ "$(mails)" -eq 8 ] || fail "pass 3: $(mails) mails, want 8: $(cat pass3.log)"
 $PY - "$tmp/box" "$mid1" <<'PYEOF' || fail "v2 mails are wrong"
@@ -236,16 +186,16 @@ done
 git -C tree add -A
 git -C tree commit -q -m 'net: junk files'
 git -C tree checkout -q main
-ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"junk\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"junk\",\"base\":\"main\"}" >/dev/null
-ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":2,"user":"ada","body":"/submit"}' >/dev/null
+emu_ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"junk\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"junk\",\"base\":\"main\"}" >/dev/null
+emu_ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":2,"user":"ada","body":"/submit"}' >/dev/null
 run pass3b || fail "pass 3b: $(cat pass3b.log)"
 [ "$(mails)" -eq 8 ] || fail "the junk MR sent mail"
 notes 2 >notes_junk
 grep -q '^relay-bot: .*a check failed.*size/files.*over the fail limit' notes_junk || fail "no refusal note: $(cat notes_junk)"
 
 # -- a stranger's /submit: nothing sent, one note why, and only once
-ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"another\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\"}" >/dev/null
-ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":3,"user":"eve","body":"/submit"}' >/dev/null
+emu_ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"another\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\"}" >/dev/null
+emu_ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":3,"user":"eve","body":"/submit"}' >/dev/null
 run pass4 || fail "pass 4: $(cat pass4.log)"
 [ "$(mails)" -eq 8 ] || fail "a stranger's /submit sent mail"
 run pass5 || fail "pass 5: $(cat pass5.log)"
@@ -255,11 +205,11 @@ notes 3 >notes3
 grep -q '^relay-bot: .*eve' notes3 || fail "the note does not name eve: $(cat notes3)"
 
 # -- an idle poll of many open MRs: conditional requests only, all 304
-ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"bulk\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\",\"count\":30}" >/dev/null
+emu_ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"title\":\"bulk\",\"body\":\"\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"base\":\"main\",\"count\":30}" >/dev/null
 run pass6 || fail "pass 6: $(cat pass6.log)"
-ctl POST /_emu/log/clear '{}' >/dev/null
+emu_ctl POST /_emu/log/clear '{}' >/dev/null
 run pass7 || fail "pass 7: $(cat pass7.log)"
-ctl GET /_emu/log >idle.json
+emu_ctl GET /_emu/log >idle.json
 $PY - idle.json <<'PYEOF' || fail "the idle poll was not all 304"
 import json, sys
 log = json.load(open(sys.argv[1]))
@@ -270,13 +220,13 @@ PYEOF
 [ "$(mails)" -eq 8 ] || fail "the idle poll sent mail"
 
 # -- a 429 with Retry-After: the next run before the deadline asks nothing
-ctl POST /_emu/fail '{"match":"merge_requests","status":429,"headers":{"Retry-After":"3600"},"count":1}' >/dev/null
-ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":4,"user":"ada","body":"/submit"}' >/dev/null
+emu_ctl POST /_emu/fail '{"match":"merge_requests","status":429,"headers":{"Retry-After":"3600"},"count":1}' >/dev/null
+emu_ctl POST /_emu/comments '{"owner":"kernel","repo":"net","number":4,"user":"ada","body":"/submit"}' >/dev/null
 run pass8
 grep -qi 'rate limited until' pass8.log || fail "pass 8: $(cat pass8.log)"
-ctl POST /_emu/log/clear '{}' >/dev/null
+emu_ctl POST /_emu/log/clear '{}' >/dev/null
 run pass9
-ctl GET /_emu/log >limited.json
+emu_ctl GET /_emu/log >limited.json
 [ "$(cat limited.json)" = "[]" ] || fail "requests while rate limited: $(cat limited.json)"
 [ "$(mails)" -eq 8 ] || fail "sent while rate limited"
 echo "ok"

@@ -4,17 +4,13 @@
 # there on), respects a numeric core.abbrev and lengthens an ambiguous
 # prefix.  patchrelay range-diff's id column follows the same rule.
 set -eu
-
-: "${PATCHRELAY:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 fail=0
 
-export GIT_AUTHOR_DATE="2026-12-03 12:00:00 +0100"
-export GIT_COMMITTER_DATE="2026-12-03 12:00:00 +0100"
-export GIT_CONFIG_NOSYSTEM=1 HOME="$T"
-export GIT_AUTHOR_NAME="A U Thor" GIT_AUTHOR_EMAIL="author@example.org"
-export GIT_COMMITTER_NAME="C O Mitter" GIT_COMMITTER_EMAIL="c@example.org"
+git_identity 'A U Thor <author@example.org>' '2026-12-03 12:00:00 +0100' \
+	'C O Mitter <c@example.org>'
+git_alone
 
 # fast-import a pack of $2 blobs, a tree and a commit on refs/heads/$1
 blobs() {
@@ -35,14 +31,14 @@ PY
 check() {
 	name=$1
 	shift
-	rm -rf "$T/git" "$T/pr"
-	git format-patch -q -o "$T/git" "$@"
-	"$PATCHRELAY" format -o "$T/pr" "$@" >/dev/null
-	if diff -r "$T/git" "$T/pr" >"$T/diff"; then
+	rm -rf "$tmp/git" "$tmp/pr"
+	git format-patch -q -o "$tmp/git" "$@"
+	"$PATCHRELAY" format -o "$tmp/pr" "$@" >/dev/null
+	if diff -r "$tmp/git" "$tmp/pr" >"$tmp/diff"; then
 		echo "ok $name"
 	else
 		echo "FAIL $name"
-		head -20 "$T/diff"
+		head -20 "$tmp/diff"
 		fail=1
 	fi
 }
@@ -50,11 +46,11 @@ check() {
 # the longest index id git wrote, but the full ids of binary patches
 widest() {
 	sed -n 's/^index \([0-9a-f]*\)\.\.\([0-9a-f]*\).*/\1\n\2/p' \
-		"$T"/git/*.patch | awk 'length($0) != 40 &&
+		"$tmp"/git/*.patch | awk 'length($0) != 40 &&
 		length($0) > m { m = length($0) } END { print m }'
 }
 
-R="$T/repo"
+R="$tmp/repo"
 git init -q -b main "$R"
 cd "$R"
 # 16381 blobs + tree + commit: 16383 packed objects, one short of 2^14
@@ -103,7 +99,7 @@ check "core.abbrev auto" -3
 git config core.abbrev no
 check "core.abbrev no" -3
 git config core.abbrev 3
-if "$PATCHRELAY" format -o "$T/bad" -1 >/dev/null 2>&1; then
+if "$PATCHRELAY" format -o "$tmp/bad" -1 >/dev/null 2>&1; then
 	echo "FAIL core.abbrev 3 accepted (git refuses it)"
 	fail=1
 fi
@@ -112,25 +108,25 @@ git config --unset core.abbrev
 # config files as git finds them: GIT_CONFIG_SYSTEM names the system file
 # unless GIT_CONFIG_NOSYSTEM; GIT_CONFIG_GLOBAL replaces ~/.gitconfig (and
 # the XDG file); the repository's own config wins over both
-printf '[core]\n\tabbrev = 9\n' >"$T/system.cfg"
-printf '[core]\n\tabbrev = 10\n' >"$T/global.cfg"
-printf '[core]\n\tabbrev = 11\n' >"$T/.gitconfig"
-mkdir -p "$T/xdg/git"
-printf '[core]\n\tabbrev = 13\n' >"$T/xdg/git/config"
-export GIT_CONFIG_SYSTEM="$T/system.cfg"
+printf '[core]\n\tabbrev = 9\n' >"$tmp/system.cfg"
+printf '[core]\n\tabbrev = 10\n' >"$tmp/global.cfg"
+printf '[core]\n\tabbrev = 11\n' >"$tmp/.gitconfig"
+mkdir -p "$tmp/xdg/git"
+printf '[core]\n\tabbrev = 13\n' >"$tmp/xdg/git/config"
+export GIT_CONFIG_SYSTEM="$tmp/system.cfg"
 check "GIT_CONFIG_NOSYSTEM: no system file" -3
 [ "$(widest)" = 11 ] || { echo "FAIL 11 digits (~/.gitconfig) expected"; fail=1; }
 unset GIT_CONFIG_NOSYSTEM
-mv "$T/.gitconfig" "$T/.gitconfig.off"
+mv "$tmp/.gitconfig" "$tmp/.gitconfig.off"
 check "GIT_CONFIG_SYSTEM: core.abbrev 9" -3
 [ "$(widest)" = 9 ] || { echo "FAIL 9 digits expected"; fail=1; }
-export XDG_CONFIG_HOME="$T/xdg"
+export XDG_CONFIG_HOME="$tmp/xdg"
 check "XDG config over the system file: core.abbrev 13" -3
 [ "$(widest)" = 13 ] || { echo "FAIL 13 digits expected"; fail=1; }
-mv "$T/.gitconfig.off" "$T/.gitconfig"
+mv "$tmp/.gitconfig.off" "$tmp/.gitconfig"
 check "~/.gitconfig over the XDG file: core.abbrev 11" -3
 [ "$(widest)" = 11 ] || { echo "FAIL 11 digits expected"; fail=1; }
-export GIT_CONFIG_GLOBAL="$T/global.cfg"
+export GIT_CONFIG_GLOBAL="$tmp/global.cfg"
 check "GIT_CONFIG_GLOBAL instead of ~/.gitconfig: core.abbrev 10" -3
 [ "$(widest)" = 10 ] || { echo "FAIL 10 digits expected"; fail=1; }
 git config core.abbrev 12
@@ -139,7 +135,7 @@ check "the repository's config wins: core.abbrev 12" -3
 git config --unset core.abbrev
 unset GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM XDG_CONFIG_HOME
 export GIT_CONFIG_NOSYSTEM=1
-rm -rf "$T/.gitconfig" "$T/xdg"
+rm -rf "$tmp/.gitconfig" "$tmp/xdg"
 
 # the command-line config git reads after every file: GIT_CONFIG_COUNT
 # pairs, then GIT_CONFIG_PARAMETERS (what `git -c` passes on); each wins
@@ -166,14 +162,14 @@ unset GIT_CONFIG_PARAMETERS
 refuse() { # NAME VAR=VALUE...
 	name=$1
 	shift
-	if env "$@" git format-patch -q -o "$T/bad" -1 2>/dev/null; then
+	if env "$@" git format-patch -q -o "$tmp/bad" -1 2>/dev/null; then
 		echo "FAIL setup: git accepts $name"
 		fail=1
-	elif env "$@" "$PATCHRELAY" format -o "$T/bad" -1 >/dev/null 2>"$T/err"; then
+	elif env "$@" "$PATCHRELAY" format -o "$tmp/bad" -1 >/dev/null 2>"$tmp/err"; then
 		echo "FAIL $name accepted (git refuses it)"
 		fail=1
 	else
-		echo "ok $name refused: $(cat "$T/err")"
+		echo "ok $name refused: $(cat "$tmp/err")"
 	fi
 }
 refuse "GIT_CONFIG_COUNT 2x" GIT_CONFIG_COUNT=2x
@@ -189,23 +185,23 @@ unset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0 GIT_CONFIG_KEY_1 \
 	GIT_CONFIG_VALUE_1
 # and through git itself: `git -c` runs an alias with the parameters it
 # quoted (a value with a quote and a '!' in it among them)
-rm -rf "$T/git" "$T/pr"
-git -c core.abbrev=9 format-patch -q -o "$T/git" -3
+rm -rf "$tmp/git" "$tmp/pr"
+git -c core.abbrev=9 format-patch -q -o "$tmp/git" -3
 git -c core.abbrev=11 -c "x.y=it's!" -c core.abbrev=9 \
-	-c alias.prformat="!\"$PATCHRELAY\" format -o \"$T/pr\"" prformat -3 \
+	-c alias.prformat="!\"$PATCHRELAY\" format -o \"$tmp/pr\"" prformat -3 \
 	>/dev/null
-if diff -r "$T/git" "$T/pr" >"$T/diff" && [ "$(widest)" = 9 ]; then
+if diff -r "$tmp/git" "$tmp/pr" >"$tmp/diff" && [ "$(widest)" = 9 ]; then
 	echo "ok git -c core.abbrev=9 through an alias"
 else
 	echo "FAIL git -c core.abbrev=9 through an alias"
-	head -20 "$T/diff"
+	head -20 "$tmp/diff"
 	fail=1
 fi
 git config --unset core.abbrev
 
 # alternates count: a --shared clone (no pack of its own) gets 8 digits
-git clone -q --shared "$R" "$T/shared" 2>/dev/null
-cd "$T/shared"
+git clone -q --shared "$R" "$tmp/shared" 2>/dev/null
+cd "$tmp/shared"
 git checkout -q -b topic origin/main
 echo clone >>f1.txt
 git commit -q -am "f1: in the clone"
@@ -215,7 +211,7 @@ check "objects of alternates: 8 digits" -1
 # a multi-pack index: git 2.39 counts its entries plus those of the packs
 # it opened through it (format-patch has read the pack here): 10,002
 # objects give 7 digits, 8 once the index is written
-M="$T/midx"
+M="$tmp/midx"
 git init -q -b main "$M"
 cd "$M"
 blobs main 10000
@@ -249,7 +245,7 @@ git config --unset core.multiPackIndex
 # blobs.  Two packs of 5,002 objects under an index of 10,004: a patch
 # reading one pack gives 15,006 objects (7 digits), one reading both
 # 20,008 (8 digits); counting every pack would give 8 digits throughout
-M="$T/midx2"
+M="$tmp/midx2"
 git init -q -b main "$M"
 cd "$M"
 blobs main 5000
@@ -297,23 +293,23 @@ git checkout -q -b v2 HEAD~3
 echo changed >>f1.txt
 git commit -q -am "f1: change"
 git commit -q --allow-empty -m "empty one"
-git range-diff --no-color main~5..main HEAD~2..HEAD >"$T/rd.git"
-"$PATCHRELAY" range-diff main~5..main HEAD~2..HEAD >"$T/rd.pr" || true
-if cmp -s "$T/rd.git" "$T/rd.pr"; then
+git range-diff --no-color main~5..main HEAD~2..HEAD >"$tmp/rd.git"
+"$PATCHRELAY" range-diff main~5..main HEAD~2..HEAD >"$tmp/rd.pr" || true
+if cmp -s "$tmp/rd.git" "$tmp/rd.pr"; then
 	echo "ok range-diff, 8-digit ids"
 else
 	echo "FAIL range-diff, 8-digit ids"
-	diff "$T/rd.git" "$T/rd.pr" | head -20
+	diff "$tmp/rd.git" "$tmp/rd.pr" | head -20
 	fail=1
 fi
 git config core.abbrev 4
-git range-diff --no-color main~5..main HEAD~2..HEAD >"$T/rd.git"
-"$PATCHRELAY" range-diff main~5..main HEAD~2..HEAD >"$T/rd.pr" || true
-if cmp -s "$T/rd.git" "$T/rd.pr"; then
+git range-diff --no-color main~5..main HEAD~2..HEAD >"$tmp/rd.git"
+"$PATCHRELAY" range-diff main~5..main HEAD~2..HEAD >"$tmp/rd.pr" || true
+if cmp -s "$tmp/rd.git" "$tmp/rd.pr"; then
 	echo "ok range-diff, core.abbrev 4"
 else
 	echo "FAIL range-diff, core.abbrev 4"
-	diff "$T/rd.git" "$T/rd.pr" | head -20
+	diff "$tmp/rd.git" "$tmp/rd.pr" | head -20
 	fail=1
 fi
 

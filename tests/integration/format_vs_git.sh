@@ -2,19 +2,15 @@
 # patchrelay format against git format-patch: the same commits and options
 # must give the same file names and the same bytes.
 set -eu
-
-: "${PATCHRELAY:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 fail=0
 
-export GIT_AUTHOR_DATE="2026-12-03 12:00:00 +0100"
-export GIT_COMMITTER_DATE="2026-12-03 12:00:00 +0100"
-export GIT_CONFIG_NOSYSTEM=1 HOME="$T"
-export GIT_AUTHOR_NAME="A U Thor" GIT_AUTHOR_EMAIL="author@example.org"
-export GIT_COMMITTER_NAME="C O Mitter" GIT_COMMITTER_EMAIL="c@example.org"
+git_identity 'A U Thor <author@example.org>' '2026-12-03 12:00:00 +0100' \
+	'C O Mitter <c@example.org>'
+git_alone
 
-R="$T/repo"
+R="$tmp/repo"
 git init -q -b main "$R"
 cd "$R"
 
@@ -59,9 +55,9 @@ printf '\000\001\002binary\377' >blob.bin
 /usr/bin/python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)) * 20 + b"\0changed" + bytes(range(256)) * 20)' >big.bin
 printf 'no newline at end' >nonl.txt
 # a verbatim message: trailing blanks, extra blank lines, a wrapped title
-printf 'add a binary and a file  \nwithout final newline\n\n\n  body line   \ntab\t\n\n\n' >"$T/msg"
+printf 'add a binary and a file  \nwithout final newline\n\n\n  body line   \ntab\t\n\n\n' >"$tmp/msg"
 git add -A
-git commit -q --cleanup=verbatim -F "$T/msg"
+git commit -q --cleanup=verbatim -F "$tmp/msg"
 
 # non-ASCII author and subject
 GIT_AUTHOR_NAME="Jöhn Dœ" git commit -q --allow-empty -m x
@@ -84,26 +80,26 @@ check() {
 	fail=0
 	name=$1
 	shift
-	rm -rf "$T/git" "$T/pr"
-	git format-patch -o "$T/git" "$@" >"$T/git.out"
-	"$PATCHRELAY" format -o "$T/pr" "$@" >"$T/pr.out"
-	sed "s#$T/git#OUT#" "$T/git.out" >"$T/git.names"
-	sed "s#$T/pr#OUT#" "$T/pr.out" >"$T/pr.names"
-	if ! cmp -s "$T/git.names" "$T/pr.names"; then
+	rm -rf "$tmp/git" "$tmp/pr"
+	git format-patch -o "$tmp/git" "$@" >"$tmp/git.out"
+	"$PATCHRELAY" format -o "$tmp/pr" "$@" >"$tmp/pr.out"
+	sed "s#$tmp/git#OUT#" "$tmp/git.out" >"$tmp/git.names"
+	sed "s#$tmp/pr#OUT#" "$tmp/pr.out" >"$tmp/pr.names"
+	if ! cmp -s "$tmp/git.names" "$tmp/pr.names"; then
 		echo "FAIL $name: printed names differ"
-		diff "$T/git.names" "$T/pr.names" || true
+		diff "$tmp/git.names" "$tmp/pr.names" || true
 		fail=1
 	fi
-	for f in "$T/git"/*; do
+	for f in "$tmp/git"/*; do
 		b=$(basename "$f")
-		if [ ! -f "$T/pr/$b" ]; then
+		if [ ! -f "$tmp/pr/$b" ]; then
 			echo "FAIL $name: missing $b"
 			fail=1
-		elif cmp -s "$f" "$T/pr/$b"; then
+		elif cmp -s "$f" "$tmp/pr/$b"; then
 			:
 		else
 			echo "FAIL $name: $b differs"
-			diff -u "$f" "$T/pr/$b" | head -40 || true
+			diff -u "$f" "$tmp/pr/$b" | head -40 || true
 			fail=1
 		fi
 	done
@@ -147,21 +143,21 @@ check_thread() {
 	name=$1
 	shift
 	now=$(date +%s)
-	git format-patch --stdout "$@" >"$T/git.thr"
-	"$PATCHRELAY" format --stdout "$@" >"$T/pr.thr"
+	git format-patch --stdout "$@" >"$tmp/git.thr"
+	"$PATCHRELAY" format --stdout "$@" >"$tmp/pr.thr"
 	# the epoch must be the clock's, not made up
-	ep=$(sed -n 's/^Message-Id: <[^.]*\.\([0-9]*\)\.git\..*/\1/p' "$T/pr.thr" | head -1)
+	ep=$(sed -n 's/^Message-Id: <[^.]*\.\([0-9]*\)\.git\..*/\1/p' "$tmp/pr.thr" | head -1)
 	if [ -z "$ep" ] || [ "$ep" -lt "$now" ] || [ "$ep" -gt $((now + 60)) ]; then
 		echo "FAIL $name: no Message-Id with the current epoch ($ep)"
 		fail=1
 		return
 	fi
-	sed -E 's/^(Message-Id|In-Reply-To|References): <([^.>]*)\.[0-9]+\.git\./\1: <\2.EPOCH.git./' "$T/git.thr" >"$T/git.thrm"
-	sed -E 's/^(Message-Id|In-Reply-To|References): <([^.>]*)\.[0-9]+\.git\./\1: <\2.EPOCH.git./' "$T/pr.thr" >"$T/pr.thrm"
-	if ! grep -q '^Message-Id: <[0-9a-f]*.EPOCH.git.c@example.org>$' "$T/git.thrm" ||
-	   ! cmp -s "$T/git.thrm" "$T/pr.thrm"; then
+	sed -E 's/^(Message-Id|In-Reply-To|References): <([^.>]*)\.[0-9]+\.git\./\1: <\2.EPOCH.git./' "$tmp/git.thr" >"$tmp/git.thrm"
+	sed -E 's/^(Message-Id|In-Reply-To|References): <([^.>]*)\.[0-9]+\.git\./\1: <\2.EPOCH.git./' "$tmp/pr.thr" >"$tmp/pr.thrm"
+	if ! grep -q '^Message-Id: <[0-9a-f]*.EPOCH.git.c@example.org>$' "$tmp/git.thrm" ||
+	   ! cmp -s "$tmp/git.thrm" "$tmp/pr.thrm"; then
 		echo "FAIL $name"
-		diff "$T/git.thrm" "$T/pr.thrm" | head -20 || true
+		diff "$tmp/git.thrm" "$tmp/pr.thrm" | head -20 || true
 		fail=1
 	else
 		echo "ok $name"
@@ -174,10 +170,10 @@ check_thread "thread, from" --thread --from -2
 
 # --stdout
 cd "$R"
-git format-patch --stdout --cover-letter -3 >"$T/git.mbox"
-"$PATCHRELAY" format --stdout --cover-letter -3 >"$T/pr.mbox"
-if ! cmp -s "$T/git.mbox" "$T/pr.mbox"; then
-	diff "$T/git.mbox" "$T/pr.mbox" | head -20
+git format-patch --stdout --cover-letter -3 >"$tmp/git.mbox"
+"$PATCHRELAY" format --stdout --cover-letter -3 >"$tmp/pr.mbox"
+if ! cmp -s "$tmp/git.mbox" "$tmp/pr.mbox"; then
+	diff "$tmp/git.mbox" "$tmp/pr.mbox" | head -20
 	echo "FAIL stdout"
 	fail=1
 else
@@ -186,7 +182,7 @@ fi
 
 # a second history: an empty commit (git writes an empty file), a
 # symlink, text turned binary, a binary deleted, many files (stat scaling)
-E="$T/edge"
+E="$tmp/edge"
 git init -q -b main "$E"
 cd "$E"
 echo a >a
@@ -205,9 +201,9 @@ seq 1 300 >big.txt
 commit "many files"
 check "edge history" HEAD~5
 check "edge history, cover letter" --cover-letter HEAD~5
-git format-patch --stdout HEAD~5 >"$T/git.mbox"
-"$PATCHRELAY" format --stdout HEAD~5 >"$T/pr.mbox"
-if ! cmp -s "$T/git.mbox" "$T/pr.mbox"; then
+git format-patch --stdout HEAD~5 >"$tmp/git.mbox"
+"$PATCHRELAY" format --stdout HEAD~5 >"$tmp/pr.mbox"
+if ! cmp -s "$tmp/git.mbox" "$tmp/pr.mbox"; then
 	echo "FAIL edge history --stdout"
 	fail=1
 else
@@ -217,7 +213,7 @@ cd "$R"
 
 # a merge inside the range (left out; the order is git's date walk,
 # all commits having the same date here)
-M="$T/merge"
+M="$tmp/merge"
 git init -q -b main "$M"
 cd "$M"
 echo a >a
@@ -241,7 +237,7 @@ cd "$R"
 # "Binary files" line), a binary renamed with an edit, new and deleted
 # binaries; and the range-diff of two such series (git log -p there runs
 # without --binary: "Binary files X and Y differ")
-B="$T/binary"
+B="$tmp/binary"
 git init -q -b main "$B"
 cd "$B"
 printf 'bin\000one' >a.bin
@@ -266,7 +262,7 @@ check "binary shapes, cover letter" --cover-letter bbase
 # created or deleted file), abbreviated index ids, sizes still in the stat
 check "binary shapes, --no-binary" --no-binary bbase
 check "binary shapes, --no-binary and cover letter" --no-binary --cover-letter bbase
-grep -q '^Binary files /dev/null and b/n.bin differ$' "$T"/git/*.patch ||
+grep -q '^Binary files /dev/null and b/n.bin differ$' "$tmp"/git/*.patch ||
 	{ echo "FAIL no created binary in git's --no-binary output"; fail=1; }
 check "binary shapes, --no-binary then --binary" --no-binary --binary bbase
 git checkout -q -b bv2 bbase
@@ -277,13 +273,13 @@ commit "binary: edit, create, delete"
 git mv a.bin r.bin
 commit "binary: rename unchanged"
 for f in 60 300; do
-	git range-diff --no-color --creation-factor=$f bbase..main bbase..bv2 >"$T/rd.git"
-	"$PATCHRELAY" range-diff --creation-factor $f bbase..main bbase..bv2 >"$T/rd.pr"
-	if cmp -s "$T/rd.git" "$T/rd.pr"; then
+	git range-diff --no-color --creation-factor=$f bbase..main bbase..bv2 >"$tmp/rd.git"
+	"$PATCHRELAY" range-diff --creation-factor $f bbase..main bbase..bv2 >"$tmp/rd.pr"
+	if cmp -s "$tmp/rd.git" "$tmp/rd.pr"; then
 		echo "ok binary range-diff, creation factor $f"
 	else
 		echo "FAIL binary range-diff, creation factor $f"
-		diff "$T/rd.git" "$T/rd.pr" | head -20
+		diff "$tmp/rd.git" "$tmp/rd.pr" | head -20
 		fail=1
 	fi
 done
@@ -292,7 +288,7 @@ cd "$R"
 # -N over merges: git walks HEAD's history by committer date, skips the
 # merges without counting them and keeps the first N others, oldest first;
 # the dates here make that order differ from a topological one
-N="$T/nmerge"
+N="$tmp/nmerge"
 git init -q -b main "$N"
 cd "$N"
 t=1700000000
@@ -329,28 +325,28 @@ for n in 1 2 3 4 5 7 8; do
 	check "-$n over merges, cover letter" --cover-letter -$n
 done
 check "range ending at a merge, cover letter" --cover-letter "$nbase..HEAD~1"
-grep -q '^ 2 files changed' "$T/git/0000-cover-letter.patch" ||
+grep -q '^ 2 files changed' "$tmp/git/0000-cover-letter.patch" ||
 	{ echo "FAIL git shows no stat for a range ending at a merge"; fail=1; }
 check "range over a merge, cover letter" --cover-letter "$nbase..HEAD"
-git format-patch --stdout -3 | grep '^Subject' >"$T/subj"
+git format-patch --stdout -3 | grep '^Subject' >"$tmp/subj"
 printf 'Subject: [PATCH 1/3] m2\nSubject: [PATCH 2/3] t1\nSubject: [PATCH 3/3] after\n' |
-	cmp -s - "$T/subj" || { echo "FAIL git's -3 order is not the date order"; fail=1; }
+	cmp -s - "$tmp/subj" || { echo "FAIL git's -3 order is not the date order"; fail=1; }
 cd "$R"
 
 # -C DIR, and no -o: files land in DIR, names printed bare
 cfail=$fail
 fail=0
-mkdir "$T/c1" "$T/c2"
-cp -r "$R" "$T/c1/repo"
-cp -r "$R" "$T/c2/repo"
-(cd "$T/c1" && git -C repo format-patch -2 >"$T/c1.out")
-(cd "$T/c2" && "$PATCHRELAY" format -C repo -2 >"$T/c2.out")
-if ! cmp -s "$T/c1.out" "$T/c2.out"; then
+mkdir "$tmp/c1" "$tmp/c2"
+cp -r "$R" "$tmp/c1/repo"
+cp -r "$R" "$tmp/c2/repo"
+(cd "$tmp/c1" && git -C repo format-patch -2 >"$tmp/c1.out")
+(cd "$tmp/c2" && "$PATCHRELAY" format -C repo -2 >"$tmp/c2.out")
+if ! cmp -s "$tmp/c1.out" "$tmp/c2.out"; then
 	echo "FAIL -C: printed names differ"
 	fail=1
 fi
-for f in "$T/c1/repo"/*.patch; do
-	if ! cmp -s "$f" "$T/c2/repo/$(basename "$f")"; then
+for f in "$tmp/c1/repo"/*.patch; do
+	if ! cmp -s "$f" "$tmp/c2/repo/$(basename "$f")"; then
 		echo "FAIL -C: $(basename "$f") differs"
 		fail=1
 	fi

@@ -5,9 +5,8 @@
 # `meson install` (also once that install is moved), and says where it
 # looked when it is missing.
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 
 # 1. what the dynamic loader has to load: no curl, libgit2, sqlite, ...
 readelf -d "$PATCHRELAY" >"$tmp/dyn" || fail "readelf failed"
@@ -45,18 +44,15 @@ cat >"$tmp/pid/relay.conf" <<CONF
 	to = out
 CONF
 : >"$tmp/pid/none.mbox"
-"$PATCHRELAY" run -c "$tmp/pid/relay.conf" --interval 1 >"$tmp/pid/log" 2>&1 &
-pid=$!
+spawn pid "$PATCHRELAY" run -c "$tmp/pid/relay.conf" --interval 1 \
+	>"$tmp/pid/log" 2>&1
 exe=""
-i=0
-while [ $i -lt 100 ]; do
+runs_full() { # whether the pid runs patchrelay-full yet
 	exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
-	case "$exe" in *patchrelay-full) break ;; esac
-	sleep 0.1
-	i=$((i + 1))
-done
-kill $pid 2>/dev/null
-wait $pid 2>/dev/null
+	case "$exe" in *patchrelay-full) ;; *) return 1 ;; esac
+}
+wait_for 10 runs_full || :
+stop "$pid"
 case "$exe" in
 *patchrelay-full) ;;
 *) fail "pid $pid runs '$exe', not patchrelay-full: $(cat "$tmp/pid/log")" ;;

@@ -5,9 +5,8 @@
 # address, a password in a git url) graph reports too, with run's
 # message; every example passes with nothing written anywhere.
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 
 cd "$PR_SRC" || fail "no source tree"
 "$PATCHRELAY" graph -c examples/demo.conf >"$tmp/out" 2>"$tmp/err" ||
@@ -108,14 +107,9 @@ grep -q "source.mr.token: secret environment variable 'PATCHRELAY_GITLAB_TOKEN' 
 # same message and exit 2, without running anything: a bad smtp cc, a
 # password in a git source's url.  Both at once are two problems.
 mkdir "$tmp/open" "$tmp/open/st"
-cat >"$tmp/open/base.conf" <<EOC
-[core]
-	state = $tmp/open/st/state.db
-[source "repo"]
-	type = git
-	url = $tmp/open/repo
-	branch = topic
-	base = main
+{
+	git_source_conf "$tmp/open/st/state.db" "$tmp/open/repo"
+	cat <<EOC
 [sink "mail"]
 	type = smtp
 	url = smtp://127.0.0.1:9
@@ -125,6 +119,7 @@ cat >"$tmp/open/base.conf" <<EOC
 	from = repo
 	to = mail
 EOC
+} >"$tmp/open/base.conf"
 "$PATCHRELAY" graph -c "$tmp/open/base.conf" >/dev/null 2>"$tmp/err" ||
 	fail "open checks: the valid base config fails: $(cat "$tmp/err")"
 sed 's|cc = .*|cc = not an address|' "$tmp/open/base.conf" >"$tmp/open/cc.conf"
@@ -182,7 +177,9 @@ for conf in "$tmp"/ex/*.conf; do
 	name=${conf##*/}
 	(cd "$tmp/ex/cwd" &&
 		HOME=$tmp/ex/home TMPDIR=$tmp/ex/tmpdir PATCHRELAY_GITHUB_TOKEN=t \
+		PATCHRELAY_GERRIT_PASSWORD=p \
 		PATCHRELAY_GITLAB_TOKEN=t PATCHRELAY_SMTP_PASSWORD=p \
+		PATCHRELAY_PATCHWORK_TOKEN=t \
 		"$PATCHRELAY" graph -c "$conf") >"$tmp/ex.out" 2>"$tmp/ex.err" ||
 		fail "$name: exit $?: $(cat "$tmp/ex.err")"
 	grep -q '^route ' "$tmp/ex.out" || fail "$name: no route printed"
@@ -190,7 +187,9 @@ for conf in "$tmp"/ex/*.conf; do
 	# LeakSanitizer cannot run under a tracer: no leak check here
 	(cd "$tmp/ex/cwd" &&
 		HOME=$tmp/ex/home TMPDIR=$tmp/ex/tmpdir PATCHRELAY_GITHUB_TOKEN=t \
+		PATCHRELAY_GERRIT_PASSWORD=p \
 		PATCHRELAY_GITLAB_TOKEN=t PATCHRELAY_SMTP_PASSWORD=p \
+		PATCHRELAY_PATCHWORK_TOKEN=t \
 		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 		strace -f -qq -o "$tmp/ex.trace" -e trace=%file,%network,%process \
 		"$PATCHRELAY" graph -c "$conf") >/dev/null 2>"$tmp/ex.err" ||

@@ -3,9 +3,8 @@
 # table, and every option key of every type is documented in
 # patchrelay.conf(5) or docs/connectors/*.md / docs/plugins/*.md.
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 
 "$PATCHRELAY" help >"$tmp/list" || fail "help: exit $?"
 # type names: the indented lines under "connectors:" and "plugins:"

@@ -11,41 +11,18 @@
 # clear error, not "wrong password"; a server without STARTTLS is refused
 # before the password is sent.
 set -eu
-tmp=$(mktemp -d)
-servers="$PR_SRC/tests/servers"
-cleanup() {
-	sh "$servers/dovecot.sh" stop "$tmp/dovecot" 2>/dev/null || true
-	[ -f "$tmp/fake.pid" ] && kill "$(cat "$tmp/fake.pid")" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
-py=/usr/bin/python3
 list="$PR_SRC/tests/data/sources/list"
 expected="$PR_SRC/tests/data/sources/expected.json"
 
-fail() { echo "imap_starttls.sh: $*" >&2; exit 1; }
-
-strip() {
-	$py -c 'import json,sys
-d = json.load(open(sys.argv[1]))
-del d["cursor"], d["source"]
-print(json.dumps(d, indent=1, sort_keys=True))' "$1"
-}
-
-sh "$servers/dovecot.sh" start "$tmp/dovecot" bot 'imap secret' ||
-	fail "dovecot did not start"
-port=$(cat dovecot/port)
-tport=$(cat dovecot/tls-port)
-host=$(cat dovecot/tls-host)
+start_dovecot bot 'imap secret'
+port=$imap_port
+host=$imap_host
 # filled in plain text from dovecot's own address, where it allows that
 plain="imap://127.0.0.1:$port"
-icurl() { curl -sS --max-time 20 -u 'bot:imap secret' "$@"; }
-icurl "$plain/" -X 'CREATE list' > /dev/null || fail "CREATE list failed"
-for f in "$list"/*.eml; do
-	sed 's/$/\r/' "$f" > crlf.eml
-	icurl -T crlf.eml "$plain/list" || fail "APPEND of $f failed"
-done
+imap_fill "$plain/" list "$list"/*.eml
 # the second address really wants TLS before a login
 if icurl "imap://$host:$port/" > /dev/null 2>&1; then
 	fail "dovecot let a plain text login in on $host"
@@ -71,7 +48,7 @@ conf() {
 poll() {
 	"$PATCHRELAY" poll -c "$1.conf" list --json > "$1.json" 2> "$1.err" ||
 		fail "poll $1 failed: $(cat "$1.err")"
-	strip "$1.json" > "$1.got"
+	poll_strip "$1.json" > "$1.got"
 }
 # refused NAME TEXT: the poll of NAME.conf fails; its error holds TEXT
 refused() {
@@ -85,7 +62,7 @@ refused() {
 }
 
 # (a) STARTTLS with the CA file: the same as imaps:// and as expected.json
-conf imaps "imaps://127.0.0.1:$tport/list" "ca-file = $tmp/dovecot/cert.pem"
+conf imaps "imaps://127.0.0.1:$imap_tls_port/list" "ca-file = $tmp/dovecot/cert.pem"
 poll imaps
 diff -u "$expected" imaps.got || fail "imaps:// differs from expected.json"
 conf req "imap://$host:$port/list" "ca-file = $tmp/dovecot/cert.pem" \
@@ -148,7 +125,7 @@ rc=0
 grep -qF "source 'list': imap '$url': the server's certificate is not trusted" run.err ||
 	fail "run: unclear error: $(cat run.err)"
 [ -z "$(ls out/new)" ] || fail "run with an untrusted certificate sent mail"
-$py -c 'import sqlite3,sys
+$PY -c 'import sqlite3,sys
 db = sqlite3.connect(sys.argv[1])
 n = [db.execute("SELECT COUNT(*) FROM " + t).fetchone()[0]
      for t in ("cursors", "series", "versions", "deliveries")]
@@ -171,7 +148,7 @@ refused badpw "imap '$url': login refused for user 'bot' (wrong user or password
 
 # (e) a server that does not offer STARTTLS: required stops before the
 # login; the fake server records every line it got
-$py - fake.port fake.log > fake.out 2>&1 <<'PYEOF' &
+cat >fake.py <<'PYEOF'
 import socket, sys
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
@@ -194,13 +171,9 @@ while True:
             c.sendall(tag + b" NO not here\r\n")
     c.close()
 PYEOF
-echo $! > fake.pid
-i=0
-while [ ! -s fake.port ]; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "the fake server did not start: $(cat fake.out)"
-	sleep 0.1
-done
+spawn fake_pid $PY fake.py fake.port fake.log >fake.out 2>&1
+wait_for 10 test -s fake.port ||
+	fail "the fake server did not start: $(cat fake.out)"
 conf nostls "imap://127.0.0.1:$(cat fake.port)/list" "ca-file = $tmp/dovecot/cert.pem"
 refused nostls "imap 'imap://127.0.0.1:$(cat fake.port)/': the server does not offer STARTTLS (STARTTLS not available.) and starttls is 'required'"
 grep -qi 'AUTHENTICATE\|LOGIN' fake.log && fail "credentials went to a server without TLS: $(cat fake.log)"

@@ -5,9 +5,9 @@
 # git mailinfo, through parse_vs_mailinfo.sh: every one must agree, and
 # git must parse every one (no skips).
 set -eu
-: "${PATCHRELAY:?}" "${PR_SRC:?}"
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
+out=$tmp/out
 n=$(ls "$PR_SRC"/tests/data/mailinfo/real | wc -l)
 [ "$n" -ge 30 ] || { echo "FAIL only $n mails in the corpus"; exit 1; }
 rc=0

@@ -2,13 +2,8 @@
 # `patchrelay parse` on bad input: exit 2 naming the file and the place; a
 # mailbox with some bad messages still yields the good ones, with a warning.
 set -u
-: "${PATCHRELAY:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+. "$(dirname "$0")/lib.sh"
+tmpdir
 
 "$PATCHRELAY" parse --json "$tmp/missing" > "$tmp/out" 2> "$tmp/err"
 [ $? -eq 2 ] || fail "missing file: want exit 2"

@@ -6,21 +6,17 @@
 # review reply and a partial re-roll of one patch.  The ids checked are
 # the ones git wrote.
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-PY=/usr/bin/python3
+. "$(dirname "$0")/lib.sh"
+tmpdir
 
-export GIT_AUTHOR_NAME='A U Thor' GIT_AUTHOR_EMAIL=author@example.org
-export GIT_COMMITTER_NAME='A U Thor' GIT_COMMITTER_EMAIL=author@example.org
-export GIT_CONFIG_NOSYSTEM=1 HOME="$tmp"
-git init -q "$tmp/repo" || fail "git init"
+git_identity 'A U Thor <author@example.org>'
+git_alone
+mkdir "$tmp/repo"
+printf 'one\n' >"$tmp/repo/f"
+printf 'two\n' >"$tmp/repo/g"
+git_base "$tmp/repo"
 cd "$tmp/repo" || exit 1
-printf 'one\n' >f
-printf 'two\n' >g
-git add f g && git commit -qm base || fail "base commit"
 git tag base
-mid() { sed -n 's/^Message-Id: <\(.*\)>$/\1/Ip' "$1" | head -n 1; }
 # format VERSION DIR [git format-patch options]: ids made unique per version
 format() {
 	v=$1 d=$2
@@ -49,17 +45,17 @@ printf 'one 1\n' >f && git commit -qam "f: change one" || fail "commit 1"
 printf 'two 1\n' >g && git commit -qam "g: change two" || fail "commit 2"
 format 1 "$tmp/v1"
 blurb "$tmp/v1/v1-0000-cover-letter.patch" 'The first try.'
-c1=$(mid "$tmp/v1/v1-0000-cover-letter.patch")
-a1=$(mid "$tmp/v1/v1-0001-f-change-one.patch")
-b1=$(mid "$tmp/v1/v1-0002-g-change-two.patch")
+c1=$(message_id "$tmp/v1/v1-0000-cover-letter.patch")
+a1=$(message_id "$tmp/v1/v1-0001-f-change-one.patch")
+b1=$(message_id "$tmp/v1/v1-0002-g-change-two.patch")
 
 git commit -q --amend -m "g: change two, better" || fail "amend"
 format 2 "$tmp/v2" --in-reply-to="$c1"
 blurb "$tmp/v2/v2-0000-cover-letter.patch" \
 	"Changes in v2:\\n- better\\n- Link to v1: https://lore.kernel.org/r/$c1"
-c2=$(mid "$tmp/v2/v2-0000-cover-letter.patch")
-a2=$(mid "$tmp/v2/v2-0001-f-change-one.patch")
-b2=$(mid "$tmp/v2/v2-0002-g-change-two-better.patch")
+c2=$(message_id "$tmp/v2/v2-0000-cover-letter.patch")
+a2=$(message_id "$tmp/v2/v2-0001-f-change-one.patch")
+b2=$(message_id "$tmp/v2/v2-0002-g-change-two-better.patch")
 
 printf 'two 3\n' >g && git commit -q -a --amend -m "g: change two, best" ||
 	fail "amend v3"
@@ -67,9 +63,9 @@ format 3 "$tmp/v3" --subject-prefix="PATCH net"
 blurb "$tmp/v3/v3-0000-cover-letter.patch" 'Renamed.'
 sed -i 's/^\(Subject: .*\)\*\*\* SUBJECT HERE \*\*\*/\1 renamed series/' \
 	"$tmp/v3/v3-0000-cover-letter.patch"
-c3=$(mid "$tmp/v3/v3-0000-cover-letter.patch")
+c3=$(message_id "$tmp/v3/v3-0000-cover-letter.patch")
 p3=$(ls "$tmp"/v3/v3-000[1-9]-*.patch)
-ids3=$(for f in $p3; do mid "$f"; done | tr '\n' ' ')
+ids3=$(for f in $p3; do message_id "$f"; done | tr '\n' ' ')
 
 # a review reply to v1's first patch
 cat >"$tmp/reply" <<REOF
@@ -114,7 +110,7 @@ PYEOF
 
 # a partial re-roll: v4 re-sends only 2/2 of v3, answering it
 f2=$(echo $p3 | cut -d' ' -f2)
-b3=$(mid "$f2")
+b3=$(message_id "$f2")
 a3=$(echo $ids3 | cut -d' ' -f1)
 sed -e "s/^Message-Id: <.*>/Message-Id: <v4-2@example.org>/I" \
 	-e "s/^In-Reply-To: <.*>/In-Reply-To: <$b3>/I" \

@@ -5,9 +5,8 @@
 # `git format-patch` writes in a generated repository (and on the files
 # listed in $PR_EXTRA_MAIL, to check a real-world corpus by hand).
 set -eu
-: "${PATCHRELAY:?}" "${PR_SRC:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+. "$(dirname "$0")/lib.sh"
+tmpdir
 
 # a repository with non-ASCII names and long subjects
 repo=$tmp/repo

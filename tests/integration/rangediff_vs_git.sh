@@ -5,14 +5,12 @@
 # a patch changed past the creation factor, renames, modes, binaries, tabs
 # in messages, a two-digit series), compared byte for byte with cmp.
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 
-export GIT_AUTHOR_NAME="A U Thor" GIT_AUTHOR_EMAIL=author@example.org
-export GIT_COMMITTER_NAME="C O Mitter" GIT_COMMITTER_EMAIL=c@example.org
-export GIT_AUTHOR_DATE="1700000000 +0000" GIT_COMMITTER_DATE="1700000000 +0000"
-export GIT_CONFIG_NOSYSTEM=1 HOME="$tmp"
+git_identity 'A U Thor <author@example.org>' '1700000000 +0000' \
+	'C O Mitter <c@example.org>'
+git_alone
 repo="$tmp/repo"
 git init -q "$repo" || fail "git init"
 cd "$repo" || exit 1

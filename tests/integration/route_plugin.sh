@@ -7,19 +7,12 @@
 # max-recipients warn and fail, include-/exclude-subsystem on routes and on
 # the plugin, K: keywords.
 set -eu
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
 
-fail() { echo "route_plugin.sh: $*" >&2; exit 1; }
-
-export GIT_AUTHOR_NAME='Sub Mitter' GIT_AUTHOR_EMAIL=sub@example.org
-export GIT_COMMITTER_NAME='Sub Mitter' GIT_COMMITTER_EMAIL=sub@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
-cp -r "$PR_SRC/tests/data/route/tree" tree
-git -C tree init -q -b main
-git -C tree add -A
-git -C tree commit -q -m base
+git_identity 'Sub Mitter <sub@example.org>' '1796299200 +0000'
+route_tree tree
 
 # one patch per case, as git format-patch writes it
 patch() { # NAME FILE LINE SUBJECT
@@ -189,14 +182,9 @@ git -C tree checkout -q -b topic main
 echo 'int foo3;' >>tree/drivers/net/foo/foo.c
 git -C tree commit -q -a -m 'foo: add foo3'
 git -C tree checkout -q main
-cat >run.conf <<CONF
-[core]
-	state = $tmp/state.db
-[source "repo"]
-	type = git
-	url = $tmp/tree
-	branch = topic
-	base = main
+{
+	git_source_conf "$tmp/state.db" "$tmp/tree"
+	cat <<CONF
 [sink "net"]
 	type = maildir
 	path = $tmp/md-net
@@ -217,6 +205,7 @@ cat >run.conf <<CONF
 	to = fs
 	include-subsystem = EXT4 FILE SYSTEM
 CONF
+} >run.conf
 # the run loop does not close() instances yet (the daemon piece adds it),
 # so the plugin's loaded MAINTAINERS is still held at exit
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \

@@ -8,12 +8,9 @@
 # order).  Then SIGHUP reloads a changed config (cc = lists) and the next
 # series follows that.
 set -eu
-tmp=$(mktemp -d)
-pid=
-trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
-
-fail() { echo "route_reload.sh: $*" >&2; exit 1; }
 
 # get_maintainer.pl: from the extracted kernel tree of the route tests when
 # there is one, else just that script out of the tarball, cached
@@ -23,11 +20,8 @@ gm="$C/linux-source/scripts/get_maintainer.pl"
 if [ ! -f "$C/linux-source/.pr-extracted" ]; then
 	gm="$C/route-reload/get_maintainer.pl"
 	if [ ! -f "$gm" ]; then
-		tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | head -n 1)
-		if [ -z "$tarball" ]; then
-			echo "skip: no /usr/src/linux-source-*.tar.xz"
-			exit 77
-		fi
+		tarball=$(linux_tarball)
+		[ -n "$tarball" ] || skip "no /usr/src/linux-source-*.tar.xz"
 		top=$(basename "$tarball" .tar.xz)
 		mkdir -p "$C/route-reload"
 		tar -xJf "$tarball" -O "$top/scripts/get_maintainer.pl" >"$gm.tmp"
@@ -36,13 +30,8 @@ if [ ! -f "$C/linux-source/.pr-extracted" ]; then
 fi
 mkdir home
 
-export GIT_AUTHOR_NAME='Sub Mitter' GIT_AUTHOR_EMAIL=sub@example.org
-export GIT_COMMITTER_NAME='Sub Mitter' GIT_COMMITTER_EMAIL=sub@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
-cp -r "$PR_SRC/tests/data/route/tree" tree
-git -C tree init -q -b main
-git -C tree add -A
-git -C tree commit -q -m base
+git_identity 'Sub Mitter <sub@example.org>' '1796299200 +0000'
+route_tree tree
 
 # a patch mail as git format-patch writes it, with its own Message-ID
 patch() { # NAME FILE LINE SUBJECT
@@ -104,27 +93,20 @@ cat >relay.conf <<CONF
 CONF
 
 mails() { ls out/new 2>/dev/null | wc -l; }
-wait_mails() { # N
-	t=0
-	while [ "$(mails)" -lt "$1" ]; do
-		t=$((t + 1))
-		# generous: a pass under ASan on a loaded machine can take long
-		[ "$t" -lt 600 ] || fail "not $1 mail(s) delivered: $(cat log)"
-		sleep 0.1
-	done
-}
+has_mails() { [ "$(mails)" -ge "$1" ]; }
 send() { # PATCH N: drop it into the source, wait for the Nth delivery
 	cp "$1.patch" "in/tmp/$1"
 	mv "in/tmp/$1" "in/new/$1"
-	wait_mails "$2"
+	# generous: a pass under ASan on a loaded machine can take long
+	wait_for 60 has_mails "$2" ||
+		fail "not $2 mail(s) delivered: $(cat log)"
 }
 check() { # PATCH WANT-FILE
 	got "$1" >"$1.got"
 	diff -u "$2" "$1.got" || fail "$1: recipients differ from $2: $(cat log)"
 }
 
-"$PATCHRELAY" run -c relay.conf --interval 1 2>log &
-pid=$!
+spawn pid "$PATCHRELAY" run -c relay.conf --interval 1 2>log
 
 # 1. the tree as committed
 send one 1
@@ -157,20 +139,13 @@ grep -q "'$tmp/tree/.mailmap' changed: reloaded" log ||
 # 4. SIGHUP: the config changes (only the lists in Cc:)
 /usr/bin/perl -pi -e 's/^(\tkernel-tree = .*)$/$1\n\tcc = lists/' relay.conf
 kill -HUP "$pid"
-t=0
-while ! grep -q "reloaded 'relay.conf'" log; do
-	t=$((t + 1))
-	[ "$t" -lt 600 ] || fail "no config reload: $(cat log)"
-	sleep 0.1
-done
+wait_for 60 grep -q "reloaded 'relay.conf'" log ||
+	fail "no config reload: $(cat log)"
 send four 4
 want four | grep -v 'Second Look\|Rev Iewer' >four.want
 check four four.want
 
-kill -TERM "$pid"
-rc=0
-wait "$pid" || rc=$?
-pid=
-[ "$rc" -eq 0 ] || fail "exit status $rc after SIGTERM: $(cat log)"
+stop "$pid"
+[ "$stopped" -eq 0 ] || fail "exit status $stopped after SIGTERM: $(cat log)"
 [ "$(mails)" -eq 4 ] || fail "$(mails) mails delivered, want 4"
 echo "route_reload.sh: ok"

@@ -7,31 +7,26 @@
 # cached in $C/route-cache keyed by script, MAINTAINERS, flags and
 # patch, so that only the first run pays for Perl.
 set -eu
-
+. "$(dirname "$0")/lib.sh"
 # the kernel tree, extracted once for all route tests: sets C and L
-. "$PR_SRC/tests/integration/kernel_tree.sh"
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+kernel_tree
+tmpdir
+# the cache is shared (by the builds, and by runs at the same time): what
+# a run makes for itself stays in $tmp, and each answer is written whole
 cache="$C/route-cache"
-corpus="$C/route-corpus"
+corpus="$tmp/corpus"
+gm="$tmp/get_maintainer.pl"
 mkdir -p "$cache" "$tmp/home"
 
 # the tie made stable, in get_maintainers() only (its first sort by depth)
 /usr/bin/perl -pe 'if (!$done && s/sort \{\$hash\{\$b\} <=> \$hash\{\$a\}\}/sort {\$hash{\$b} <=> \$hash{\$a} || \$a <=> \$b}/) { $done = 1 }' \
-	"$L/scripts/get_maintainer.pl" >"$C/route-get_maintainer.pl"
-if [ "$(diff "$L/scripts/get_maintainer.pl" "$C/route-get_maintainer.pl" | grep -c '^[<>]')" != 2 ]; then
-	echo "FAIL: could not patch get_maintainer.pl's tie order"
-	exit 1
-fi
+	"$L/scripts/get_maintainer.pl" >"$gm"
+[ "$(diff "$L/scripts/get_maintainer.pl" "$gm" | grep -c '^[<>]')" = 2 ] ||
+	fail "could not patch get_maintainer.pl's tie order"
 
-rm -rf "$corpus"
-/usr/bin/python3 "$PR_SRC/tests/data/maintainers/gen_corpus.py" "$L" "$corpus"
+$PY "$PR_SRC/tests/data/maintainers/gen_corpus.py" "$L" "$corpus"
 count=$(ls "$corpus" | wc -l)
-if [ "$count" -lt 250 ]; then
-	echo "FAIL: corpus has $count patches, want >= 250"
-	exit 1
-fi
+[ "$count" -ge 250 ] || fail "corpus has $count patches, want >= 250"
 
 # one job: FLAGSET PATCH -> compares, prints DIFF lines on failure
 cat >"$tmp/one.sh" <<'JOB'
@@ -42,8 +37,8 @@ p="$2"
 key=$( { echo "$flags"; cat "$GM" "$L/MAINTAINERS" "$p"; } | sha256sum | cut -c1-40)
 ref="$CACHE/$key"
 if [ ! -f "$ref" ]; then
-	(cd "$L" && HOME="$TMPH" /usr/bin/perl "$GM" --no-git --no-git-fallback $flags "$p") >"$ref.tmp" 2>/dev/null || true
-	mv "$ref.tmp" "$ref"
+	(cd "$L" && HOME="$TMPH" /usr/bin/perl "$GM" --no-git --no-git-fallback $flags "$p") >"$ref.$$" 2>/dev/null || true
+	mv "$ref.$$" "$ref"
 fi
 out="$TMPD/$(basename "$p").$1"
 (cd "$L" && "$PATCHRELAY" route $flags "$p") >"$out" 2>/dev/null || true
@@ -53,7 +48,7 @@ if ! cmp -s "$ref" "$out"; then
 fi
 JOB
 
-GM="$C/route-get_maintainer.pl" CACHE="$cache" TMPH="$tmp/home" TMPD="$tmp"
+GM="$gm" CACHE="$cache" TMPH="$tmp/home" TMPD="$tmp"
 export GM CACHE TMPH TMPD L PATCHRELAY
 jobs=$(nproc 2>/dev/null || echo 2)
 [ "$jobs" -gt 4 ] && jobs=4
@@ -82,10 +77,10 @@ fi
 
 # several patches in one call, as get_maintainer.pl takes them
 set -- "$corpus"/single-00*.patch
-key=$( { echo multi; cat "$C/route-get_maintainer.pl" "$L/MAINTAINERS" "$@"; } | sha256sum | cut -c1-40)
+key=$( { echo multi; cat "$gm" "$L/MAINTAINERS" "$@"; } | sha256sum | cut -c1-40)
 if [ ! -f "$cache/$key" ]; then
-	(cd "$L" && HOME="$tmp/home" /usr/bin/perl "$C/route-get_maintainer.pl" --no-git --no-git-fallback "$@") >"$cache/$key.tmp" 2>/dev/null
-	mv "$cache/$key.tmp" "$cache/$key"
+	(cd "$L" && HOME="$tmp/home" /usr/bin/perl "$gm" --no-git --no-git-fallback "$@") >"$cache/$key.$$" 2>/dev/null
+	mv "$cache/$key.$$" "$cache/$key"
 fi
 (cd "$L" && "$PATCHRELAY" route "$@") >"$tmp/several"
 if ! cmp -s "$cache/$key" "$tmp/several"; then

@@ -3,44 +3,15 @@
 # format-patch writes it; a second pass delivers nothing; a changed branch
 # is a new version; a bad option or config is exit status 2.
 set -eu
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
 
-fail() { echo "run.sh: $*" >&2; exit 1; }
-
-export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
-git init -q -b main repo
-echo base > repo/file
-git -C repo add file
-git -C repo commit -q -m base
-git -C repo checkout -q -b topic
+git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
+git_repo repo
 n=${NR_PATCHES:-3}
-i=1
-while [ "$i" -le "$n" ]; do
-	echo "line $i" >> repo/file
-	git -C repo commit -q -a -m "file: add line $i"
-	i=$((i + 1))
-done
-
-cat > relay.conf <<CONF
-[core]
-	state = $tmp/state.db
-[source "repo"]
-	type = git
-	url = $tmp/repo
-	branch = topic
-	base = main
-	cover-letter = never
-[sink "inbox"]
-	type = maildir
-	path = $tmp/maildir
-[route "r"]
-	from = repo
-	to = inbox
-CONF
+git_commits repo "$n"
+git_maildir_conf "$tmp" "$tmp/repo" cover-letter=never >relay.conf
 
 "$PATCHRELAY" run -c relay.conf --once 2>log1 || fail "first pass: $(cat log1)"
 new=maildir/new
@@ -51,8 +22,8 @@ git -C repo format-patch -q -o "$tmp/ref" main..topic
 i=0
 for ref in "$tmp"/ref/*.patch; do
 	got=$(echo "$new"/patchrelay.*-v1.$i)
-	sed '1,/^$/d' "$ref" >"$tmp/want.body"
-	sed '1,/^$/d' "$got" >"$tmp/got.body"
+	body "$ref" >"$tmp/want.body"
+	body "$got" >"$tmp/got.body"
 	cmp "$tmp/want.body" "$tmp/got.body" || fail "mail $i: body differs"
 	[ "$(grep -m1 '^Subject:' "$ref")" = "$(grep -m1 '^Subject:' "$got")" ] ||
 		fail "mail $i: subject differs"

@@ -12,44 +12,24 @@
 # with a self-signed certificate is refused by the TLS check before any
 # request.
 set -eu
-PY=/usr/bin/python3
+. "$(dirname "$0")/lib.sh"
+tmpdir
+cd "$tmp"
 SSHD=/usr/sbin/sshd
-src=${PR_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 # a sanitized build: libgit2 1.5.1's own ssh leaks are suppressed (see
 # tests/lsan.supp); the full unwind lets the suppression see its frame
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$src/tests/lsan.supp"
-tmp=$(mktemp -d)
-sshd_pid= https_pid= http_pid=
-trap '[ -z "$sshd_pid" ] || kill "$sshd_pid" 2>/dev/null || :
-	[ -z "$https_pid" ] || kill "$https_pid" 2>/dev/null || :
-	[ -z "$http_pid" ] || kill "$http_pid" 2>/dev/null || :
-	rm -rf "$tmp"' EXIT
-cd "$tmp"
-
-fail() { echo "run_git_auth.sh: $*" >&2; exit 1; }
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$PR_SRC/tests/lsan.supp"
 
 [ -x "$SSHD" ] || fail "no $SSHD (Debian package openssh-server)"
 # sshd needs its privilege separation directory, and root to make it
-if [ "$(id -u)" -ne 0 ] && [ ! -d /run/sshd ]; then
-	echo "run_git_auth.sh: skipped: sshd needs /run/sshd (run as root)"
-	exit 77
-fi
+[ "$(id -u)" -eq 0 ] || [ -d /run/sshd ] ||
+	skip "sshd needs /run/sshd (run as root)"
 mkdir -p /run/sshd
-free_port() { $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='@1796299200 +0000' GIT_COMMITTER_DATE='@1796299200 +0000'
-git init -q -b main work
-echo one > work/file
-git -C work add file
-git -C work commit -q -m base
-git -C work checkout -q -b topic
-for i in 1 2; do
-	echo "line $i" >> work/file
-	git -C work commit -q -a -m "file: add line $i"
-done
+git_identity 'Ada Demo <ada@example.org>' '@1796299200 +0000'
+git_repo work
+git_commits work 2
 git clone -q --bare work repo.git
 
 ssh-keygen -q -t ed25519 -N '' -C host -f hostkey
@@ -69,42 +49,20 @@ PasswordAuthentication no
 KbdInteractiveAuthentication no
 PermitRootLogin prohibit-password
 CONF
-"$SSHD" -D -e -f "$tmp/sshd_config" 2>sshd.log &
-sshd_pid=$!
+spawn sshd_pid "$SSHD" -D -e -f "$tmp/sshd_config" 2>sshd.log
 echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 hostkey.pub)" > known_hosts
 echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 otherkey.pub)" > wrong_hosts
 : > empty_hosts
 # ready when OpenSSH's own client gets through (bounded, not timed)
-n=0
-until GIT_SSH_COMMAND="ssh -i $tmp/userkey -o UserKnownHostsFile=$tmp/known_hosts -o StrictHostKeyChecking=yes -o BatchMode=yes" \
-	git ls-remote "ssh://$(id -un)@127.0.0.1:$port$tmp/repo.git" >/dev/null 2>&1; do
-	n=$((n + 1))
-	[ "$n" -lt 200 ] || fail "sshd did not start: $(cat sshd.log)"
-	kill -0 "$sshd_pid" 2>/dev/null || fail "sshd exited: $(cat sshd.log)"
-	sleep 0.05
-done
+wait_for 10 env GIT_SSH_COMMAND="ssh -i $tmp/userkey -o UserKnownHostsFile=$tmp/known_hosts -o StrictHostKeyChecking=yes -o BatchMode=yes" \
+	git ls-remote "ssh://$(id -un)@127.0.0.1:$port$tmp/repo.git" \
+	>/dev/null 2>&1 || fail "sshd did not start: $(cat sshd.log)"
 
 url="ssh://$(id -un)@127.0.0.1:$port$tmp/repo.git"
 conf() { # NAME URL KNOWN-HOSTS SSH-KEY
 	mkdir "$1"
-	cat > "$1.conf" <<CONF
-[core]
-	state = $tmp/$1/state.db
-[source "repo"]
-	type = git
-	url = $2
-	branch = topic
-	base = main
-	cover-letter = never
-	known-hosts = $3
-	ssh-key = $4
-[sink "inbox"]
-	type = maildir
-	path = $tmp/$1/maildir
-[route "r"]
-	from = repo
-	to = inbox
-CONF
+	git_maildir_conf "$tmp/$1" "$2" cover-letter=never "known-hosts=$3" \
+		"ssh-key=$4" >"$1.conf"
 }
 conf local "$tmp/repo.git" "$tmp/known_hosts" "$tmp/userkey"
 conf ssh "$url" "$tmp/known_hosts" "$tmp/userkey"
@@ -188,30 +146,21 @@ git -C pushed.git log -p main..patchrelay/topic/v1 | git patch-id --stable |
 # HTTP basic auth in front of git's own git-http-backend: user and the
 # password secret get through; a wrong password and none at all are each
 # said so, and the password is never in a message
-$PY "$src/tests/servers/git_http.py" --root "$tmp" --port-file http.port \
-	--user bob --password 's3cret-pw' 2>http.log &
-http_pid=$!
-n=0
-until [ -s http.port ]; do
-	n=$((n + 1))
-	[ "$n" -lt 200 ] || fail "git_http.py did not start: $(cat http.log)"
-	kill -0 "$http_pid" 2>/dev/null || fail "git_http.py exited: $(cat http.log)"
-	sleep 0.05
-done
+spawn http_pid $PY "$PR_SRC/tests/servers/git_http.py" --root "$tmp" \
+	--port-file http.port --user bob --password 's3cret-pw' 2>http.log
+wait_for 10 test -s http.port ||
+	fail "git_http.py did not start: $(cat http.log)"
 hurl="http://127.0.0.1:$(cat http.port)/repo.git"
 printf 's3cret-pw\n' >pw.good
 printf 'wrong-pw\n' >pw.bad
 http_conf() { # NAME PASSWORD-FILE (none: no credentials)
 	mkdir "$1"
-	{
-		printf '[core]\n\tstate = %s\n' "$tmp/$1/state.db"
-		printf '[source "repo"]\n\ttype = git\n\turl = %s\n' "$hurl"
-		printf '\tbranch = topic\n\tbase = main\n\tcover-letter = never\n'
-		[ "$2" = none ] || printf '\tuser = bob\n\tpassword = file:%s\n' "$2"
-		printf '[sink "inbox"]\n\ttype = maildir\n\tpath = %s\n' \
-			"$tmp/$1/maildir"
-		printf '[route "r"]\n\tfrom = repo\n\tto = inbox\n'
-	} >"$1.conf"
+	if [ "$2" = none ]; then
+		git_maildir_conf "$tmp/$1" "$hurl" cover-letter=never
+	else
+		git_maildir_conf "$tmp/$1" "$hurl" cover-letter=never user=bob \
+			"password=file:$2"
+	fi >"$1.conf"
 }
 http_conf http "$tmp/pw.good"
 "$PATCHRELAY" run -c http.conf --once 2>http/log || fail "http: $(cat http/log)"
@@ -233,7 +182,7 @@ for c in http-bad:"$tmp/pw.bad":"the server refused the credentials offered" \
 done
 grep -q 's3cret' http/log http-bad/log http-none/log &&
 	fail "a password was logged"
-kill "$http_pid"
+stop "$http_pid"
 
 # https with a certificate nobody signed: the TLS check refuses it (the
 # server would answer 501 to a client that did not check)
@@ -241,7 +190,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 \
 	-addext subjectAltName=IP:127.0.0.1 -days 2 \
 	-keyout tls.key -out tls.crt 2>/dev/null
 hport=$(free_port)
-$PY - "$hport" <<'PYEOF' 2>https.log &
+cat >https.py <<'PYEOF'
 import http.server, ssl, sys
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 ctx.load_cert_chain("tls.crt", "tls.key")
@@ -251,13 +200,9 @@ srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
 open("https.ready", "w").close()
 srv.serve_forever()
 PYEOF
-https_pid=$!
-n=0
-until [ -f https.ready ]; do
-	n=$((n + 1))
-	[ "$n" -lt 200 ] || fail "https server did not start: $(cat https.log)"
-	sleep 0.05
-done
+spawn https_pid $PY https.py "$hport" 2>https.log
+wait_for 10 test -f https.ready ||
+	fail "https server did not start: $(cat https.log)"
 conf tls "https://127.0.0.1:$hport/repo.git" "$tmp/known_hosts" "$tmp/userkey"
 rc=0
 "$PATCHRELAY" run -c tls.conf --once 2>tls/log || rc=$?

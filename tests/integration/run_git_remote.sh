@@ -14,48 +14,33 @@
 # local case (the tag first; the branch once the tag is gone), with the
 # local case's mails; an unknown tag is named.
 set -eu
-PY=/usr/bin/python3
+. "$(dirname "$0")/lib.sh"
+tmpdir
+cd "$tmp"
 DAEMON=/usr/lib/git-core/git-daemon
-tmp=$(mktemp -d)
 daemon_pid=
 stop_daemon() {
-	if [ -n "$daemon_pid" ]; then
-		kill "$daemon_pid" 2>/dev/null || :
-		wait "$daemon_pid" 2>/dev/null || :
-		daemon_pid=
-	fi
+	[ -z "$daemon_pid" ] || stop "$daemon_pid"
+	daemon_pid=
 }
-trap 'stop_daemon; rm -rf "$tmp"' EXIT
-cd "$tmp"
-
-fail() { echo "run_git_remote.sh: $*" >&2; exit 1; }
 
 [ -x "$DAEMON" ] || fail "no $DAEMON (Debian package git)"
-port=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 start_daemon() {
-	"$DAEMON" --export-all --base-path="$tmp/srv" --reuseaddr \
-		--listen=127.0.0.1 --port="$port" "$tmp/srv" 2>>daemon.log &
-	daemon_pid=$!
+	spawn daemon_pid "$DAEMON" --export-all --base-path="$tmp/srv" \
+		--reuseaddr --listen=127.0.0.1 --port="$port" "$tmp/srv" \
+		2>>daemon.log
 	# ready when it answers (a bounded wait, not a timing assertion)
-	n=0
-	until git ls-remote "git://127.0.0.1:$port/repo.git" >/dev/null 2>&1; do
-		n=$((n + 1))
-		[ "$n" -lt 200 ] || fail "git daemon did not start: $(cat daemon.log)"
-		kill -0 "$daemon_pid" 2>/dev/null ||
-			fail "git daemon exited: $(cat daemon.log)"
-		sleep 0.05
-	done
+	wait_for 10 git ls-remote "git://127.0.0.1:$port/repo.git" \
+		>/dev/null 2>&1 || fail "git daemon did not start: $(cat daemon.log)"
 }
 
-export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
+git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
 commit() { git -C work commit -q -a -m "$1" -m "Signed-off-by: Ada Demo <ada@example.org>"; }
-git init -q -b main work
+mkdir work
 printf 'one\ntwo\nthree\nfour\nfive\n' > work/file
 printf 'alpha\n' > work/other
-git -C work add file other
-git -C work commit -q -m base
+git_base work
 git -C work checkout -q -b topic
 sed -i 's/two/TWO/' work/file
 commit "file: shout two"
@@ -70,24 +55,8 @@ push() { git -C work push -q -f "$tmp/srv/repo.git" "$@"; }
 start_daemon
 
 # one config per way in; the same source name, so the same Message-IDs
-conf() {
-	cat > "$1.conf" <<CONF
-[core]
-	state = $tmp/$1/state.db
-[source "repo"]
-	type = git
-	url = $2
-	branch = topic
-	base = main
-	watch = main
-	cover-letter = always
-[sink "inbox"]
-	type = maildir
-	path = $tmp/$1/maildir
-[route "r"]
-	from = repo
-	to = inbox
-CONF
+conf() { # NAME URL
+	git_maildir_conf "$tmp/$1" "$2" watch=main cover-letter=always >"$1.conf"
 	mkdir "$1"
 }
 conf local "$tmp/srv/repo.git"
@@ -138,7 +107,7 @@ grep -q '"subject": "file: shout four"' local/poll.json ||
 	fail "poll: no patches: $(cat local/poll.json)"
 v1cover=$(grep -l '^Subject: \[PATCH 0/3\]' daemon/maildir/new/*) ||
 	fail "v1: no cover letter"
-v1id=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$v1cover")
+v1id=$(message_id "$v1cover")
 
 # v2 is a force push: the second patch changes, a fourth one is added
 git -C work reset -q --hard main
@@ -226,20 +195,13 @@ done
 
 # a source with only watch fetches only that branch
 mkdir watch
-cat > watch.conf <<CONF
-[core]
-	state = $tmp/watch/state.db
-[source "main"]
-	type = git
-	url = file://$tmp/srv/repo.git
-	watch = main
-[sink "inbox"]
-	type = maildir
-	path = $tmp/watch/maildir
-[route "w"]
-	from = main
-	to = inbox
-CONF
+{
+	conf_section core "state=$tmp/watch/state.db"
+	conf_section 'source "main"' type=git "url=file://$tmp/srv/repo.git" \
+		watch=main
+	conf_section 'sink "inbox"' type=maildir "path=$tmp/watch/maildir"
+	conf_section 'route "w"' from=main to=inbox
+} >watch.conf
 "$PATCHRELAY" run -c watch.conf --once 2>watch/log || fail "watch only: $(cat watch/log)"
 grep -q '0 failing source(s)' watch/log || fail "watch only: $(cat watch/log)"
 [ "$(sqlite3 watch/state.db "SELECT cursor FROM cursors")" = \
@@ -252,10 +214,9 @@ grep -q '0 failing source(s)' watch/log || fail "watch only: $(cat watch/log)"
 # base as a lightweight tag, as an annotated tag, as a revision below a
 # branch, and as a name that is both a tag and a branch, each the local
 # case's series and mails
-git init -q -b main tw
+mkdir tw
 printf 'one\ntwo\n' > tw/file
-git -C tw add file
-git -C tw commit -q -m base
+git_base tw
 git -C tw tag lw
 git -C tw tag -a -m 'annotated base' ann
 git -C tw checkout -q -b topic

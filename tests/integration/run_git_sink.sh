@@ -8,23 +8,19 @@
 # that does not apply is rejected (status shows it, no branch is made), and
 # a bad branch template is a config error.
 set -eu
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
-
-fail() { echo "run_git_sink.sh: $*" >&2; exit 1; }
 
 # the scratch repositories of a URL push go here, to be counted
 mkdir "$tmp/t"
 export TMPDIR="$tmp/t"
 
-export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='@1796299200 +0100' GIT_COMMITTER_DATE='@1796299200 +0000'
-git init -q -b main repo
+git_identity 'Ada Demo <ada@example.org>' '@1796299200 +0000'
+export GIT_AUTHOR_DATE='@1796299200 +0100'
+mkdir repo
 printf 'one\ntwo\nthree\n' > repo/file
-git -C repo add file
-git -C repo commit -q -m base
+git_base repo
 git -C repo checkout -q -b topic
 echo four >> repo/file
 git -C repo commit -q -a -m 'file: add four' -m 'A body line,
@@ -47,15 +43,9 @@ git -C other add file
 git -C other commit -q -m 'other base'
 git clone -q --bare other other.git
 
-cat > relay.conf <<CONF
-[core]
-	state = $tmp/state.db
-[source "repo"]
-	type = git
-	url = $tmp/repo
-	branch = topic
-	base = main
-	cover-letter = never
+{
+	git_source_conf "$tmp/state.db" "$tmp/repo" cover-letter=never
+	cat <<CONF
 [sink "push"]
 	type = git
 	url = $tmp/sink.git
@@ -75,6 +65,7 @@ cat > relay.conf <<CONF
 	to = remote
 	to = other
 CONF
+} >relay.conf
 
 # what a range is, as patch-ids and as author/date/message
 ids() { git -C "$1" format-patch --stdout "$2" | git patch-id --stable | cut -d' ' -f1; }

@@ -5,24 +5,14 @@
 # failing" at the 2nd, 4th... failure in a row), and one line says when it
 # recovers.  A source's `interval` beats [defaults] interval.
 set -eu
-tmp=$(mktemp -d)
-pid=
-trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
 
-fail() { echo "run_intervals.sh: $*" >&2; exit 1; }
-
-export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
-mkrepo() { # dir
-	git init -q -b main "$1"
-	echo base > "$1/file"
-	git -C "$1" add file
-	git -C "$1" commit -q -m base
-	git -C "$1" checkout -q -b topic
-	echo more >> "$1/file"
-	git -C "$1" commit -q -a -m "file: more"
+git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
+mkrepo() { # DIR: topic one patch above main
+	git_repo "$1"
+	git_commits "$1" 1
 }
 mkrepo repo
 
@@ -63,34 +53,21 @@ cat > relay.conf <<CONF
 CONF
 
 polls() { grep -c "\[git:$1\] poll for route" log || true; }
-wait_for() { # what, seconds, command...
-	what=$1 t=$(($2 * 10))
-	shift 2
-	while ! "$@"; do
-		t=$((t - 1))
-		[ "$t" -gt 0 ] || fail "no $what in: $(cat log)"
-		sleep 0.1
-	done
-}
 three_polls() { [ "$(polls later)" -ge 3 ]; }
 recovered() { grep -q 'recovered after' log; }
 
 start=$(date +%s)
-"$PATCHRELAY" run -c relay.conf --interval 30 2>log &
-pid=$!
+spawn pid "$PATCHRELAY" run -c relay.conf --interval 30 2>log
 # failures at about 0s, 2s and 6s; the next poll is due at about 14s
-wait_for "third poll of 'later'" 12 three_polls
+wait_for 12 three_polls || fail "no third poll of 'later' in: $(cat log)"
 # built aside and moved in whole: a poll between mkrepo's steps would see
 # a repository without 'main' and fail a fourth time
 mkrepo later.new
 mv later.new later
-wait_for "recovery" 16 recovered
-kill -TERM "$pid"
-rc=0
-wait "$pid" || rc=$?
-pid=
+wait_for 16 recovered || fail "no recovery in: $(cat log)"
+stop "$pid"
 end=$(date +%s)
-[ "$rc" -eq 0 ] || fail "exit status $rc: $(cat log)"
+[ "$stopped" -eq 0 ] || fail "exit status $stopped: $(cat log)"
 
 # the failing source: 3 failures, then the poll that worked
 [ "$(polls later)" -eq 4 ] || fail "'later' polled $(polls later) times: $(cat log)"

@@ -8,20 +8,14 @@
 # watched branch is taken anew with a warning.  Commits on main before the
 # first pass are not news.
 set -eu
-PY=/usr/bin/python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
 
-fail() { echo "run_landed.sh: $*" >&2; exit 1; }
-
-export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='@1796299200 +0000' GIT_COMMITTER_DATE='@1796299200 +0000'
-git init -q -b main repo
+git_identity 'Ada Demo <ada@example.org>' '@1796299200 +0000'
+mkdir repo
 printf 'a\nb\nc\n' > repo/file
-git -C repo add file
-git -C repo commit -q -m base
+git_base repo
 git -C repo checkout -q -b topic
 for i in 1 2 3; do
 	echo "line $i" >> repo/file$i
@@ -34,23 +28,7 @@ echo early > repo/early
 git -C repo add early
 git -C repo commit -q -m early
 
-cat > relay.conf <<CONF
-[core]
-	state = $tmp/state.db
-[source "repo"]
-	type = git
-	url = $tmp/repo
-	branch = topic
-	base = main
-	watch = main
-	cover-letter = never
-[sink "inbox"]
-	type = maildir
-	path = $tmp/maildir
-[route "r"]
-	from = repo
-	to = inbox
-CONF
+git_maildir_conf "$tmp" "$tmp/repo" watch=main cover-letter=never >relay.conf
 
 "$PATCHRELAY" run -c relay.conf --once 2>log1 || fail "pass 1: $(cat log1)"
 grep -q '3 mail(s) sent.*, 0 landed' log1 || fail "pass 1: $(cat log1)"
@@ -107,20 +85,12 @@ git -C repo commit -q -m other
 grep -q "watch 'main': .* is not below .*: taken from here" log6 ||
 	fail "pass 6: $(cat log6)"
 # a source with only watch: landed events only, nothing fails
-cat > watch.conf <<CONF
-[core]
-	state = $tmp/state.db
-[source "main"]
-	type = git
-	url = $tmp/repo
-	watch = main
-[sink "inbox"]
-	type = maildir
-	path = $tmp/maildir
-[route "w"]
-	from = main
-	to = inbox
-CONF
+{
+	conf_section core "state=$tmp/state.db"
+	conf_section 'source "main"' type=git "url=$tmp/repo" watch=main
+	conf_section 'sink "inbox"' type=maildir "path=$tmp/maildir"
+	conf_section 'route "w"' from=main to=inbox
+} >watch.conf
 "$PATCHRELAY" run -c watch.conf --once 2>log7 || fail "watch only: $(cat log7)"
 grep -q '0 failing source(s)' log7 || fail "watch only: $(cat log7)"
 [ "$(sqlite3 state.db "SELECT cursor FROM cursors WHERE source = 'main/w'")" = \

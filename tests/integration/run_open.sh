@@ -3,16 +3,12 @@
 # whose open() refuses its options is a config error (exit status 2) that
 # names the file, the instance and the key, and nothing is polled.
 set -eu
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
 
-fail() { echo "run_open.sh: $*" >&2; exit 1; }
-
-git init -q -b main repo
-echo base > repo/file
-git -C repo add file
-git -C repo -c user.name=A -c user.email=a@example.org commit -q -m base
+git_identity 'A <a@example.org>'
+git_repo repo
 
 cat > relay.conf <<CONF
 [core]

@@ -4,20 +4,15 @@
 # --cover-letter -v2 --range-diff=<v1>` writes it, a link to v1's cover
 # letter, and "[PATCH v2 n/N]" subjects.
 set -eu
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
 
-fail() { echo "run_range_diff.sh: $*" >&2; exit 1; }
-
-export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
-git init -q -b main repo
+git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
+mkdir repo
 printf 'one\ntwo\nthree\nfour\nfive\n' > repo/file
 printf 'alpha\n' > repo/other
-git -C repo add file other
-git -C repo commit -q -m base
+git_base repo
 git -C repo checkout -q -b topic
 sed -i 's/two/TWO/' repo/file
 git -C repo commit -q -a -m "file: shout two" -m "Signed-off-by: Ada Demo <ada@example.org>"
@@ -27,28 +22,13 @@ echo beta >> repo/other
 git -C repo commit -q -a -m "other: add beta" -m "Signed-off-by: Ada Demo <ada@example.org>"
 git -C repo tag v1
 
-cat > relay.conf <<CONF
-[core]
-	state = $tmp/state.db
-[source "repo"]
-	type = git
-	url = $tmp/repo
-	branch = topic
-	base = main
-	cover-letter = always
-[sink "inbox"]
-	type = maildir
-	path = $tmp/maildir
-[route "r"]
-	from = repo
-	to = inbox
-CONF
+git_maildir_conf "$tmp" "$tmp/repo" cover-letter=always >relay.conf
 
 "$PATCHRELAY" run -c relay.conf --once 2>log1 || fail "v1: $(cat log1)"
 [ "$(ls maildir/new | wc -l)" -eq 4 ] || fail "v1: not 4 mails: $(ls maildir/new)"
 v1cover=$(grep -l '^Subject: \[PATCH 0/3\]' maildir/new/*) ||
 	fail "v1: no cover letter"
-v1id=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$v1cover")
+v1id=$(message_id "$v1cover")
 [ -n "$v1id" ] || fail "v1 cover has no Message-ID"
 
 # v2: the second patch changes, a fourth one is added

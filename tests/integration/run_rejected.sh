@@ -7,62 +7,22 @@
 # (an mbox) is told once, with the rejection and what the other sink took,
 # and not again on a later pass that sees the series again.
 set -u
-PY=/usr/bin/python3
-fail() {
-	echo "run_rejected.sh: $*" >&2
-	exit 1
-}
-$PY -c 'import aiosmtpd' 2>/dev/null || {
-	echo "run_rejected.sh: no python3-aiosmtpd: skipped"
-	exit 77
-}
-tmp=$(mktemp -d) || exit 1
-server=
-cleanup() {
-	[ -n "$server" ] && kill "$server" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
+have_aiosmtpd || skip "no python3-aiosmtpd"
+tmpdir
 cd "$tmp" || exit 1
 
-rm -f port
-$PY "$PR_SRC/tests/servers/smtpd.py" --maildir box --log box.log \
-	--port-file port --data-reply "554 5.7.1 message refused by policy" \
-	2>server.err &
-server=$!
-n=0
-while [ ! -s port ]; do
-	n=$((n + 1))
-	[ "$n" -gt 100 ] && fail "server did not start: $(cat server.err)"
-	sleep 0.1
-done
-port=$(cat port)
+start_smtpd box --data-reply "554 5.7.1 message refused by policy"
+git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
+git_repo repo
+git_commits repo 2
 
-export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
-git init -q -b main repo
-echo base >repo/file
-git -C repo add file
-git -C repo commit -q -m base
-git -C repo checkout -q -b topic
-for i in 1 2; do
-	echo "line $i" >>repo/file
-	git -C repo commit -q -a -m "file: add line $i"
-done
-
-cat >relay.conf <<CONF
-[core]
-	state = $tmp/state.db
-[source "repo"]
-	type = git
-	url = $tmp/repo
-	branch = topic
-	base = main
-	cover-letter = never
+{
+	git_source_conf "$tmp/state.db" "$tmp/repo" cover-letter=never
+	cat <<CONF
 [sink "list"]
 	type = smtp
-	url = smtp://127.0.0.1:$port
+	url = smtp://127.0.0.1:$smtpd_port
 	starttls = never
 	from = Relay <relay@example.org>
 	to = list@example.org
@@ -78,6 +38,7 @@ cat >relay.conf <<CONF
 	to = inbox
 	feedback = notes
 CONF
+} >relay.conf
 
 "$PATCHRELAY" run -c relay.conf --once 2>log1 || fail "pass 1: $(cat log1)"
 grep -q "\[list\] rejected message 1/2: .*554" log1 ||
@@ -104,7 +65,7 @@ PYEOF
 nr_notes() { git mailsplit -o"$1" notes.mbox; }
 mkdir notes1
 [ "$(nr_notes notes1)" -eq 1 ] || fail "feedback mails: $(cat notes.mbox)"
-grep -q '^Subject: \[patchrelay\] repo:topic: sent as v1 to inbox$' notes1/0001 ||
+grep -q '^Subject: \[patchrelay\] repo:topic: sent as v1 to inbox; Message-ID: <[^>]*>$' notes1/0001 ||
 	fail "feedback subject: $(cat notes1/0001)"
 grep -q 'sink list rejected message 1/2: .*554' notes1/0001 ||
 	fail "feedback without the rejection: $(cat notes1/0001)"

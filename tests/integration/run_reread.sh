@@ -4,20 +4,12 @@
 # no mail is sent twice, no v3 is recorded, and a real v3 posted later is
 # still new.
 set -eu
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
 list="$PR_SRC/tests/data/sources/list"
 
-fail() { echo "run_reread.sh: $*" >&2; exit 1; }
-
-mkdir -p box/new box/cur box/tmp
-i=0
-for f in "$list"/0[1-6]-*.eml; do
-	cp "$f" box/new/
-	touch -d "@$((1796300000 + i))" "box/new/$(basename "$f")"
-	i=$((i + 1))
-done
+maildir_fill box new "$list"/0[1-6]-*.eml
 
 cat > relay.conf <<CONF
 [core]

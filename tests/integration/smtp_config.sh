@@ -2,12 +2,8 @@
 # The smtp sink in a config: patchrelay graph shows its options with the
 # defaults filled in and the password as <redacted>, never its value.
 set -u
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 printf 'hunter2-secret\n' >"$tmp/pw"
 cat >"$tmp/p.conf" <<EOC
 [source "gh"]

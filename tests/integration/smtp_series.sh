@@ -7,49 +7,15 @@
 # sends only the other 3 and no Message-ID arrives twice.  Then a route
 # whose max-recipients is too low sends nothing and says why.
 set -u
-PY=/usr/bin/python3
-fail() {
-	echo "smtp_series.sh: $*" >&2
-	exit 1
-}
-$PY -c 'import aiosmtpd' 2>/dev/null || {
-	echo "smtp_series.sh: no python3-aiosmtpd: skipped"
-	exit 77
-}
-tmp=$(mktemp -d) || exit 1
-server=
-cleanup() {
-	[ -n "$server" ] && kill "$server" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
+have_aiosmtpd || skip "no python3-aiosmtpd"
+tmpdir
 cd "$tmp" || exit 1
 
-# start_server MAILDIR [ARGS...]: start smtpd.py, wait for its port
-start_server() {
-	box=$1
-	shift
-	rm -f port
-	$PY "$PR_SRC/tests/servers/smtpd.py" --maildir "$box" \
-		--log "$box.log" --port-file port "$@" 2>>server.err &
-	server=$!
-	n=0
-	while [ ! -s port ]; do
-		n=$((n + 1))
-		[ "$n" -gt 100 ] && fail "server did not start: $(cat server.err)"
-		sleep 0.1
-	done
-	port=$(cat port)
-}
-
-export GIT_AUTHOR_NAME='Ada Lovelace' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Lovelace' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
-git init -q -b main repo
-mkdir repo/net
+git_identity 'Ada Lovelace <ada@example.org>' '1796299200 +0000'
+mkdir -p repo/net
 echo base >repo/net/file
-git -C repo add net
-git -C repo commit -q -m base
+git_base repo
 git -C repo checkout -q -b topic
 i=1
 while [ "$i" -le 5 ]; do
@@ -69,18 +35,13 @@ git -C repo config branch.topic.description \
 
 Why the five changes are needed."
 
-start_server box
-cat >relay.conf <<CONF
-[core]
-	state = $tmp/state.db
-[source "repo"]
-	type = git
-	url = $tmp/repo
-	branch = topic
-	base = main
+start_smtpd box
+{
+	git_source_conf "$tmp/state.db" "$tmp/repo"
+	cat <<CONF
 [sink "list"]
 	type = smtp
-	url = smtp://127.0.0.1:$port
+	url = smtp://127.0.0.1:$smtpd_port
 	starttls = never
 	from = Pätch Relay <relay@example.org>
 	to = netdev@example.org
@@ -92,6 +53,7 @@ cat >relay.conf <<CONF
 	from = repo
 	to = list
 CONF
+} >relay.conf
 "$PATCHRELAY" run -c relay.conf --once 2>log1 || fail "pass 1: $(cat log1)"
 grep -q '6 mail(s) sent' log1 || fail "pass 1: $(cat log1)"
 
@@ -158,23 +120,20 @@ cmp want.log got.log || fail "git am: other authors or messages: $(diff want.log
 "$PATCHRELAY" run -c relay.conf --once 2>log2 || fail "pass 2: $(cat log2)"
 grep -q '0 mail(s) sent' log2 || fail "pass 2: $(cat log2)"
 [ "$(ls box/new | wc -l)" -eq 6 ] || fail "pass 2 sent mail"
-kill "$server"
-wait "$server" 2>/dev/null
-server=
+stop "$smtpd_pid"
 
 # the server goes away after the third mail, comes back on the same port
-old=$port
-start_server box2 --drop-after 3
-sed -e "s|$tmp/state.db|$tmp/state2.db|" -e "s|:$old\$|:$port|" \
+old=$smtpd_port
+start_smtpd box2 --drop-after 3
+sed -e "s|$tmp/state.db|$tmp/state2.db|" -e "s|:$old\$|:$smtpd_port|" \
 	relay.conf >relay2.conf
 # mails left pending make the exit status non-zero
 "$PATCHRELAY" run -c relay2.conf --once 2>log3 && fail "pass 3: no mail pending"
 grep -q '3 pending' log3 || fail "pass 3: $(cat log3)"
-wait "$server" 2>/dev/null
-server=
+stop "$smtpd_pid" 0 # it went away by itself
 [ "$(ls box2/new | wc -l)" -eq 3 ] || fail "before the drop: $(ls box2/new | wc -l) mails"
 grep -q '3 mail(s) sent' log3 || fail "pass 3: $(cat log3)"
-start_server box2 --port "$port"
+start_smtpd box2 --port "$smtpd_port"
 "$PATCHRELAY" run -c relay2.conf --once 2>log4 || fail "pass 4: $(cat log4)"
 grep -q '3 mail(s) sent' log4 || fail "pass 4 did not send the other 3: $(cat log4)"
 $PY - "$tmp/box2" "$tmp/box" <<'PYEOF' || fail "resumed series is wrong"

@@ -32,55 +32,20 @@
 # mangles an unquoted dotted name ("J. R. Dobbs <j@x>" becomes
 # "J . R . Dobbs"); the inputs below are quoted so that neither applies.
 set -u
-PY=/usr/bin/python3
-fail() {
-	echo "smtp_vs_send_email.sh: $*" >&2
-	exit 1
-}
-$PY -c 'import aiosmtpd' 2>/dev/null || fail "no python3-aiosmtpd (.ci/packages)"
+. "$(dirname "$0")/lib.sh"
+have_aiosmtpd || fail "no python3-aiosmtpd (.ci/packages)"
 [ -x "$(git --exec-path)/git-send-email" ] ||
 	fail "git send-email is missing (git-email, .ci/packages)"
 perl -MMail::Address -e 1 2>/dev/null ||
 	fail "git send-email needs Mail::Address (libmailtools-perl, .ci/packages)"
-tmp=$(mktemp -d) || exit 1
-server=
-cleanup() {
-	[ -n "$server" ] && kill "$server" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+tmpdir
 cd "$tmp" || exit 1
 # no user or system configuration reaches git send-email
 export HOME="$tmp" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C.UTF-8
 
-# start_server NAME: smtpd.py into maildir NAME, envelope log NAME.log
-start_server() {
-	rm -f port
-	$PY "$PR_SRC/tests/servers/smtpd.py" --maildir "$1" --log "$1.log" \
-		--port-file port 2>>server.err &
-	server=$!
-	n=0
-	while [ ! -s port ]; do
-		n=$((n + 1))
-		[ "$n" -gt 100 ] && fail "server did not start: $(cat server.err)"
-		sleep 0.1
-	done
-	port=$(cat port)
-}
-stop_server() {
-	kill "$server" 2>/dev/null
-	wait "$server" 2>/dev/null
-	server=
-}
 
-export GIT_AUTHOR_NAME='Ada Lovelace' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Lovelace' GIT_COMMITTER_EMAIL=ada@example.org
-export GIT_AUTHOR_DATE='1796299200 +0000' GIT_COMMITTER_DATE='1796299200 +0000'
-git init -q -b main repo
-echo base > repo/file
-git -C repo add file
-git -C repo commit -q -m base
-git -C repo checkout -q -b topic
+git_identity 'Ada Lovelace <ada@example.org>' '1796299200 +0000'
+git_repo repo
 # three subjects: short, long ASCII (format-patch folds it), long non-ASCII;
 # three authors, none the sender, so each body starts with an in-body From:
 # plain, ASCII with specials, non-ASCII with quotes and a comma
@@ -103,14 +68,14 @@ run() {
 	set --
 	while IFS= read -r a; do set -- "$@" "--to=$a"; done < "$c.to"
 	while IFS= read -r a; do set -- "$@" "--cc=$a"; done < "$c.cc"
-	start_server "$c-git"
+	start_smtpd "$c-git"
 	(cd repo && git send-email --smtp-server=127.0.0.1 \
-		--smtp-server-port="$port" --confirm=never \
+		--smtp-server-port="$smtpd_port" --confirm=never \
 		--suppress-cc=all --no-validate --quiet --from="$from" "$@" \
 		"$tmp"/patches/*.patch) > "$c-git.out" 2>&1 ||
 		fail "$c: git send-email failed: $(cat "$c-git.out")"
-	stop_server
-	start_server "$c-pr"
+	stop "$smtpd_pid"
+	start_smtpd "$c-pr"
 	rm -f "$c.conf" state.db
 	gc() { git config -f "$c.conf" --add "$@"; }
 	gc core.state "$tmp/state.db"
@@ -120,7 +85,7 @@ run() {
 	gc source.repo.base main
 	gc source.repo.cover-letter never
 	gc sink.list.type smtp
-	gc sink.list.url "smtp://127.0.0.1:$port"
+	gc sink.list.url "smtp://127.0.0.1:$smtpd_port"
 	gc sink.list.starttls never
 	gc sink.list.from "$from"
 	while IFS= read -r a; do gc sink.list.to "$a"; done < "$c.to"
@@ -129,7 +94,7 @@ run() {
 	gc route.r.to list
 	"$PATCHRELAY" run -c "$c.conf" --once > "$c-pr.out" 2>&1 ||
 		fail "$c: patchrelay run failed: $(cat "$c-pr.out")"
-	stop_server
+	stop "$smtpd_pid"
 	$PY "$tmp/compare.py" "$c" > "$c.cmp" 2>&1 ||
 		fail "$c: $(cat "$c.cmp")"
 }

@@ -6,62 +6,29 @@
 # a poll with nothing new emits nothing; an incomplete version waits for
 # its missing patch; a mail that does not parse is skipped with a log line.
 set -eu
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
-py=/usr/bin/python3
 list="$PR_SRC/tests/data/sources/list"
 
-fail() { echo "sources_maildir.sh: $*" >&2; exit 1; }
-
-# copy the list into a maildir, one second of mtime apart in file order
-fill() { # fill DIR SUB FILE...
-	d=$1 sub=$2
-	shift 2
-	mkdir -p "$d/new" "$d/cur" "$d/tmp"
-	for f in "$@"; do
-		n=$(basename "$f")
-		s=${n%%-*}
-		dst="$d/$sub/$n"
-		[ "$sub" = cur ] && dst="$dst:2,S"
-		cp "$f" "$dst"
-		touch -d "@$((1796300000 + ${s#0}))" "$dst"
-	done
-}
-
 conf() { # conf FILE MAILDIR WAIT
-	cat > "$1" <<CONF
-[source "list"]
-	type = maildir
-	path = $2
-	wait = $3
-	trusted = maint@example.org
-CONF
+	conf_section 'source "list"' type=maildir "path=$2" "wait=$3" \
+		trusted=maint@example.org >"$1"
 }
-
-# what a poll printed, without the source name and the cursor
-strip() {
-	$py -c 'import json,sys
-d = json.load(open(sys.argv[1]))
-del d["cursor"], d["source"]
-print(json.dumps(d, indent=1, sort_keys=True))' "$1"
-}
-
-cursor() { $py -c 'import json,sys; print(json.load(open(sys.argv[1]))["cursor"] or "")' "$1"; }
 
 # 1. the whole list at once
-fill all new "$list"/*.eml
+maildir_fill all new "$list"/*.eml
 conf all.conf "$tmp/all" 1h
 "$PATCHRELAY" poll -c all.conf list --json > all.json 2> all.err ||
 	fail "poll failed: $(cat all.err)"
-strip all.json > all.got
+poll_strip all.json > all.got
 diff -u "$PR_SRC/tests/data/sources/expected.json" all.got ||
 	fail "the whole list differs from expected.json"
 grep -q "series 'c-1@example.org' v1 emitted incomplete (1 of 2 patches)" all.err ||
 	fail "no log line for the incomplete series: $(cat all.err)"
 
 # each patch's subject is git mailinfo's
-$py - all.json "$list" <<'PY' > subjects.txt
+$PY - all.json "$list" <<'PY' > subjects.txt
 import json, sys
 d = json.load(open(sys.argv[1]))
 for key, s in sorted(d["series"].items()):
@@ -78,18 +45,18 @@ while read -r mid subject; do
 done < subjects.txt
 
 # 2. the same list in two polls: the second emits only what is new
-fill inc new "$list"/0[1-3]-*.eml
+maildir_fill inc new "$list"/0[1-3]-*.eml
 conf inc.conf "$tmp/inc" 1h
 "$PATCHRELAY" poll -c inc.conf list --json > p1.json
-c1=$(cursor p1.json)
+c1=$(poll_cursor p1.json)
 [ -n "$c1" ] || fail "the first poll gave no cursor"
 # the reader moved the first three to cur/: they are still the same mails
 for f in inc/new/*; do mv "$f" "inc/cur/$(basename "$f"):2,S"; done
-fill inc cur "$list"/0[4-9]-*.eml "$list"/1[0-5]-*.eml
+maildir_fill inc cur "$list"/0[4-9]-*.eml "$list"/1[0-5]-*.eml
 "$PATCHRELAY" poll -c inc.conf list --json --cursor "$c1" > p2.json 2> p2.err ||
 	fail "second poll failed: $(cat p2.err)"
-c2=$(cursor p2.json)
-$py - p1.json p2.json all.json <<'PY' || fail "the two polls differ from one"
+c2=$(poll_cursor p2.json)
+$PY - p1.json p2.json all.json <<'PY' || fail "the two polls differ from one"
 import json, sys
 p1, p2, one = (json.load(open(f)) for f in sys.argv[1:4])
 kinds = lambda d: [(e["kind"], e["series"], e["version"]) for e in d["events"]]
@@ -102,17 +69,17 @@ assert [e for e in p2["comments"]] == one["comments"], p2["comments"]
 PY
 # 3. nothing new: no event, no cursor
 "$PATCHRELAY" poll -c inc.conf list --json --cursor "$c2" > p3.json
-$py -c 'import json,sys
+$PY -c 'import json,sys
 d = json.load(open(sys.argv[1]))
 assert d["events"] == [] and d["cursor"] is None, d' p3.json ||
 	fail "a poll with nothing new emitted something"
 
 # 4. an incomplete version waits, then is emitted once complete
-fill wait new "$list"/1[0-5]-*.eml
+maildir_fill wait new "$list"/1[0-5]-*.eml
 conf wait.conf "$tmp/wait" 3650d
 "$PATCHRELAY" poll -c wait.conf list --json > w1.json
 grep -q '"c-1@example.org"' w1.json && fail "the incomplete series did not wait"
-cw=$(cursor w1.json)
+cw=$(poll_cursor w1.json)
 case $cw in *"low=00000000001796300015.15-c-1.eml "*) ;;
 *) fail "the cursor does not hold the waiting mail: $cw" ;; esac
 cp "$PR_SRC/tests/data/sources/late/16-c-2.eml" wait/new/
@@ -121,7 +88,7 @@ printf 'this is not a mail\n' > wait/new/17-junk
 touch -d "@1796300017" wait/new/17-junk
 "$PATCHRELAY" poll -c wait.conf list --json --cursor "$cw" > w2.json 2> w2.err ||
 	fail "poll after the missing patch failed: $(cat w2.err)"
-$py -c 'import json,sys
+$PY -c 'import json,sys
 d = json.load(open(sys.argv[1]))
 ev = [(e["kind"], e["series"], e["patches"]) for e in d["events"] if e["kind"] != "comment"]
 assert ev == [("series", "c-1@example.org", ["c-1@example.org", "c-2@example.org"])], ev

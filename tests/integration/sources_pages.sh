@@ -12,21 +12,10 @@
 # neither taken as seen nor hide the next one; and a second that fills a
 # page is reported.  public-inbox missing is a failure, not a skip.
 set -eu
-tmp=$(mktemp -d)
-servers="$PR_SRC/tests/servers"
-cleanup() {
-	sh "$servers/public_inbox.sh" stop "$tmp/pi" 2>/dev/null || true
-	[ -f "$tmp/proxy.pid" ] && kill "$(cat "$tmp/proxy.pid")" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
-py=/usr/bin/python3
 list="$PR_SRC/tests/data/sources/list"
-
-fail() { echo "sources_pages.sh: $*" >&2; exit 1; }
-
-cursor() { $py -c 'import json,sys; print(json.load(open(sys.argv[1]))["cursor"] or "")' "$1"; }
 
 # poll NAME CONF [ARGS...]: poll source "list" into NAME.json, NAME.err;
 # NAME.req gets the requests the proxy saw for it
@@ -42,7 +31,7 @@ poll() {
 # the mails: 40 threads of a cover letter and two patches, a minute apart
 # from 11:00, and a reply acking a1-1 (a series of the first poll) at 11:20:30
 mkdir new
-$py - new <<'EOF'
+$PY - new <<'EOF'
 import sys
 d = sys.argv[1]
 for i in range(40):
@@ -75,19 +64,9 @@ open(f"{d}/20-ack.eml", "w").write(
 EOF
 [ "$(ls new | wc -l)" -eq 121 ] || fail "the generator wrote $(ls new | wc -l) mails"
 
-sh "$servers/public_inbox.sh" start "$tmp/pi" test "$list"/*.eml ||
-	fail "public-inbox did not start"
-: > faults
-$py "$servers/fault_proxy.py" --upstream "http://127.0.0.1:$(cat pi/port)" \
-	--port-file proxy.port --fault-file faults 2>> proxy.log &
-echo $! > proxy.pid
-i=0
-while [ ! -s proxy.port ]; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "the fault proxy did not start: $(cat proxy.log)"
-	sleep 0.1
-done
-inbox="http://127.0.0.1:$(cat proxy.port)/test/"
+start_public_inbox test "$list"/*.eml
+start_fault_proxy "http://127.0.0.1:$(cat pi/port)"
+inbox="$proxy_url/test/"
 conf() { # conf FILE [MAX-PAGES]
 	{
 		printf '[source "list"]\n\ttype = public-inbox\n\turl = %s\n' "$inbox"
@@ -99,18 +78,18 @@ conf pi.conf
 
 # the first poll: the 15 mails of the list fit one page
 poll p1 pi.conf
-c1=$(cursor p1.json)
+c1=$(poll_cursor p1.json)
 [ -n "$c1" ] || fail "the first poll stored no cursor: $(cat p1.json)"
 grep -c '"kind"' p1.json > /dev/null || fail "the first poll emitted nothing"
 
-sh "$servers/public_inbox.sh" add "$tmp/pi" new/*.eml || fail "adding the mails failed"
+pi_add new/*.eml
 feedmax=$(curl -sS "${inbox}new.atom" | grep -o '<entry>' | wc -l)
 [ "$feedmax" -ge 2 ] && [ "$feedmax" -lt 121 ] ||
 	fail "new.atom holds $feedmax entries, not one page of 121 mails"
 
 # the second poll: every series once, complete, and the ack once
 poll p2 pi.conf --cursor "$c1"
-$py - p2.json <<'EOF' || fail "the second poll: $(cat p2.json)"
+$PY - p2.json <<'EOF' || fail "the second poll: $(cat p2.json)"
 import json, sys
 d = json.load(open(sys.argv[1]))
 series = [e for e in d["events"] if e["kind"] == "series"]
@@ -136,7 +115,7 @@ grep -q '/test/\(b-\|c-\|r[0-9]\)' p2.threads && fail "an old thread with nothin
 # older than the cursor's second: 121 new mails, c-1 (the cursor, 10:15:00)
 # and r4 (10:14:00), each page repeating the oldest of the one before
 grep 'new.atom' p2.req > p2.pages
-$py - p2.pages "$feedmax" <<'EOF' || fail "the pages of the second poll: $(cat p2.pages)"
+$PY - p2.pages "$feedmax" <<'EOF' || fail "the pages of the second poll: $(cat p2.pages)"
 import sys
 pages = open(sys.argv[1]).read().split()
 f = int(sys.argv[2])
@@ -149,13 +128,13 @@ ts = [p.split("?t=")[1] for p in pages[1:]]
 assert all(len(t) == 14 and t.isdigit() for t in ts), ts
 assert ts == sorted(ts, reverse=True) and len(set(ts)) == len(ts), ts
 EOF
-c2=$(cursor p2.json)
+c2=$(poll_cursor p2.json)
 case $c2 in *"high=00000000001794310742.s39-2@example.org "*) ;;
 *) fail "the cursor is not at the newest mail: $c2" ;; esac
 
 # the third poll, nothing new: one page, no thread, no event, no cursor
 poll p3 pi.conf --cursor "$c2"
-$py -c 'import json,sys
+$PY -c 'import json,sys
 d = json.load(open(sys.argv[1]))
 assert d["events"] == [] and d["cursor"] is None, d' p3.json ||
 	fail "a poll with nothing new emitted something: $(cat p3.json)"
@@ -179,7 +158,7 @@ poll short two_c.conf --cursor "$c1"
 [ "$(grep -c 'new.atom' short.req)" -gt 2 ] ||
 	fail "a poll with a cursor stopped at max-pages = 2: $(cat short.req)"
 grep -q 'first poll' short.err && fail "a poll with a cursor took itself for a first one: $(cat short.err)"
-$py - p2.json short.json <<'EOF' || fail "max-pages = 2 with a cursor differs from the default: $(diff p2.json short.json)"
+$PY - p2.json short.json <<'EOF' || fail "max-pages = 2 with a cursor differs from the default: $(diff p2.json short.json)"
 import json, re, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
 for d in a, b:
@@ -215,18 +194,18 @@ one() { # one FILE ID DATE [RECEIVED]
 }
 one delayed.eml delayed 'Tue, 10 Nov 2026 10:30:00 +0000' 'Tue, 10 Nov 2026 12:00:00 +0000'
 one ahead.eml ahead 'Wed, 11 Nov 2026 12:01:00 +0000' 'Tue, 10 Nov 2026 12:01:00 +0000'
-sh "$servers/public_inbox.sh" add "$tmp/pi" delayed.eml ahead.eml || fail "adding the late mails failed"
+pi_add delayed.eml ahead.eml
 poll p4 pi.conf --cursor "$c2"
-$py -c 'import json,sys
+$PY -c 'import json,sys
 d = json.load(open(sys.argv[1]))
 ev = sorted((e["kind"], e["series"]) for e in d["events"])
 assert ev == [("series", "ahead@example.org"), ("series", "delayed@example.org")], ev
 assert " high=00000000001794312060.ahead@example.org " in d["cursor"], d["cursor"]' p4.json ||
 	fail "the mails received late or from a clock ahead: $(cat p4.json)"
 one after.eml after 'Tue, 10 Nov 2026 12:02:00 +0000'
-sh "$servers/public_inbox.sh" add "$tmp/pi" after.eml || fail "adding after.eml failed"
-poll p5 pi.conf --cursor "$(cursor p4.json)"
-$py -c 'import json,sys
+pi_add after.eml
+poll p5 pi.conf --cursor "$(poll_cursor p4.json)"
+$PY -c 'import json,sys
 d = json.load(open(sys.argv[1]))
 ev = [(e["kind"], e["series"]) for e in d["events"]]
 assert ev == [("series", "after@example.org")], ev' p5.json ||
@@ -240,8 +219,8 @@ while [ $i -lt $n ]; do
 	one "same$i.eml" "same$i" 'Tue, 10 Nov 2026 12:30:00 +0000'
 	i=$((i + 1))
 done
-sh "$servers/public_inbox.sh" add "$tmp/pi" same*.eml || fail "adding same*.eml failed"
-poll p6 pi.conf --cursor "$(cursor p5.json)"
+pi_add same*.eml
+poll p6 pi.conf --cursor "$(poll_cursor p5.json)"
 grep -q "warning: \[public-inbox:list\] feed '${inbox}new.atom?t=20261110123000': more than a page of messages arrived in the second 20261110123000; older ones are on no page" p6.err ||
 	fail "no warning for a second that fills a page: $(cat p6.err)"
 [ "$(grep -c '"kind": "series"' p6.json)" -ge "$feedmax" ] ||

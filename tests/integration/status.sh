@@ -3,12 +3,9 @@
 # empty file is migrated; series and deliveries written to the store show
 # in the table and in --json; -c takes the state path from core.state.
 set -eu
-PY=/usr/bin/python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
 cd "$tmp"
-
-fail() { echo "status.sh: $*" >&2; exit 1; }
 
 if "$PATCHRELAY" status --state "$tmp/none.db" 2>err; then
 	fail "status of a missing state succeeded"
@@ -27,8 +24,8 @@ import sqlite3
 db = sqlite3.connect("s.db")
 assert db.execute("SELECT version FROM schema_version").fetchone()[0] >= 4
 db.executescript("""
-INSERT INTO series VALUES (1, 'demo', 'topic');
-INSERT INTO series VALUES (2, 'gh', 'pr/7');
+INSERT INTO series (id, origin, key) VALUES (1, 'demo', 'topic');
+INSERT INTO series (id, origin, key) VALUES (2, 'gh', 'pr/7');
 INSERT INTO versions (series_id, number, fingerprint, nr_patches, created,
 	mbox) VALUES (1, 1, 'f1', 3, 0, NULL);
 INSERT INTO versions (series_id, number, fingerprint, nr_patches, created,

@@ -5,21 +5,9 @@
 # neither the password nor its base64 forms (AUTH PLAIN, AUTH LOGIN)
 # appear in it; without PATCHRELAY_TRACE nothing of it is written.
 set -u
-PY=/usr/bin/python3
-fail() {
-	echo "trace.sh: $*" >&2
-	exit 1
-}
-$PY -c 'import aiosmtpd' 2>/dev/null || fail "no python3-aiosmtpd"
-tmp=$(mktemp -d) || exit 1
-servers="$PR_SRC/tests/servers"
-smtp=
-cleanup() {
-	[ -n "$smtp" ] && kill "$smtp" 2>/dev/null
-	sh "$servers/dovecot.sh" stop "$tmp/dovecot" 2>/dev/null || true
-	if [ -n "${KEEP:-}" ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
+have_aiosmtpd || fail "no python3-aiosmtpd"
+tmpdir
 cd "$tmp" || exit 1
 
 pw='tr4ce s3cret'
@@ -41,43 +29,24 @@ no_secret() {
 }
 
 # dovecot first: it makes the certificate the smtp server uses too
-sh "$servers/dovecot.sh" start "$tmp/dovecot" bot "$pw" ||
-	fail "dovecot did not start"
-port=$(cat dovecot/port)
+start_dovecot bot "$pw"
+port=$imap_port
 printf '%s' "$pw" >pw
 
 # -- smtp: a one-patch series from a git source, AUTH after STARTTLS
-export GIT_AUTHOR_NAME='Ada Demo' GIT_AUTHOR_EMAIL=ada@example.org
-export GIT_COMMITTER_NAME='Ada Demo' GIT_COMMITTER_EMAIL=ada@example.org
-git init -q -b main repo
-echo base >repo/file
-git -C repo add file
-git -C repo commit -q -m base
-git -C repo checkout -q -b topic
+git_identity 'Ada Demo <ada@example.org>'
+git_repo repo
 echo more >>repo/file
 git -C repo commit -q -a -m "file: one more line" -m "Signed-off-by: Ada Demo <ada@example.org>"
-$PY "$servers/smtpd.py" --maildir "$tmp/box" --log box.log \
-	--port-file smtp.port --cert dovecot/cert.pem --key dovecot/key.pem \
-	--require-tls --user bot --password "$pw" 2>smtp.err &
-smtp=$!
-n=0
-while [ ! -s smtp.port ]; do
-	n=$((n + 1))
-	[ "$n" -gt 100 ] && fail "smtpd did not start: $(cat smtp.err)"
-	sleep 0.1
-done
+start_smtpd "$tmp/box" --cert dovecot/cert.pem --key dovecot/key.pem \
+	--require-tls --user bot --password "$pw"
 sconf() { # FILE STATE
-	cat >"$1" <<CONF
-[core]
-	state = $tmp/$2
-[source "repo"]
-	type = git
-	url = $tmp/repo
-	branch = topic
-	base = main
+	{
+		git_source_conf "$tmp/$2" "$tmp/repo"
+		cat <<CONF
 [sink "list"]
 	type = smtp
-	url = smtp://127.0.0.1:$(cat smtp.port)
+	url = smtp://127.0.0.1:$smtpd_port
 	ca-file = $tmp/dovecot/cert.pem
 	user = bot
 	password = file:$tmp/pw
@@ -87,6 +56,7 @@ sconf() { # FILE STATE
 	from = repo
 	to = list
 CONF
+	} >"$1"
 }
 sconf smtp.conf state.db
 PATCHRELAY_TRACE=smtp "$PATCHRELAY" run -c smtp.conf --once 2>smtp.log ||
@@ -109,12 +79,7 @@ rm -rf box
 grep -q 'trace' plain.log && fail "a trace without PATCHRELAY_TRACE: $(cat plain.log)"
 
 # -- imap: a poll over STARTTLS, the login redacted
-icurl() { curl -sS --max-time 20 -u "bot:$pw" "$@"; }
-icurl "imap://127.0.0.1:$port/" -X 'CREATE list' >/dev/null || fail "CREATE list failed"
-for f in "$PR_SRC"/tests/data/sources/list/*.eml; do
-	sed 's/$/\r/' "$f" >crlf.eml
-	icurl -T crlf.eml "imap://127.0.0.1:$port/list" || fail "APPEND of $f failed"
-done
+imap_fill "imap://127.0.0.1:$port/" list "$PR_SRC"/tests/data/sources/list/*.eml
 cat >imap.conf <<CONF
 [source "list"]
 	type = imap

@@ -3,9 +3,9 @@
 # re-run git interpret-trailers --parse on tests/data/trailers/*.msg and
 # compare with the committed *.expected (regenerate with regen.sh).
 set -u
+. "$(dirname "$0")/lib.sh"
 dir="$PR_SRC/tests/data/trailers"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmpdir
 export HOME=/nonexistent GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 n=0
 fail=0

@@ -9,20 +9,14 @@
 # build: valgrind and ASan do not mix.  PR_SANITIZE is meson's b_sanitize
 # (tests' meson.build).
 set -u
-: "${PATCHRELAY:?}" "${PR_SRC:?}" "${PR_BUILD:?}"
+. "$(dirname "$0")/lib.sh"
 case "${PR_SANITIZE:-none}" in
 none | '') ;;
-*)
-	echo "skip: sanitized build (b_sanitize=$PR_SANITIZE)"
-	exit 77
-	;;
+*) skip "sanitized build (b_sanitize=$PR_SANITIZE)" ;;
 esac
-command -v valgrind >/dev/null || {
-	echo "skip: valgrind is not installed (.ci/packages lists it)"
-	exit 77
-}
-T=$(mktemp -d) || exit 1
-trap 'rm -rf "$T"' EXIT INT TERM
+command -v valgrind >/dev/null ||
+	skip "valgrind is not installed (.ci/packages lists it)"
+tmpdir
 fail=0
 # to fd 3, the test's stderr: the commands' output goes to files
 exec 3>&2
@@ -31,7 +25,7 @@ bad() {
 	fail=1
 }
 
-# vg NAME CMD...: run CMD under memcheck, its log in $T/NAME.vg; the front
+# vg NAME CMD...: run CMD under memcheck, its log in $tmp/NAME.vg; the front
 # exec()s patchrelay-full, which --trace-children follows.  Prints the
 # command's exit status; 99 means memcheck found something.
 n=0
@@ -42,11 +36,11 @@ vg() {
 	valgrind -q --trace-children=yes --error-exitcode=99 \
 		--leak-check=full --errors-for-leak-kinds=definite \
 		--suppressions="$PR_SRC/tests/valgrind.supp" \
-		--log-file="$T/$name.vg" "$@"
+		--log-file="$tmp/$name.vg" "$@"
 	rc=$?
-	if [ $rc = 99 ] || [ -s "$T/$name.vg" ]; then
+	if [ $rc = 99 ] || [ -s "$tmp/$name.vg" ]; then
 		bad "$name: valgrind reports errors:"
-		cat "$T/$name.vg" >&3
+		cat "$tmp/$name.vg" >&3
 	fi
 	return $rc
 }
@@ -63,9 +57,9 @@ done | awk '{ s += $1 } END { print s }')
 
 # parse: every mail of the corpus, in one process
 # shellcheck disable=SC2086 # the names have no blanks
-vg parse "$PATCHRELAY" parse --json $mails >"$T/parse.json" ||
+vg parse "$PATCHRELAY" parse --json $mails >"$tmp/parse.json" ||
 	bad "parse exits $rc"
-/usr/bin/python3 - "$T/parse.json" "$want" <<'PY' || bad "parse output"
+/usr/bin/python3 - "$tmp/parse.json" "$want" <<'PY' || bad "parse output"
 import json, sys
 msgs = json.load(open(sys.argv[1]))['messages']
 if len(msgs) != int(sys.argv[2]):
@@ -74,8 +68,8 @@ if not all(m['from']['email'] for m in msgs if m['kind'] == 'patch'):
     sys.exit('a patch without an author')
 PY
 vg parse-mboxrd "$PATCHRELAY" parse --json --mboxrd "$D/mail/mboxrd.mbox" \
-	>"$T/mboxrd.json" || bad "parse --mboxrd exits $rc"
-grep -q '"body": "From the start\\n>From twice' "$T/mboxrd.json" ||
+	>"$tmp/mboxrd.json" || bad "parse --mboxrd exits $rc"
+grep -q '"body": "From the start\\n>From twice' "$tmp/mboxrd.json" ||
 	bad "parse --mboxrd: >From lines not unescaped"
 # bad input: the fuzz corpora (crashes found once) are errors, not crashes
 for f in "$PR_SRC"/tests/fuzz/corpus/mail/* "$PR_SRC"/tests/fuzz/corpus/mbox/*; do
@@ -85,12 +79,10 @@ done
 
 # a series as git format-patch writes it: rename, mode change, deletion,
 # binary, missing final newline, non-ASCII author and subject
-export GIT_AUTHOR_DATE="2026-12-03 12:00:00 +0100"
-export GIT_COMMITTER_DATE="2026-12-03 12:00:00 +0100"
-export GIT_CONFIG_NOSYSTEM=1 HOME="$T"
-export GIT_AUTHOR_NAME="A U Thor" GIT_AUTHOR_EMAIL="author@example.org"
-export GIT_COMMITTER_NAME="C O Mitter" GIT_COMMITTER_EMAIL="c@example.org"
-R=$T/repo
+git_identity 'A U Thor <author@example.org>' '2026-12-03 12:00:00 +0100' \
+	'C O Mitter <c@example.org>'
+git_alone
+R=$tmp/repo
 git init -q -b main "$R" && cd "$R" || exit 1
 seq 1 30 >a.txt
 printf 'rename me\nplease\n' >old.txt
@@ -105,33 +97,33 @@ printf 'no newline' >nonl.txt
 git add -A && git commit -qm "tree: rename, chmod, delete, add a binary"
 echo ü >>a.txt
 GIT_AUTHOR_NAME="Jöhn Dœ" git commit -qam "Ärger: an ümlaut in a.txt"
-cd "$T" || exit 1
+cd "$tmp" || exit 1
 for o in "" "--cover-letter -v 2 --base base --signature sig"; do
 	rm -rf fp pr
 	# shellcheck disable=SC2086
-	git -C "$R" format-patch -q $o -o "$T/fp" base..main
+	git -C "$R" format-patch -q $o -o "$tmp/fp" base..main
 	# shellcheck disable=SC2086
-	vg "format${o:+-cover}" "$PATCHRELAY" format -C "$R" $o -o "$T/pr" \
+	vg "format${o:+-cover}" "$PATCHRELAY" format -C "$R" $o -o "$tmp/pr" \
 		base..main >/dev/null || bad "format $o exits $rc"
 	diff -r fp pr >/dev/null || bad "format $o: not git format-patch's bytes"
 done
 
 # am: the series threaded as send-email sends it, two replies giving
 # trailers, and then the whole corpus
-git -C "$R" format-patch -q --thread --cover-letter -o "$T/series" base..main
-cover=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$T"/series/0000-*.patch)
-p1=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$T"/series/0001-*.patch)
+git -C "$R" format-patch -q --thread --cover-letter -o "$tmp/series" base..main
+cover=$(message_id "$tmp"/series/0000-*.patch)
+p1=$(message_id "$tmp"/series/0001-*.patch)
 [ -n "$cover" ] && [ -n "$p1" ] || bad "no Message-IDs in git's output"
 printf 'From: R One <r1@example.org>\nSubject: Re: [PATCH 0/3] x\nMessage-ID: <r1@example.org>\nIn-Reply-To: <%s>\n\nLooks good.\n\nReviewed-by: R One <r1@example.org>\n' \
-	"$cover" >"$T/series/r1.eml"
+	"$cover" >"$tmp/series/r1.eml"
 printf 'From: T Two <t2@example.org>\nSubject: Re: [PATCH 1/3] a.txt\nMessage-ID: <t2@example.org>\nIn-Reply-To: <%s>\n\n> quoted\nTested-by: T Two <t2@example.org>\n' \
-	"$p1" >"$T/series/t2.eml"
-vg am "$PATCHRELAY" am "$T"/series/* >"$T/am.mbox" || bad "am exits $rc"
+	"$p1" >"$tmp/series/t2.eml"
+vg am "$PATCHRELAY" am "$tmp"/series/* >"$tmp/am.mbox" || bad "am exits $rc"
 # shellcheck disable=SC2086
 vg am-corpus "$PATCHRELAY" am $mails >/dev/null 2>&1
 [ $rc -le 1 ] || bad "am over the corpus exits $rc"
 git -C "$R" checkout -q -b applied base &&
-	git -C "$R" am -q "$T/am.mbox" || bad "git am refuses patchrelay am's mbox"
+	git -C "$R" am -q "$tmp/am.mbox" || bad "git am refuses patchrelay am's mbox"
 [ "$(git -C "$R" log --format=%b -1 applied~2 | grep -c -e '^Reviewed-by: R One' -e '^Tested-by: T Two')" = 2 ] ||
 	bad "am: patch 1 lacks the reply trailers"
 

@@ -1,0 +1,121 @@
+#!/bin/sh
+# The patchwork source against tests/emulators/patchwork.py: the series
+# Patchwork completed become versions, read from /api/events/
+# (series-completed, since= and event ids, pages by Link).  The first
+# poll only notes where the events stand; a new series is emitted once
+# (its mbox parsed by the core: the mails delivered carry its patches), and
+# its checks go back to Patchwork; a v2 Patchwork shows is version 2 of the
+# same series; with one event a page every page is read; a 503 with
+# Retry-After is "rate limited until" and loses nothing.
+set -u
+. "$(dirname "$0")/lib.sh"
+tmpdir
+cd "$tmp" || exit 1
+pw_netdev
+B=$emu_url
+# mails NAME VERSION FILES...: a series of one commit per file, threaded
+mails() {
+	name=$1 v=$2
+	shift 2
+	git -C tree checkout -q -B "$name" main
+	for f in "$@"; do
+		echo "$name $v $f" >"tree/$f"
+		git -C tree add "$f"
+		git -C tree commit -q -m "$f: add it ($name)"
+	done
+	vv=
+	[ "$v" -gt 1 ] && vv=-v$v
+	git -C tree format-patch -q --cover-letter --thread $vv -o "$tmp/$name-$v" \
+		--add-header 'List-Id: <netdev.example.org>' main.."$name"
+	sed -i "s/\*\*\* SUBJECT HERE \*\*\*/series $name/" "$tmp/$name-$v"/*0000-*
+	# a cover's Message-ID is made of the time and the sender alone
+	sed -i "s/<cover\./<cover.$name-$v./g" "$tmp/$name-$v"/*.patch
+	git -C tree checkout -q main
+}
+mails a 1 a1.c
+pw_feed "$tmp"/a-1/*.patch
+
+cat >relay.conf <<CONF
+[core]
+	state = $tmp/state.db
+[source "pwq"]
+	type = patchwork
+	api-url = $B/api/
+	project = netdev
+	token = env:PW_TOKEN
+[check "size"]
+	type = size-limit
+	max-files = 10
+[sink "inbox"]
+	type = maildir
+	path = $tmp/maildir
+[route "ci"]
+	from = pwq
+	step = size
+	to = inbox
+	feedback = pwq
+CONF
+export PW_TOKEN=ci-token
+count() { find maildir/new -type f 2>/dev/null | wc -l; }
+
+# the first look: what Patchwork completed before is not news
+"$PATCHRELAY" run -c relay.conf --once 2>log1 || fail "pass 1: $(cat log1)"
+grep -q '0 version(s) seen' log1 || fail "pass 1: $(cat log1)"
+[ "$(count)" -eq 0 ] || fail "pass 1 sent"
+
+# a new 3-patch series: emitted once (a cover letter and 3 patches),
+# its mails carry its patches
+mails b 1 b1.c b2.c b3.c
+pw_feed "$tmp"/b-1/*.patch
+"$PATCHRELAY" run -c relay.conf --once 2>log2 || fail "pass 2: $(cat log2)"
+grep -q '1 version(s) seen, 1 new, 4 mail(s) sent' log2 ||
+	fail "pass 2: $(cat log2)"
+for i in 1 2 3; do
+	grep -lq "^Subject: \[PATCH $i/3\] b$i.c: add it (b)" maildir/new/* ||
+		fail "patch $i not sent: $(cat log2)"
+done
+# the diffs made it through Patchwork's mbox: same patch-ids as git's
+for f in maildir/new/*; do git patch-id --stable <"$f" | cut -d' ' -f1; done |
+	sort >sent.ids
+git -C tree log -p main..b | git patch-id --stable | cut -d' ' -f1 | sort >git.ids
+cmp -s sent.ids git.ids || fail "patch-ids differ: $(cat sent.ids git.ids)"
+# and its checks went back to Patchwork
+curl -sf "$B/api/patches/?project=netdev&per_page=250" | $PY -c '
+import json, sys
+b = [p for p in json.load(sys.stdin) if "(b)" in p["name"]]
+assert len(b) == 3 and all(p["check"] == "success" for p in b), b' ||
+	fail "checks of b"
+"$PATCHRELAY" run -c relay.conf --once 2>log3 || fail "pass 3: $(cat log3)"
+grep -q '0 version(s) seen' log3 || fail "pass 3: $(cat log3)"
+
+# one event a page: every page is read; b's v2 is b's version 2
+pw_ctl /max-per-page '{"max":1}'
+mails b 2 b1.c b2.c b3.c
+mails c 1 c1.c
+pw_feed "$tmp"/b-2/*.patch
+pw_feed "$tmp"/c-1/*.patch
+"$PATCHRELAY" run -c relay.conf --once 2>log4 || fail "pass 4: $(cat log4)"
+grep -q '2 version(s) seen, 2 new, 6 mail(s) sent' log4 ||
+	fail "pass 4: $(cat log4)"
+"$PATCHRELAY" status -c relay.conf --json >st4.json
+$PY - st4.json <<'PYEOF' || fail "status: $(cat st4.json)"
+import json, sys
+rows = json.load(open(sys.argv[1]))["deliveries"]
+versions = {}
+for r in rows:
+    versions[r["key"]] = max(versions.get(r["key"], 0), r["versions"])
+assert sorted(versions.values()) == [1, 2], versions
+PYEOF
+grep -lq '^Subject: \[PATCH v2 3/3\] b3.c: add it (b)' maildir/new/* ||
+	fail "b v2 not sent as v2"
+
+# a 503 with Retry-After: rate limited, nothing lost
+mails d 1 d1.c
+pw_feed "$tmp"/d-1/*.patch
+pw_ctl /fail '{"match":"/api/events/","status":503,"headers":{"Retry-After":"30"}}'
+"$PATCHRELAY" run -c relay.conf --once 2>log5 && fail "503 passed"
+grep -q 'rate limited until' log5 || fail "pass 5: $(cat log5)"
+"$PATCHRELAY" run -c relay.conf --once 2>log6 || fail "pass 6: $(cat log6)"
+grep -q '1 version(s) seen, 1 new, 2 mail(s) sent' log6 ||
+	fail "pass 6: $(cat log6)"
+echo "patchwork_source.sh: ok"
