@@ -358,7 +358,7 @@ cd "$R"
 # hunk headers: git cuts the function line at 80 bytes and then trims
 # it, and cuts the header at its first byte that is not UTF-8 (a space
 # before such a byte stays; libgit2 trims first)
-H="$T/hunkhdr"
+H="$tmp/hunkhdr"
 git init -q -b main "$H"
 cd "$H"
 /usr/bin/python3 - <<'PY'

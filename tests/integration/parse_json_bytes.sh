@@ -7,12 +7,10 @@
 # Message-IDs equal the header's, and a field that is UTF-8 has no
 # KEY_base64 beside it.
 set -eu
-: "${PATCHRELAY:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-export GIT_CONFIG_NOSYSTEM=1 HOME="$tmp"
-export GIT_AUTHOR_DATE="1700000000 +0000" GIT_COMMITTER_DATE="1700000000 +0000"
-export GIT_COMMITTER_NAME="C O Mitter" GIT_COMMITTER_EMAIL="c@example.org"
+. "$(dirname "$0")/lib.sh"
+tmpdir
+git_alone
+git_identity 'C O Mitter <c@example.org>' '1700000000 +0000'
 
 repo=$tmp/repo
 git init -q "$repo"
@@ -42,7 +40,7 @@ printf 'diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-\351\n+\352\n' >>m/r
 	printf 'Content-Type: text/plain; charset=utf-8\n'
 	printf 'Content-Transfer-Encoding: base64\n\n'
 	printf 'log\n---\ndiff --git a/b b/b\n--- a/b\n+++ b/b\n@@ -1 +1 @@\n-\001\n+\000\377\000\n' |
-		/usr/bin/python3 -c 'import base64,sys; sys.stdout.write(base64.encodebytes(sys.stdin.buffer.read()).decode())'
+		$PY -c 'import base64,sys; sys.stdout.write(base64.encodebytes(sys.stdin.buffer.read()).decode())'
 } >m/bin.eml
 
 n=0
@@ -50,7 +48,7 @@ for f in m/*.patch m/attach/*.patch m/*.eml; do
 	n=$((n + 1))
 	git mailinfo "$tmp/msg" "$tmp/patch" <"$f" >"$tmp/info"
 	"$PATCHRELAY" parse --json "$f" >"$tmp/out.json"
-	/usr/bin/python3 - "$f" <<'PY'
+	$PY - "$f" <<'PY'
 import base64, json, re, sys
 path = sys.argv[1]
 def field(obj, key):

@@ -8,17 +8,14 @@
 # by patchrelay format with the same options, compared byte for byte; and
 # git range-diff against patchrelay range-diff on two versions of it.
 set -u
-: "${PATCHRELAY:?}" "${PR_SRC:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
+tmpdir
+T=$tmp
 fail=0
-
-export GIT_AUTHOR_DATE="2026-12-03 12:00:00 +0100"
-export GIT_COMMITTER_DATE="2026-12-03 12:00:00 +0100"
-export GIT_CONFIG_NOSYSTEM=1 HOME="$T"
-export GIT_AUTHOR_NAME="A U Thor" GIT_AUTHOR_EMAIL="author@example.org"
-export GIT_COMMITTER_NAME="C O Mitter" GIT_COMMITTER_EMAIL="c@example.org"
-gen="/usr/bin/python3 $PR_SRC/tests/integration/similarity_gen.py"
+git_identity 'A U Thor <author@example.org>' '2026-12-03 12:00:00 +0100' \
+	'C O Mitter <c@example.org>'
+git_alone
+gen="$PY $PR_SRC/tests/integration/similarity_gen.py"
 
 git init -q -b main "$T/repo" && cd "$T/repo" || exit 1
 $gen base || exit 1
