@@ -75,6 +75,39 @@ static json_t *trailer_text(const struct pr_trailer *t)
 	return j;
 }
 
+static bool has_mail(const struct pr_version *v, const char *id)
+{
+	size_t i;
+
+	if (v->cover && v->cover->message_id &&
+	    !strcmp(v->cover->message_id, id))
+		return true;
+	for (i = 0; i < v->nr; i++)
+		if (v->patches[i]->message_id &&
+		    !strcmp(v->patches[i]->message_id, id))
+			return true;
+	return false;
+}
+
+/* Does v hold every mail of the earlier version o (as JSON)? */
+static bool holds_all(const struct pr_version *v, json_t *o)
+{
+	json_t *ps = json_object_get(o, "patches");
+	const char *cover = json_string_value(json_object_get(o, "cover"));
+	size_t i;
+
+	if (cover && !has_mail(v, cover))
+		return false;
+	for (i = 0; i < json_array_size(ps); i++) {
+		const char *id = json_string_value(
+			json_object_get(json_array_get(ps, i), "message_id"));
+
+		if (!id || !has_mail(v, id))
+			return false;
+	}
+	return true;
+}
+
 static void add_version(struct poll_ctx *c, const struct pr_event *ev,
 			const struct pr_version *v)
 {
@@ -119,12 +152,17 @@ static void add_version(struct poll_ctx *c, const struct pr_event *ev,
 		json_object_set_new(c->series, key, s);
 	}
 	versions = json_object_get(s, "versions");
-	/* a version emitted again (now complete) replaces the earlier one */
+	/*
+	 * A version emitted again (now complete) replaces the earlier one:
+	 * the same number, and its mails all there again.  Another posting
+	 * of the same number (an unlabeled revision, a resend) is added.
+	 */
 	for (i = 0; i < json_array_size(versions); i++) {
 		json_t *o = json_array_get(versions, i);
 
 		if (json_integer_value(json_object_get(o, "version")) ==
-		    v->number) {
+			    v->number &&
+		    holds_all(v, o)) {
 			json_array_set_new(versions, i, sv);
 			return;
 		}

@@ -1,11 +1,8 @@
 #include "base/pr.h"
 
 #include <jansson.h>
-#include <sys/stat.h>
 
 #include "commands.h"
-#include "engine/cfg.h"
-#include "engine/graph.h"
 #include "engine/notes.h"
 #include "engine/store.h"
 
@@ -207,15 +204,11 @@ static void print_pw(const json_t *patches)
  */
 int cmd_status(int argc, char **argv)
 {
-	struct pr_strlist problems = { 0 };
-	struct pr_graph *g = NULL;
 	struct pr_store *st = NULL;
 	const char *file = NULL, *state = NULL;
 	json_t *rows = NULL, *top = NULL, *landed = NULL, *pw = NULL;
-	struct stat sb;
 	bool json = false, first = true;
-	char *text = NULL;
-	int i, ret = PR_EXIT_OK;
+	int i, ret;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
@@ -233,32 +226,8 @@ int cmd_status(int argc, char **argv)
 		usage();
 		return PR_EXIT_USAGE;
 	}
-	if (file) {
-		if (pr_graph_load(&g, file, pr_builtin_registry(), &problems) <
-		    0) {
-			for (i = 0; (size_t)i < problems.nr; i++)
-				fprintf(stderr, "patchrelay: error: %s\n",
-					problems.items[i]);
-			pr_cli_error(NULL);
-			ret = PR_EXIT_USAGE;
-			goto done;
-		}
-		state = g->state;
-	}
-	if (!state)
-		state = PR_CLI_DEFAULT_STATE;
-	/* looking must not create a state file where there was none */
-	if (stat(state, &sb) < 0) {
-		fprintf(stderr, "patchrelay: error: no state file '%s'\n",
-			state);
-		ret = PR_EXIT_RUNTIME;
+	if ((ret = pr_cli_open_store(&st, file, state)))
 		goto done;
-	}
-	if (pr_store_open(&st, state) < 0) {
-		pr_cli_error(NULL);
-		ret = PR_EXIT_RUNTIME;
-		goto done;
-	}
 	if (pw_patches(&pw, st) < 0) {
 		pr_cli_error(NULL);
 		ret = PR_EXIT_RUNTIME;
@@ -273,17 +242,10 @@ int cmd_status(int argc, char **argv)
 			ret = PR_EXIT_RUNTIME;
 			goto done;
 		}
-		top = json_pack("{s:s, s:O, s:O, s:O}", "state", state,
-				"deliveries", rows, "landed", landed,
-				"patchwork", pw);
-		text = top ? json_dumps(top, JSON_INDENT(2)) : NULL;
-		if (!text) {
-			fprintf(stderr,
-				"patchrelay: error: cannot print json\n");
-			ret = PR_EXIT_RUNTIME;
-			goto done;
-		}
-		printf("%s\n", text);
+		top = json_pack("{s:s, s:O, s:O, s:O}", "state",
+				pr_store_path(st), "deliveries", rows, "landed",
+				landed, "patchwork", pw);
+		ret = pr_cli_print_json(top);
 		goto done;
 	}
 	printf("%-32s %8s  %-16s %-7s %-9s %8s  %s\n", "SERIES", "VERSIONS",
@@ -295,13 +257,10 @@ int cmd_status(int argc, char **argv)
 	}
 	print_pw(pw);
 done:
-	free(text);
 	json_decref(pw);
 	json_decref(top);
 	json_decref(rows);
 	json_decref(landed);
 	pr_store_free(st);
-	pr_graph_free(g);
-	pr_strlist_release(&problems);
 	return ret;
 }

@@ -15,6 +15,7 @@ static const struct command commands[] = {
 	{ "format", cmd_format, "write commits as git format-patch does" },
 	{ "graph", cmd_graph, "validate a config and print its graph" },
 	{ "help", cmd_help, "describe a command, connector or plugin" },
+	{ "lookup", cmd_lookup, "every id a series has, from any one of them" },
 	{ "parse", cmd_parse, "parse mail files, mboxes or maildirs" },
 	{ "poll", cmd_poll, "poll one source once and print what it emits" },
 	{ "range-diff", cmd_range_diff, "compare two versions of a series" },

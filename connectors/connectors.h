@@ -15,6 +15,8 @@
 /* mbox source (a folder of mbox files) and mbox sink (one file). */
 struct pr_mbox_ctx {
 	char *path;
+	int64_t wait; /* source: connectors/mailsrc.h's */
+	struct pr_strlist trusted;
 };
 
 /*
@@ -108,26 +110,18 @@ extern const struct pr_connector_type pr_connector_imap;
 extern const struct pr_connector_type pr_connector_public_inbox;
 
 #endif
-/* gitlab source and feedback (piece "gitlab"): forge.h's shared options. */
+/* gitlab source, sink and feedback: its context is a pr_forge_ctx. */
 #include "forge.h"
-
-struct pr_gitlab_ctx {
-	struct pr_forge_opts forge;
-};
 
 extern const struct pr_connector_type pr_connector_gitlab;
 
 /*
- * github source and feedback (piece "github"): forge.h's shared options.
+ * github source, sink and feedback: its context is a pr_forge_ctx.
  * Its own guard: this block sits after the file's #endif.
  */
 #ifndef PR_CONNECTORS_GITHUB_H
 #define PR_CONNECTORS_GITHUB_H
 #include "forge.h"
-
-struct pr_github_ctx {
-	struct pr_forge_opts forge;
-};
 
 extern const struct pr_connector_type pr_connector_github;
 #endif

@@ -12,6 +12,7 @@
 #include "model/model.h"
 #include "mail/outgoing.h"
 #include "model/report_render.h"
+#include "model/trailer.h"
 
 /*
  * The logic GitHub and GitLab share (see forge.h).  Nothing here names a
@@ -71,6 +72,10 @@ void pr_forge_comment_list_release(struct pr_forge_comment_list *l)
 	for (i = 0; i < l->nr; i++) {
 		free(l->items[i].author);
 		free(l->items[i].body);
+		free(l->items[i].url);
+		free(l->items[i].path);
+		free(l->items[i].hunk);
+		free(l->items[i].state);
 	}
 	free(l->items);
 	memset(l, 0, sizeof(*l));
@@ -83,6 +88,8 @@ static void pr_state_release(struct pr_forge_pr_state *p)
 	free(p->key);
 	free(p->head);
 	free(p->etag);
+	free(p->line_etag);
+	free(p->review_etag);
 	pr_strlist_release(&p->allowed);
 	pr_strlist_release(&p->told);
 }
@@ -160,6 +167,17 @@ static int strlist_from_json(struct pr_strlist *out, json_t *a)
 	return 0;
 }
 
+/* An optional integer field (absent: 0); PR_EPARSE for another type. */
+static int int_field(int64_t *out, json_t *o, const char *key)
+{
+	json_t *n = json_object_get(o, key);
+
+	if (n && !json_is_integer(n))
+		return PR_EPARSE;
+	*out = json_integer_value(n);
+	return 0;
+}
+
 int pr_forge_cursor_parse(struct pr_forge_cursor *c, const char *text)
 {
 	json_t *root = NULL, *v, *prs, *lists;
@@ -206,6 +224,12 @@ int pr_forge_cursor_parse(struct pr_forge_cursor *c, const char *text)
 		p->last_comment = json_integer_value(n);
 		p->head = json_strdup(v, "head");
 		p->etag = json_strdup(v, "etag");
+		if (int_field(&p->last_mirror, v, "m") ||
+		    int_field(&p->last_line, v, "r") ||
+		    int_field(&p->last_review, v, "v"))
+			goto bad;
+		p->line_etag = json_strdup(v, "re");
+		p->review_etag = json_strdup(v, "ve");
 		if (strlist_from_json(&p->allowed,
 				      json_object_get(v, "allowed")) ||
 		    strlist_from_json(&p->told, json_object_get(v, "told")))
@@ -261,6 +285,16 @@ int pr_forge_cursor_format(struct pr_buf *out, const struct pr_forge_cursor *c)
 		json_object_set_new(o, "c", json_integer(p->last_comment));
 		set_str(o, "head", p->head);
 		set_str(o, "etag", p->etag);
+		/* mirror-reviews only: a cursor without it stays as it was */
+		if (p->last_mirror || p->last_line || p->last_review) {
+			json_object_set_new(o, "m",
+					    json_integer(p->last_mirror));
+			json_object_set_new(o, "r", json_integer(p->last_line));
+			json_object_set_new(o, "v",
+					    json_integer(p->last_review));
+		}
+		set_str(o, "re", p->line_etag);
+		set_str(o, "ve", p->review_etag);
 		if (p->allowed.nr)
 			json_object_set_new(o, "allowed",
 					    strlist_to_json(&p->allowed));
@@ -393,20 +427,20 @@ int pr_forge_open(struct pr_forge **out, struct pr_instance *inst,
 		if (!slash || slash == r || !slash[1] || strchr(r, '#') ||
 		    strchr(r, ' '))
 			return pr_error(PR_ECONFIG,
-					"source '%s': option 'repo': bad "
+					"%s '%s': option 'repo': bad "
 					"repository '%s' (want owner/name)",
-					inst->name, r);
+					PR_FORGE_KIND(inst), inst->name, r);
 	}
 	if (o->trigger && !strcmp(o->trigger, "label") &&
 	    (!o->label || !*o->label))
 		return pr_error(PR_ECONFIG,
-				"source '%s': option 'trigger': label needs "
+				"%s '%s': option 'trigger': label needs "
 				"the 'label' option",
-				inst->name);
+				PR_FORGE_KIND(inst), inst->name);
 	if (o->max_commits < 0)
 		return pr_error(PR_ECONFIG,
-				"source '%s': option 'max-commits': negative",
-				inst->name);
+				"%s '%s': option 'max-commits': negative",
+				PR_FORGE_KIND(inst), inst->name);
 	f = pr_calloc(1, sizeof(*f));
 	f->ops = ops;
 	f->inst = inst;
@@ -415,7 +449,10 @@ int pr_forge_open(struct pr_forge **out, struct pr_instance *inst,
 	f->http.token = o->token;
 	f->http.timeout_ms = o->timeout;
 	f->http.log_prefix = inst->prefix;
-	if (ops->open && (err = ops->open(f))) {
+	if (inst->kind && !strcmp(inst->kind, "sink"))
+		f->sink = &((const struct pr_forge_ctx *)inst->ctx)->sink;
+	if ((ops->open && (err = ops->open(f))) ||
+	    (f->sink && (err = pr_forge_sink_open(f)))) {
 		free(f);
 		return err;
 	}
@@ -567,7 +604,8 @@ static int tell_once(struct poll_ctx *p, struct pr_forge_pr_state *st,
 	if (strlist_has(&st->told, login))
 		return 0;
 	if (!(err = pr_buf_addf(&body, "@%s: %s", login, why)) &&
-	    !(err = p->f->ops->post_comment(p->f, repo, number, body.ptr)))
+	    !(err = p->f->ops->post_comment(p->f, repo, number, body.ptr,
+					    NULL)))
 		pr_strlist_add(&st->told, login);
 	pr_buf_release(&body);
 	return err;
@@ -585,7 +623,8 @@ static int refuse(struct poll_ctx *p, const char *repo, int64_t number,
 				"patchrelay did not send this pull request: "
 				"%s\n",
 				why)))
-		err = p->f->ops->post_comment(p->f, repo, number, body.ptr);
+		err = p->f->ops->post_comment(p->f, repo, number, body.ptr,
+					      NULL);
 	if (!err && o->label_refused && *o->label_refused)
 		err = p->f->ops->add_label(p->f, repo, number,
 					   o->label_refused);
@@ -740,6 +779,141 @@ static bool has_label(const struct pr_forge_pr *pr, const char *label)
 }
 
 /*
+ * Emit one comment, line comment or review (mirror-reviews) as a comment
+ * event on PR key (url: the PR's, NULL when not read this poll), with
+ * the cursor as it stands.
+ */
+static int emit_comment(struct poll_ctx *p, const char *key, const char *url,
+			const struct pr_forge_comment *cm, const char *kind)
+{
+	struct pr_event ev = { 0 };
+	struct pr_buf text = PR_BUF_INIT, id = PR_BUF_INIT;
+	int err;
+
+	ev.kind = PR_EVENT_COMMENT;
+	ev.series = pr_series_new(p->f->inst->name, key);
+	ev.series->url = url ? pr_strdup(url) : NULL;
+	pr_ident_set(&ev.author, cm->author, NULL);
+	ev.body = pr_strdup(cm->body ? cm->body : "");
+	if (cm->url)
+		ev.ref.url = pr_strdup(cm->url);
+	else if (url &&
+		 !pr_buf_addf(&text, "%s#note_%lld", url, (long long)cm->id))
+		ev.ref.url = pr_buf_detach(&text, NULL);
+	ev.ref.path = cm->path ? pr_strdup(cm->path) : NULL;
+	ev.ref.line = cm->line;
+	ev.ref.quote = cm->hunk ? pr_strdup(cm->hunk) : NULL;
+	if ((err = pr_forge_ref_id(&id, p->f, kind, cm->id)) ||
+	    (err = pr_trailers_from_reply(&ev.trailers, ev.body,
+					  strlen(ev.body))))
+		goto done;
+	ev.id = pr_buf_detach(&id, NULL);
+	ev.mirror = true;
+	pr_buf_reset(&text);
+	if ((err = pr_forge_cursor_format(&text, &p->c)))
+		goto done;
+	ev.cursor = pr_buf_detach(&text, NULL);
+	err = p->emit(&ev, p->payload);
+	if (err)
+		p->stop = true;
+done:
+	pr_event_release(&ev);
+	pr_buf_release(&text);
+	pr_buf_release(&id);
+	return err;
+}
+
+/* Whether a comment is for the list: said by someone else, no command. */
+static bool worth_mirroring(const struct poll_ctx *p,
+			    const struct pr_forge_comment *cm)
+{
+	struct pr_strlist allow = { 0 };
+	unsigned cmds;
+
+	if (!cm->author || !cm->body || !*cm->body ||
+	    (p->c.self && !strcasecmp(cm->author, p->c.self)))
+		return false;
+	cmds = parse_commands(cm->body, &allow);
+	pr_strlist_release(&allow);
+	return !cmds && !allow.nr;
+}
+
+/*
+ * Emit the new items of list l past *last (each advancing it first, so the
+ * event's cursor counts it).
+ */
+static int mirror_list(struct poll_ctx *p, const char *key, const char *url,
+		       const struct pr_forge_comment_list *l, int64_t *last,
+		       const char *kind)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < l->nr && !err; i++) {
+		const struct pr_forge_comment *cm = &l->items[i];
+
+		if (cm->id <= *last)
+			continue;
+		*last = cm->id;
+		if (worth_mirroring(p, cm))
+			err = emit_comment(p, key, url, cm,
+					   cm->path ? "line-comment" : kind);
+	}
+	return err;
+}
+
+/*
+ * mirror-reviews: a PR's new comments (listed already), comments on lines
+ * and reviews as comment events, each once (the cursor's m, r and v).
+ */
+static int mirror_pr(struct poll_ctx *p, struct pr_forge_pr_state *st,
+		     const char *repo, int64_t number, const char *key,
+		     const char *url,
+		     const struct pr_forge_comment_list *comments)
+{
+	struct pr_forge *f = p->f;
+	struct pr_forge_comment_list lines = { 0 }, reviews = { 0 };
+	char *etag = NULL;
+	int err, rc;
+
+	/* the first look takes what is there, emitted or not */
+	if ((err = mirror_list(p, key, url, comments, &st->last_mirror,
+			       "comment")))
+		goto done;
+	rc = f->ops->list_line_comments(f, &lines, repo, number, st->line_etag,
+					&etag);
+	if (rc < 0 ||
+	    (rc == 0 && (err = mirror_list(p, key, url, &lines, &st->last_line,
+					   "line-comment")))) {
+		err = rc < 0 ? rc : err;
+		goto done;
+	}
+	if (rc == 0) {
+		free(st->line_etag);
+		st->line_etag = etag;
+		etag = NULL;
+	}
+	rc = f->ops->list_reviews(f, &reviews, repo, number, st->review_etag,
+				  &etag);
+	if (rc < 0 ||
+	    (rc == 0 && (err = mirror_list(p, key, url, &reviews,
+					   &st->last_review, "review")))) {
+		err = rc < 0 ? rc : err;
+		goto done;
+	}
+	if (rc == 0) {
+		free(st->review_etag);
+		st->review_etag = etag;
+		etag = NULL;
+	}
+done:
+	free(etag);
+	pr_forge_comment_list_release(&lines);
+	pr_forge_comment_list_release(&reviews);
+	return err;
+}
+
+/*
  * One open PR: read its new comments (trigger = comment) or look at its
  * head and labels (auto, label), and send it when a trigger fired.
  * listed: the PR as the list gave it, NULL when the list was unchanged.
@@ -768,7 +942,7 @@ static int poll_pr(struct poll_ctx *p, const char *repo, int64_t number,
 	st = pr_forge_cursor_pr(&p->c, key.ptr, true);
 	st->seen = true;
 	last = st->last_comment;
-	if (!strcmp(trigger, "comment")) {
+	if (!strcmp(trigger, "comment") || o->mirror_reviews) {
 		rc = f->ops->list_comments(f, &comments, repo, number, st->etag,
 					   &etag);
 		if (rc < 0) {
@@ -776,10 +950,11 @@ static int poll_pr(struct poll_ctx *p, const char *repo, int64_t number,
 			goto done;
 		}
 		have_etag = rc == 0;
-	} else if (listed && !listed->draft &&
-		   (!st->head || !listed->head_sha ||
-		    strcmp(st->head, listed->head_sha)) &&
-		   (!strcmp(trigger, "auto") || has_label(listed, o->label))) {
+	}
+	if (strcmp(trigger, "comment") && listed && !listed->draft &&
+	    (!st->head || !listed->head_sha ||
+	     strcmp(st->head, listed->head_sha)) &&
+	    (!strcmp(trigger, "auto") || has_label(listed, o->label))) {
 		want = CMD_SUBMIT;
 	}
 	for (i = 0; i < comments.nr; i++) {
@@ -830,14 +1005,18 @@ static int poll_pr(struct poll_ctx *p, const char *repo, int64_t number,
 	}
 	if (!want) {
 		commit_comments(st, &etag, last, have_etag);
-		goto done;
+	} else {
+		if (!pr) {
+			if ((err = f->ops->get_pr(f, &fetched, repo, number)))
+				goto done;
+			pr = &fetched;
+		}
+		err = send_pr(p, st, repo, key.ptr, pr, want, &etag, last,
+			      have_etag);
 	}
-	if (!pr) {
-		if ((err = f->ops->get_pr(f, &fetched, repo, number)))
-			goto done;
-		pr = &fetched;
-	}
-	err = send_pr(p, st, repo, key.ptr, pr, want, &etag, last, have_etag);
+	if (!err && o->mirror_reviews)
+		err = mirror_pr(p, st, repo, number, key.ptr,
+				pr ? pr->web_url : NULL, &comments);
 done:
 	if (err < 0 && !p->stop)
 		err = pr_error_wrap(err, "%s", key.ptr);
@@ -988,7 +1167,8 @@ int pr_forge_poll(struct pr_forge *f, const char *cursor, pr_event_fn emit,
 	}
 	p.c.retry_at = 0;
 	/* who patchrelay is: its own comments are never commands */
-	if (!o->trigger || !strcmp(o->trigger, "comment")) {
+	if (!o->trigger || !strcmp(o->trigger, "comment") ||
+	    o->mirror_reviews) {
 		rc = f->ops->whoami(f, &self, p.c.self ? p.c.self_etag : NULL,
 				    &self_etag);
 		if (rc < 0) {
@@ -1037,8 +1217,7 @@ done:
 	pr_forge_cursor_release(&p.c);
 	return err;
 }
-/* "owner/repo#7" -> repo "owner/repo" and 7; PR_EINVAL when not so. */
-static int split_key(struct pr_buf *repo, int64_t *number, const char *key)
+int pr_forge_split_key(struct pr_buf *repo, int64_t *number, const char *key)
 {
 	const char *hash = key ? strrchr(key, '#') : NULL;
 	char *end;
@@ -1067,7 +1246,7 @@ int pr_forge_feedback(struct pr_forge *f, const struct pr_series *s,
 	if (s->state == PR_SERIES_ACCEPTED && s->origin_connector &&
 	    strcmp(s->origin_connector, f->inst->name))
 		goto done;
-	if ((err = split_key(&repo, &n, s->origin_key)))
+	if ((err = pr_forge_split_key(&repo, &n, s->origin_key)))
 		goto done;
 	if (s->state == PR_SERIES_ACCEPTED && !summary) {
 		err = pr_buf_adds(&body, "The commits of this pull request "
@@ -1081,7 +1260,7 @@ int pr_forge_feedback(struct pr_forge *f, const struct pr_series *s,
 	} else {
 		err = pr_buf_adds(&body, summary);
 	}
-	if (err || (err = f->ops->post_comment(f, repo.ptr, n, body.ptr)))
+	if (err || (err = f->ops->post_comment(f, repo.ptr, n, body.ptr, NULL)))
 		goto done;
 	/*
 	 * The engine found the series' commits on a watched branch (by

@@ -57,6 +57,9 @@
 
 #define PR_FORGE_NOT_MODIFIED 1
 
+/* An instance's kind for messages ("source", "sink"; tests leave it NULL). */
+#define PR_FORGE_KIND(inst) ((inst)->kind ? (inst)->kind : "source")
+
 /* The options both forges have, stored first in their context. */
 struct pr_forge_opts {
 	char *api_url;
@@ -74,6 +77,8 @@ struct pr_forge_opts {
 	char *cache_dir;
 	char *ca_file;
 	int64_t timeout; /* milliseconds */
+	/* comments, line comments and reviews become comment events */
+	bool mirror_reviews;
 };
 
 extern const char *const pr_forge_trigger_choices[];
@@ -86,111 +91,177 @@ extern const char *const pr_forge_close_choices[];
  * name of the repeatable repository option ("repo" on GitHub, "project"
  * on GitLab, whose projects are full group paths).
  */
-#define PR_FORGE_OPTIONS(CTX, API_URL, REPO_KEY)                        \
-	{ "api-url",                                                    \
-	  PR_OPT_STRING,                                                \
-	  API_URL,                                                      \
-	  "the REST API's base URL",                                    \
-	  offsetof(CTX, forge.api_url),                                 \
-	  false,                                                        \
-	  NULL },                                                       \
-		{ REPO_KEY,                                             \
-		  PR_OPT_LIST,                                          \
-		  NULL,                                                 \
-		  "a repository to poll: owner/name or group/project",  \
-		  offsetof(CTX, forge.repo),                            \
-		  true,                                                 \
-		  NULL },                                               \
-		{ "token",                                              \
-		  PR_OPT_SECRET,                                        \
-		  NULL,                                                 \
-		  "the API token: file:PATH or env:NAME",               \
-		  offsetof(CTX, forge.token),                           \
-		  false,                                                \
-		  NULL },                                               \
-		{ "trigger",                                            \
-		  PR_OPT_ENUM,                                          \
-		  "comment",                                            \
-		  "what sends a PR: auto (every new head), comment "    \
-		  "(/submit, /preview), label (the `label` option)",    \
-		  offsetof(CTX, forge.trigger),                         \
-		  false,                                                \
-		  pr_forge_trigger_choices },                           \
-		{ "label",                                              \
-		  PR_OPT_STRING,                                        \
-		  NULL,                                                 \
-		  "trigger = label: the label that sends a PR",         \
-		  offsetof(CTX, forge.label),                           \
-		  false,                                                \
-		  NULL },                                               \
-		{ "allow",                                              \
-		  PR_OPT_LIST,                                          \
-		  NULL,                                                 \
-		  "a login that may /submit any PR (repeatable)",       \
-		  offsetof(CTX, forge.allow),                           \
-		  false,                                                \
-		  NULL },                                               \
-		{ "maintainers",                                        \
-		  PR_OPT_LIST,                                          \
-		  NULL,                                                 \
-		  "a login that may /allow @user on a PR (repeatable)", \
-		  offsetof(CTX, forge.maintainers),                     \
-		  false,                                                \
-		  NULL },                                               \
-		{ "max-commits",                                        \
-		  PR_OPT_INT,                                           \
-		  "30",                                                 \
-		  "a PR with more commits is refused",                  \
-		  offsetof(CTX, forge.max_commits),                     \
-		  false,                                                \
-		  NULL },                                               \
-		{ "close",                                              \
-		  PR_OPT_ENUM,                                          \
-		  "never",                                              \
-		  "close the PR: after-send, on-merge, never",          \
-		  offsetof(CTX, forge.close),                           \
-		  false,                                                \
-		  pr_forge_close_choices },                             \
-		{ "label-sent",                                         \
-		  PR_OPT_STRING,                                        \
-		  NULL,                                                 \
-		  "a label added to a PR once it was sent",             \
-		  offsetof(CTX, forge.label_sent),                      \
-		  false,                                                \
-		  NULL },                                               \
-		{ "label-refused",                                      \
-		  PR_OPT_STRING,                                        \
-		  NULL,                                                 \
-		  "a label added to a PR that was refused",             \
-		  offsetof(CTX, forge.label_refused),                   \
-		  false,                                                \
-		  NULL },                                               \
-		{ "label-landed",                                       \
-		  PR_OPT_STRING,                                        \
-		  NULL,                                                 \
-		  "a label added to a PR whose commits landed",         \
-		  offsetof(CTX, forge.label_landed),                    \
-		  false,                                                \
-		  NULL },                                               \
-		{ "cache-dir",                                          \
-		  PR_OPT_PATH,                                          \
-		  NULL,                                                 \
-		  "where the fetched commits are kept (default: "       \
-		  "$XDG_CACHE_HOME/patchrelay or ~/.cache/patchrelay)", \
-		  offsetof(CTX, forge.cache_dir),                       \
-		  false,                                                \
-		  NULL },                                               \
-		{ "ca-file",                                            \
-		  PR_OPT_PATH,                                          \
-		  NULL,                                                 \
-		  "CA bundle replacing the system's for the API",       \
-		  offsetof(CTX, forge.ca_file),                         \
-		  false,                                                \
-		  NULL },                                               \
-	{                                                               \
-		"timeout", PR_OPT_DURATION, "60s",                      \
-			"the longest one API request may take",         \
-			offsetof(CTX, forge.timeout), false, NULL       \
+#define PR_FORGE_OPTIONS(CTX, API_URL, REPO_KEY)                         \
+	{ "api-url",                                                     \
+	  PR_OPT_STRING,                                                 \
+	  API_URL,                                                       \
+	  "the REST API's base URL",                                     \
+	  offsetof(CTX, forge.api_url),                                  \
+	  false,                                                         \
+	  NULL },                                                        \
+		{ REPO_KEY,                                              \
+		  PR_OPT_LIST,                                           \
+		  NULL,                                                  \
+		  "a repository to poll: owner/name or group/project",   \
+		  offsetof(CTX, forge.repo),                             \
+		  true,                                                  \
+		  NULL },                                                \
+		{ "token",                                               \
+		  PR_OPT_SECRET,                                         \
+		  NULL,                                                  \
+		  "the API token: file:PATH or env:NAME",                \
+		  offsetof(CTX, forge.token),                            \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "trigger",                                             \
+		  PR_OPT_ENUM,                                           \
+		  "comment",                                             \
+		  "what sends a PR: auto (every new head), comment "     \
+		  "(/submit, /preview), label (the `label` option)",     \
+		  offsetof(CTX, forge.trigger),                          \
+		  false,                                                 \
+		  pr_forge_trigger_choices },                            \
+		{ "label",                                               \
+		  PR_OPT_STRING,                                         \
+		  NULL,                                                  \
+		  "trigger = label: the label that sends a PR",          \
+		  offsetof(CTX, forge.label),                            \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "allow",                                               \
+		  PR_OPT_LIST,                                           \
+		  NULL,                                                  \
+		  "a login that may /submit any PR (repeatable)",        \
+		  offsetof(CTX, forge.allow),                            \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "maintainers",                                         \
+		  PR_OPT_LIST,                                           \
+		  NULL,                                                  \
+		  "a login that may /allow @user on a PR (repeatable)",  \
+		  offsetof(CTX, forge.maintainers),                      \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "max-commits",                                         \
+		  PR_OPT_INT,                                            \
+		  "30",                                                  \
+		  "a PR with more commits is refused",                   \
+		  offsetof(CTX, forge.max_commits),                      \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "close",                                               \
+		  PR_OPT_ENUM,                                           \
+		  "never",                                               \
+		  "close the PR: after-send, on-merge, never",           \
+		  offsetof(CTX, forge.close),                            \
+		  false,                                                 \
+		  pr_forge_close_choices },                              \
+		{ "label-sent",                                          \
+		  PR_OPT_STRING,                                         \
+		  NULL,                                                  \
+		  "a label added to a PR once it was sent",              \
+		  offsetof(CTX, forge.label_sent),                       \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "label-refused",                                       \
+		  PR_OPT_STRING,                                         \
+		  NULL,                                                  \
+		  "a label added to a PR that was refused",              \
+		  offsetof(CTX, forge.label_refused),                    \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "label-landed",                                        \
+		  PR_OPT_STRING,                                         \
+		  NULL,                                                  \
+		  "a label added to a PR whose commits landed",          \
+		  offsetof(CTX, forge.label_landed),                     \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "cache-dir",                                           \
+		  PR_OPT_PATH,                                           \
+		  NULL,                                                  \
+		  "where the fetched commits are kept (default: "        \
+		  "$XDG_CACHE_HOME/patchrelay or ~/.cache/patchrelay)",  \
+		  offsetof(CTX, forge.cache_dir),                        \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "ca-file",                                             \
+		  PR_OPT_PATH,                                           \
+		  NULL,                                                  \
+		  "CA bundle replacing the system's for the API",        \
+		  offsetof(CTX, forge.ca_file),                          \
+		  false,                                                 \
+		  NULL },                                                \
+		{ "timeout",                                             \
+		  PR_OPT_DURATION,                                       \
+		  "60s",                                                 \
+		  "the longest one API request may take",                \
+		  offsetof(CTX, forge.timeout),                          \
+		  false,                                                 \
+		  NULL },                                                \
+	{                                                                \
+		"mirror-reviews", PR_OPT_BOOL, "false",                  \
+			"comments, line comments and reviews become "    \
+			"comment events (the reply relay)",              \
+			offsetof(CTX, forge.mirror_reviews), false, NULL \
+	}
+
+/*
+ * A forge as a sink (forge_sink.c): a version from any source pushed as a
+ * branch and opened as a pull request.  The options it adds, stored
+ * right after the pr_forge_opts in the context.
+ */
+struct pr_forge_sink_opts {
+	char *push_url; /* NULL: the repository's own git URL */
+	char *branch_prefix;
+	char *base; /* the target branch, and the base when none is named */
+	char *committer; /* "Name <addr>"; NULL: as git picks it */
+	char *archive_url; /* %m: a Message-ID; NULL: none */
+};
+
+/* A forge connector's context: the options of the type's table. */
+struct pr_forge_ctx {
+	struct pr_forge_opts forge;
+	struct pr_forge_sink_opts sink;
+};
+
+/* The entries of the option table for pr_forge_sink_opts, in CTX.sink. */
+#define PR_FORGE_SINK_OPTIONS(CTX)                                          \
+	{ "push-url",                                                       \
+	  PR_OPT_STRING,                                                    \
+	  NULL,                                                             \
+	  "sink: the git remote the branch is pushed to (default: the "     \
+	  "repository's own)",                                              \
+	  offsetof(CTX, sink.push_url),                                     \
+	  false,                                                            \
+	  NULL },                                                           \
+		{ "branch-prefix",                                          \
+		  PR_OPT_STRING,                                            \
+		  "patchrelay/",                                            \
+		  "sink: what the series' branch name starts with",         \
+		  offsetof(CTX, sink.branch_prefix),                        \
+		  false,                                                    \
+		  NULL },                                                   \
+		{ "base",                                                   \
+		  PR_OPT_STRING,                                            \
+		  NULL,                                                     \
+		  "sink: the target branch (and the base of a series that " \
+		  "names none)",                                            \
+		  offsetof(CTX, sink.base),                                 \
+		  false,                                                    \
+		  NULL },                                                   \
+		{ "committer",                                              \
+		  PR_OPT_STRING,                                            \
+		  NULL,                                                     \
+		  "sink: the committer \"Name <addr>\" (default: as git "   \
+		  "picks it)",                                              \
+		  offsetof(CTX, sink.committer),                            \
+		  false,                                                    \
+		  NULL },                                                   \
+	{                                                                   \
+		"archive-url", PR_OPT_STRING, NULL,                         \
+			"sink: the list archive's link, %m the Message-ID", \
+			offsetof(CTX, sink.archive_url), false, NULL        \
 	}
 
 struct pr_forge_pr {
@@ -218,6 +289,11 @@ struct pr_forge_comment {
 	int64_t id;
 	char *author; /* login */
 	char *body;
+	char *url; /* NULL: the forge gives none */
+	char *path; /* a comment on a line: its file; NULL: not on a line */
+	int64_t line; /* its line, 0 when unknown */
+	char *hunk; /* the lines it answers (GitHub's diff_hunk); NULL */
+	char *state; /* a review's verdict ("APPROVED"); NULL */
 };
 
 struct pr_forge_comment_list {
@@ -259,13 +335,40 @@ struct pr_forge_ops {
 			     struct pr_forge_comment_list *out,
 			     const char *repo, int64_t number, const char *etag,
 			     char **etag_out);
-	/* Post a Markdown comment. */
+	/* Post a Markdown comment; its id in *id (NULL: not asked). */
 	int (*post_comment)(struct pr_forge *f, const char *repo,
-			    int64_t number, const char *body);
+			    int64_t number, const char *body, int64_t *id);
+	/*
+	 * mirror-reviews: a PR's comments on lines and its reviews, oldest
+	 * first, every page (conditional as list_comments); a forge that
+	 * keeps them among the comments lists none here.
+	 */
+	int (*list_line_comments)(struct pr_forge *f,
+				  struct pr_forge_comment_list *out,
+				  const char *repo, int64_t number,
+				  const char *etag, char **etag_out);
+	int (*list_reviews)(struct pr_forge *f,
+			    struct pr_forge_comment_list *out, const char *repo,
+			    int64_t number, const char *etag, char **etag_out);
 	int (*close_pr)(struct pr_forge *f, const char *repo, int64_t number);
 	/* Add one label (the others stay). */
 	int (*add_label)(struct pr_forge *f, const char *repo, int64_t number,
 			 const char *label);
+	/* The repository's git URL (what a sink pushes to), malloc'ed. */
+	int (*clone_url)(struct pr_forge *f, char **out, const char *repo);
+	/*
+	 * The open PR whose head is `branch` of repo itself; PR_ENOENT
+	 * without a message when there is none.
+	 */
+	int (*find_pr)(struct pr_forge *f, struct pr_forge_pr *out,
+		       const char *repo, const char *branch);
+	/* Open a PR of branch into base; the new PR in out. */
+	int (*create_pr)(struct pr_forge *f, struct pr_forge_pr *out,
+			 const char *repo, const char *branch, const char *base,
+			 const char *title, const char *body);
+	/* Set a PR's title and description. */
+	int (*update_pr)(struct pr_forge *f, const char *repo, int64_t number,
+			 const char *title, const char *body);
 };
 
 /* The per-instance state (inst->state). */
@@ -276,6 +379,8 @@ struct pr_forge {
 	struct pr_http_client http; /* filled by pr_forge_open() */
 	/* set by pr_forge_http() on a rate-limit answer: epoch seconds */
 	int64_t retry_at;
+	/* a sink's options (the context's), NULL for a source */
+	const struct pr_forge_sink_opts *sink;
 	/* the series being emitted is a preview (for feedback) */
 	bool emitting_preview;
 	int64_t now; /* 0: time(NULL); tests set it */
@@ -300,16 +405,20 @@ void pr_forge_close(struct pr_forge *f);
 /* clang-format off */
 #define PR_FORGE_TYPE(CTX, API_URL, REPO_KEY, OPEN)                      \
 	.abi = PR_ABI_VERSION,                                           \
-	.caps = PR_CAP_SOURCE | PR_CAP_FEEDBACK,                         \
+	.caps = PR_CAP_SOURCE | PR_CAP_SINK | PR_CAP_FEEDBACK,           \
 	.options = (const struct pr_option[]){                           \
 		PR_FORGE_OPTIONS(CTX, API_URL, REPO_KEY),                \
+		PR_FORGE_SINK_OPTIONS(CTX),                              \
 		PR_OPTIONS_END,                                          \
 	},                                                               \
 	.ctx_size = sizeof(CTX),                                         \
 	.open = OPEN,                                                    \
 	.poll = pr_forge_type_poll,                                      \
 	.feedback = pr_forge_type_feedback,                              \
-	.close = pr_forge_type_close
+	.close = pr_forge_type_close,                                    \
+	.deliver_version = pr_forge_sink_deliver,                        \
+	.relay_comment = pr_forge_sink_relay,                            \
+	.series_state = pr_forge_sink_state
 /* clang-format on */
 
 int pr_forge_type_open(struct pr_instance *inst,
@@ -319,6 +428,62 @@ int pr_forge_type_poll(struct pr_instance *inst, const char *cursor,
 int pr_forge_type_feedback(struct pr_instance *inst, const struct pr_series *s,
 			   const struct pr_report *report, const char *summary);
 void pr_forge_type_close(struct pr_instance *inst);
+
+/*
+ * The sink (forge_sink.c), on a struct pr_forge_ctx.
+ *
+ * deliver: the version's commits (as `git am` makes them from its
+ * mails, gitpush.h) on its base-commit, else on `base`, pushed, forced, to
+ * push-url as the branch pr_forge_sink_branch names; then the open pull
+ * request of that branch into `base` gets the cover letter's subject as
+ * its title and its body plus the archive link as its description, made
+ * when there is none; a later version updates both and comments the
+ * range-diff against the version before it.  A series that does not
+ * apply is a rejection naming the patch and why; nothing is pushed or
+ * opened then.  The pull request's number, URL and the branch go into the
+ * store's identity map under the series.
+ *
+ * open (a sink): one repository, `base` set, a branch prefix git takes,
+ * a committer that parses, no password in push-url.
+ */
+int pr_forge_sink_open(struct pr_forge *f);
+int pr_forge_sink_deliver(struct pr_instance *inst,
+			  const struct pr_version_delivery *d,
+			  struct pr_deliver_result *out);
+/*
+ * The reply relay's ops (registry.h): the pull request of r's series is
+ * the series' own when it came from this repository (key "repo#N"), else
+ * the one this sink opened (the identity map's "<forge>" id of the
+ * series, else the open PR of its branch).  relay: one comment there,
+ * naming the author, the mail answered and the archive link, the text as
+ * mailed, and the trailers given; *posted its pr_forge_ref_id.  state:
+ * a PR this sink opened gets a comment saying why and is closed.  No PR:
+ * nothing done, 0.
+ */
+int pr_forge_sink_relay(struct pr_instance *inst, const struct pr_relay *r,
+			char **posted);
+int pr_forge_sink_state(struct pr_instance *inst, const struct pr_relay *r,
+			const char *state, const char *why);
+/*
+ * The branch of series (origin, key): prefix, then the key with every
+ * byte outside [A-Za-z0-9._-] as '-' (at most 48 of them, no ".." and no
+ * leading '.'), '-' and 8 hex digits of the SHA-1 of origin NUL key, so
+ * two keys never share a branch.  The same for every version.
+ */
+int pr_forge_sink_branch(struct pr_buf *out, const char *prefix,
+			 const char *origin, const char *key);
+
+/* "owner/repo#7" -> repo "owner/repo" (appended) and 7; else PR_EINVAL. */
+int pr_forge_split_key(struct pr_buf *repo, int64_t *number, const char *key);
+
+/*
+ * The id a comment of this forge has in a comment event's ref
+ * (pr_event.id): "<forge>-<kind>:<id>", kind "comment" (on the PR),
+ * "line-comment" or "review".  What a sink posts is recorded under it,
+ * so that the source that reads it back knows it for patchrelay's.
+ */
+int pr_forge_ref_id(struct pr_buf *out, const struct pr_forge *f,
+		    const char *kind, int64_t id);
 
 /* The time: f->now when a test set it, else time(NULL). */
 int64_t pr_forge_now(const struct pr_forge *f);
@@ -383,7 +548,9 @@ int pr_forge_parse_cc(struct pr_recipient_list *out, char **rest,
  *	 "lists":{"owner/repo":"etag"},
  *	 "prs":{"owner/repo#7":{"c":LAST_COMMENT_ID, "head":"sha",
  *	        "etag":"comments etag", "allowed":["login"],
- *	        "told":["login"]}}}
+ *	        "told":["login"], "m":LAST_MIRRORED_COMMENT_ID,
+ *	        "r":LAST_LINE_COMMENT_ID, "re":"etag",
+ *	        "v":LAST_REVIEW_ID, "ve":"etag"}}}
  *
  * "head" is the head last emitted or refused (so trigger = auto does
  * not send or refuse one head twice), "told" the logins already told
@@ -396,6 +563,9 @@ struct pr_forge_pr_state {
 	int64_t last_comment;
 	char *head; /* NULL: none */
 	char *etag; /* of the comment list; NULL: none */
+	/* mirror-reviews: the last comment, line comment, review emitted */
+	int64_t last_mirror, last_line, last_review;
+	char *line_etag, *review_etag; /* NULL: none */
 	struct pr_strlist allowed;
 	struct pr_strlist told;
 	bool seen; /* in this poll's list of open PRs (not stored) */

@@ -189,9 +189,10 @@ int pr_forge_rest_open(struct pr_forge *f)
 		pr_buf_reset(&url);
 		if (api->repo_url(&url, "", o->repo.items[i], NULL))
 			err = pr_error(PR_ECONFIG,
-				       "source '%s': option 'repo': bad "
+				       "%s '%s': option 'repo': bad "
 				       "repository '%s' (want owner/name)",
-				       f->inst->name, o->repo.items[i]);
+				       PR_FORGE_KIND(f->inst), f->inst->name,
+				       o->repo.items[i]);
 	}
 	/* a label body that is a comma list would make two labels */
 	for (i = 0; !err && !api->label_array && i < PR_ARRAY_SIZE(labels); i++)
@@ -353,6 +354,49 @@ int pr_forge_rest_pr_from_json(struct pr_forge_pr *pr,
 	return 0;
 }
 
+/* A positive integer at key, else 0 (absent, null, another type). */
+static int64_t opt_int(const json_t *o, const char *key)
+{
+	const json_t *v = key ? json_object_get(o, key) : NULL;
+
+	return json_is_integer(v) && json_integer_value(v) > 0
+		       ? (int64_t)json_integer_value(v)
+		       : 0;
+}
+
+/*
+ * Where a comment is, when the forge says: its URL, and for a comment on
+ * a line the file, the line (the new side's, else the old side's) and
+ * the hunk it answers; a review's state.  All optional.
+ */
+static int comment_place(struct pr_forge_comment *c,
+			 const struct pr_forge_rest *api, const json_t *o)
+{
+	const char *what = api->comment_what;
+	const json_t *pos = o;
+	int err;
+
+	if ((api->comment_url &&
+	     (err = pr_forge_json_str(&c->url, o, api->comment_url, false,
+				      what))) ||
+	    (err = pr_forge_json_str(&c->state, o, "state", false, what)))
+		return err;
+	if (api->position &&
+	    (err = pr_forge_json_obj(&pos, o, api->position, false, what)))
+		return err;
+	if (!pos || !api->line_path ||
+	    (err = pr_forge_json_str(&c->path, pos, api->line_path, false,
+				     what)) ||
+	    !c->path)
+		return err;
+	c->line = opt_int(pos, api->line_no);
+	if (!c->line)
+		c->line = opt_int(pos, api->line_old);
+	return api->line_hunk ? pr_forge_json_str(&c->hunk, o, api->line_hunk,
+						  false, what)
+			      : 0;
+}
+
 int pr_forge_rest_comment_from_json(struct pr_forge_comment_list *out,
 				    const struct pr_forge_rest *api,
 				    const json_t *o)
@@ -381,7 +425,8 @@ int pr_forge_rest_comment_from_json(struct pr_forge_comment_list *out,
 		return err;
 	/* an empty comment body may come as null */
 	if ((err = pr_forge_json_str(&c->body, o, "body",
-				     api->comment_body_required, what)))
+				     api->comment_body_required, what)) ||
+	    (err = comment_place(c, api, o)))
 		return pr_error_wrap(err, "comment %lld", (long long)c->id);
 	if (!c->body)
 		c->body = pr_strdup("");
@@ -470,6 +515,23 @@ int pr_forge_rest_label_json(struct pr_buf *out,
 	if (!(err = string(&v, api->label_key, label, api)))
 		json_array_append_new(a, v);
 	json_object_set_new(o, api->label_key, a);
+	return dump(out, o, err, api);
+}
+
+int pr_forge_rest_pr_json(struct pr_buf *out, const struct pr_forge_rest *api,
+			  const char *branch, const char *base,
+			  const char *title, const char *body)
+{
+	const char *keys[] = { "title", api->body, api->head_key,
+			       api->base_key };
+	const char *vals[] = { title, body, branch, base };
+	json_t *o = json_object(), *v;
+	size_t i, n = branch ? 4 : 2;
+	int err = 0;
+
+	for (i = 0; !err && i < n; i++)
+		if (!(err = string(&v, keys[i], vals[i] ? vals[i] : "", api)))
+			json_object_set_new(o, keys[i], v);
 	return dump(out, o, err, api);
 }
 
@@ -628,21 +690,50 @@ int pr_forge_rest_get_pr(struct pr_forge *f, struct pr_forge_pr *out,
 	return err;
 }
 
+/* A PR's list at route r (method NULL: the forge has none: empty). */
+static int list_route(struct pr_forge *f, struct pr_forge_comment_list *out,
+		      const char *repo, int64_t number,
+		      const struct pr_forge_route *r, const char *etag,
+		      char **etag_out)
+{
+	struct items it = { api_of(f), out };
+	struct pr_buf url = PR_BUF_INIT;
+	int err;
+
+	if (!r->method)
+		return 0;
+	if (!(err = route_url(&url, f, repo, r, number)))
+		err = pr_forge_get_list(f, url.ptr, etag, etag_out,
+					comment_item, &it);
+	pr_buf_release(&url);
+	return err;
+}
+
 int pr_forge_rest_list_comments(struct pr_forge *f,
 				struct pr_forge_comment_list *out,
 				const char *repo, int64_t number,
 				const char *etag, char **etag_out)
 {
-	const struct pr_forge_rest *api = api_of(f);
-	struct items it = { api, out };
-	struct pr_buf url = PR_BUF_INIT;
-	int err;
+	return list_route(f, out, repo, number, &api_of(f)->list_comments, etag,
+			  etag_out);
+}
 
-	if (!(err = route_url(&url, f, repo, &api->list_comments, number)))
-		err = pr_forge_get_list(f, url.ptr, etag, etag_out,
-					comment_item, &it);
-	pr_buf_release(&url);
-	return err;
+int pr_forge_rest_list_line_comments(struct pr_forge *f,
+				     struct pr_forge_comment_list *out,
+				     const char *repo, int64_t number,
+				     const char *etag, char **etag_out)
+{
+	return list_route(f, out, repo, number, &api_of(f)->list_line_comments,
+			  etag, etag_out);
+}
+
+int pr_forge_rest_list_reviews(struct pr_forge *f,
+			       struct pr_forge_comment_list *out,
+			       const char *repo, int64_t number,
+			       const char *etag, char **etag_out)
+{
+	return list_route(f, out, repo, number, &api_of(f)->list_reviews, etag,
+			  etag_out);
 }
 
 /*
@@ -651,10 +742,11 @@ int pr_forge_rest_list_comments(struct pr_forge *f,
  */
 static int write_route(struct pr_forge *f, const char *repo, int64_t number,
 		       const struct pr_forge_route *r, struct pr_buf *body,
-		       int err)
+		       int err, int64_t *id)
 {
 	struct pr_http_response resp = { 0 };
 	struct pr_buf url = PR_BUF_INIT;
+	json_t *root = NULL;
 
 	if (!err && !(err = route_url(&url, f, repo, r, number))) {
 		err = pr_forge_http(f, &resp, r->method, url.ptr, body->ptr,
@@ -664,6 +756,10 @@ static int write_route(struct pr_forge *f, const char *repo, int64_t number,
 			err = pr_error(PR_ENET, "%s '%s': unexpected 304",
 				       r->method, url.ptr);
 	}
+	/* what was made: its id, when asked */
+	if (!err && id && !(err = load(&root, &resp, url.ptr)))
+		err = get_id(id, root, "id", api_of(f)->comment_what);
+	json_decref(root);
 	pr_http_response_release(&resp);
 	pr_buf_release(&url);
 	pr_buf_release(body);
@@ -671,12 +767,13 @@ static int write_route(struct pr_forge *f, const char *repo, int64_t number,
 }
 
 int pr_forge_rest_post_comment(struct pr_forge *f, const char *repo,
-			       int64_t number, const char *text)
+			       int64_t number, const char *text, int64_t *id)
 {
 	struct pr_buf body = PR_BUF_INIT;
 
 	return write_route(f, repo, number, &api_of(f)->post_comment, &body,
-			   pr_forge_rest_comment_json(&body, api_of(f), text));
+			   pr_forge_rest_comment_json(&body, api_of(f), text),
+			   id);
 }
 
 int pr_forge_rest_close_pr(struct pr_forge *f, const char *repo, int64_t number)
@@ -684,7 +781,7 @@ int pr_forge_rest_close_pr(struct pr_forge *f, const char *repo, int64_t number)
 	struct pr_buf body = PR_BUF_INIT;
 
 	return write_route(f, repo, number, &api_of(f)->close_pr, &body,
-			   pr_forge_rest_close_json(&body, api_of(f)));
+			   pr_forge_rest_close_json(&body, api_of(f)), NULL);
 }
 
 int pr_forge_rest_add_label(struct pr_forge *f, const char *repo,
@@ -693,5 +790,98 @@ int pr_forge_rest_add_label(struct pr_forge *f, const char *repo,
 	struct pr_buf body = PR_BUF_INIT;
 
 	return write_route(f, repo, number, &api_of(f)->add_label, &body,
-			   pr_forge_rest_label_json(&body, api_of(f), label));
+			   pr_forge_rest_label_json(&body, api_of(f), label),
+			   NULL);
+}
+
+int pr_forge_rest_clone_url(struct pr_forge *f, char **out, const char *repo)
+{
+	const struct pr_forge_rest *api = api_of(f);
+	struct pr_buf url = PR_BUF_INIT, what = PR_BUF_INIT;
+	json_t *root = NULL;
+	int err;
+
+	*out = NULL;
+	if ((err = api->repo_url(&url, f->opts->api_url, repo, NULL)) ||
+	    (err = get_json(&root, f, url.ptr, NULL, NULL)) ||
+	    (err = pr_buf_addf(&what, "%s repository '%s'", api->name, repo)))
+		goto done;
+	if (!json_is_object(root))
+		err = pr_error(PR_EPARSE, "%s: not an object", what.ptr);
+	else
+		err = pr_forge_json_str(out, root, api->clone_url, true,
+					what.ptr);
+done:
+	json_decref(root);
+	pr_buf_release(&url);
+	pr_buf_release(&what);
+	return err;
+}
+
+int pr_forge_rest_find_pr(struct pr_forge *f, struct pr_forge_pr *out,
+			  const char *repo, const char *branch)
+{
+	const struct pr_forge_rest *api = api_of(f);
+	struct pr_forge_pr_list prs = { 0 };
+	struct items it = { api, &prs };
+	struct pr_buf url = PR_BUF_INIT;
+	size_t owner = strcspn(repo, "/");
+	int err;
+
+	if ((err = api->repo_url(&url, f->opts->api_url, repo, api->find_pr)) ||
+	    (api->find_owner &&
+	     (err = pr_buf_addf(&url, "%.*s:", (int)owner, repo))) ||
+	    (err = pr_http_escape(&url, branch)) ||
+	    (err = pr_forge_get_list(f, url.ptr, NULL, NULL, pr_item, &it)))
+		goto done;
+	if (!prs.nr) {
+		err = PR_ENOENT;
+		goto done;
+	}
+	/* the list's item is the PR as it stands: moved, not copied */
+	*out = prs.items[0];
+	memset(&prs.items[0], 0, sizeof(prs.items[0]));
+done:
+	pr_forge_pr_list_release(&prs);
+	pr_buf_release(&url);
+	return err;
+}
+
+int pr_forge_rest_create_pr(struct pr_forge *f, struct pr_forge_pr *out,
+			    const char *repo, const char *branch,
+			    const char *base, const char *title,
+			    const char *body)
+{
+	const struct pr_forge_rest *api = api_of(f);
+	struct pr_http_response resp = { 0 };
+	struct pr_buf url = PR_BUF_INIT, json = PR_BUF_INIT;
+	json_t *root = NULL;
+	int err;
+
+	if ((err = pr_forge_rest_pr_json(&json, api, branch, base, title,
+					 body)) ||
+	    (err = api->repo_url(&url, f->opts->api_url, repo, api->create_pr)))
+		goto done;
+	err = pr_forge_http(f, &resp, "POST", url.ptr, json.ptr, NULL);
+	if (err == PR_FORGE_NOT_MODIFIED)
+		err = pr_error(PR_ENET, "POST '%s': unexpected 304", url.ptr);
+	if (!err && !(err = load(&root, &resp, url.ptr)))
+		err = pr_forge_rest_pr_from_json(out, api, root);
+done:
+	json_decref(root);
+	pr_http_response_release(&resp);
+	pr_buf_release(&url);
+	pr_buf_release(&json);
+	return err;
+}
+
+int pr_forge_rest_update_pr(struct pr_forge *f, const char *repo,
+			    int64_t number, const char *title, const char *body)
+{
+	struct pr_buf json = PR_BUF_INIT;
+
+	return write_route(f, repo, number, &api_of(f)->update_pr, &json,
+			   pr_forge_rest_pr_json(&json, api_of(f), NULL, NULL,
+						 title, body),
+			   NULL);
 }

@@ -72,6 +72,32 @@ struct pr_forge_rest {
 	 */
 	const char *repo_git_url;
 
+	/* ---- a sink's requests (forge_sink.c) ---- */
+	const char *clone_url; /* the repository object's git URL field */
+	/*
+	 * After the repository URL: the open PRs whose head is a branch of
+	 * the repository itself, the branch (escaped) appended, after
+	 * "OWNER:" (the repository's first part) when find_owner.
+	 */
+	const char *find_pr;
+	bool find_owner;
+	const char *create_pr; /* after the repository URL; POSTed */
+	struct pr_forge_route update_pr; /* title and description */
+	/* the create body's fields: {"title", body, head_key, base_key} */
+	const char *head_key, *base_key;
+
+	/* ---- mirror-reviews (forge.c): what is said on the lines ---- */
+	/* the comments on lines; method NULL: the comment list has them */
+	struct pr_forge_route list_line_comments;
+	/* the reviews (a verdict with text); method NULL: none */
+	struct pr_forge_route list_reviews;
+	/* a comment's URL field; NULL: the PR's URL and "#note_ID" */
+	const char *comment_url;
+	/* the object of a comment holding the fields below; NULL: itself */
+	const char *position;
+	/* its file, line (new side; else old side) and hunk fields */
+	const char *line_path, *line_no, *line_old, *line_hunk;
+
 	/* ---- a pull request's JSON ---- */
 	const char *pr_what; /* "github pull request" */
 	const char *number; /* "number": the N of the PR's routes */
@@ -118,6 +144,12 @@ struct pr_forge_rest {
 		.post_comment = pr_forge_rest_post_comment,                 \
 		.close_pr = pr_forge_rest_close_pr,                         \
 		.add_label = pr_forge_rest_add_label,                       \
+		.clone_url = pr_forge_rest_clone_url,                       \
+		.find_pr = pr_forge_rest_find_pr,                           \
+		.create_pr = pr_forge_rest_create_pr,                       \
+		.update_pr = pr_forge_rest_update_pr,                       \
+		.list_line_comments = pr_forge_rest_list_line_comments,     \
+		.list_reviews = pr_forge_rest_list_reviews,                 \
 	}
 
 /*
@@ -138,11 +170,29 @@ int pr_forge_rest_list_comments(struct pr_forge *f,
 				const char *repo, int64_t number,
 				const char *etag, char **etag_out);
 int pr_forge_rest_post_comment(struct pr_forge *f, const char *repo,
-			       int64_t number, const char *body);
+			       int64_t number, const char *body, int64_t *id);
+int pr_forge_rest_list_line_comments(struct pr_forge *f,
+				     struct pr_forge_comment_list *out,
+				     const char *repo, int64_t number,
+				     const char *etag, char **etag_out);
+int pr_forge_rest_list_reviews(struct pr_forge *f,
+			       struct pr_forge_comment_list *out,
+			       const char *repo, int64_t number,
+			       const char *etag, char **etag_out);
 int pr_forge_rest_close_pr(struct pr_forge *f, const char *repo,
 			   int64_t number);
 int pr_forge_rest_add_label(struct pr_forge *f, const char *repo,
 			    int64_t number, const char *label);
+int pr_forge_rest_clone_url(struct pr_forge *f, char **out, const char *repo);
+int pr_forge_rest_find_pr(struct pr_forge *f, struct pr_forge_pr *out,
+			  const char *repo, const char *branch);
+int pr_forge_rest_create_pr(struct pr_forge *f, struct pr_forge_pr *out,
+			    const char *repo, const char *branch,
+			    const char *base, const char *title,
+			    const char *body);
+int pr_forge_rest_update_pr(struct pr_forge *f, const char *repo,
+			    int64_t number, const char *title,
+			    const char *body);
 
 /*
  * One request.  Returns 0 for a 2xx answer, PR_FORGE_NOT_MODIFIED for
@@ -192,6 +242,10 @@ int pr_forge_rest_close_json(struct pr_buf *out,
 int pr_forge_rest_label_json(struct pr_buf *out,
 			     const struct pr_forge_rest *api,
 			     const char *label);
+/* Opening a PR (branch NULL: only title and body, an update). */
+int pr_forge_rest_pr_json(struct pr_buf *out, const struct pr_forge_rest *api,
+			  const char *branch, const char *base,
+			  const char *title, const char *body);
 
 /*
  * For the tables' ends(): the string at `key` of obj copied into *slot

@@ -1,17 +1,13 @@
 #include "base/pr.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <ftw.h>
 #include <git2.h>
 
 #include "connectors.h"
+#include "engine/bridge.h"
 #include "engine/delivery.h"
 #include "git/diff.h"
 #include "gitfetch.h"
-#include "gitnet.h"
+#include "gitpush.h"
 #include "git/gitrepo.h"
 #include "model/model.h"
 #include "mail/outgoing.h"
@@ -187,17 +183,6 @@ done:
 	pr_buf_release(&stat);
 	pr_buf_release(&parent);
 	return err;
-}
-
-/*
- * Is url a remote ("scheme://...", or scp-like "host:path" with the colon
- * before any slash) rather than a local directory.
- */
-static bool is_remote(const char *url)
-{
-	size_t colon = strcspn(url, ":"), slash = strcspn(url, "/");
-
-	return strstr(url, "://") || (url[colon] && colon < slash && colon > 1);
 }
 
 /* The two parts of a cursor, each "" when absent. */
@@ -404,7 +389,7 @@ static int git_poll(struct pr_instance *inst, const char *cursor,
 			       inst->name);
 		goto done;
 	}
-	if (is_remote(ctx->url)) {
+	if (pr_gitpush_is_remote(ctx->url)) {
 		if ((err = sync_cache(&cache, inst)))
 			goto done;
 		dir = cache.ptr;
@@ -531,536 +516,49 @@ done:
 	return err;
 }
 
-/* A libgit2 failure as a PR_E* error naming the sink and what failed. */
-static int sink_fail(int code, const char *sink, const char *what)
-{
-	const git_error *e = git_error_last();
-
-	return pr_error(code, "sink '%s': %s: %s", sink, what,
-			e && e->message ? e->message : "libgit2 error");
-}
-
-/* Reject the delivery with a reason made like a message. */
-static void reject(struct pr_deliver_result *out, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void reject(struct pr_deliver_result *out, const char *fmt, ...)
-{
-	struct pr_buf why = PR_BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	pr_buf_vaddf(&why, fmt, ap);
-	va_end(ap);
-	out->status = PR_DELIVER_REJECTED;
-	free(out->reason);
-	out->reason = pr_buf_detach(&why, NULL);
-}
-
-/* Is hex (40 digits, or "") a commit of repo; fills *out when it is. */
-static bool have_commit(git_commit **out, git_repository *repo, const char *hex)
-{
-	git_oid oid;
-
-	*out = NULL;
-	if (!hex[0] || git_oid_fromstr(&oid, hex) < 0)
-		return false;
-	if (git_commit_lookup(out, repo, &oid) < 0) {
-		git_error_clear();
-		return false;
-	}
-	return true;
-}
-
-/*
- * The commit the version goes on: its own base when repo has it, else
- * the `base` option.  NULL *out (and 0) when neither is there.
- */
-static int find_base(git_commit **out, git_repository *repo,
-		     const struct pr_git_ctx *ctx, const struct pr_version *v)
-{
-	git_commit *first = NULL;
-	git_object *obj = NULL;
-	int err = 0;
-
-	*out = NULL;
-	if (have_commit(out, repo, v->base_commit))
-		goto done;
-	if (v->nr && have_commit(&first, repo, v->patches[0]->commit_id) &&
-	    git_commit_parentcount(first) == 1 &&
-	    git_commit_parent(out, first, 0) == 0)
-		goto done;
-	if (ctx->base && git_revparse_single(&obj, repo, ctx->base) == 0 &&
-	    git_object_peel((git_object **)out, obj, GIT_OBJECT_COMMIT) == 0)
-		goto done;
-	git_error_clear();
-	*out = NULL;
-done:
-	git_object_free(obj);
-	git_commit_free(first);
-	return err;
-}
-
-/* The commit message git am makes of a patch: subject, blank, body. */
-static int commit_message(struct pr_buf *out, const struct pr_patch *p)
-{
-	const char *body = p->body ? p->body : "";
-	int err;
-
-	body += strspn(body, "\n");
-	if ((err = pr_buf_addf(out, "%s\n", p->subject ? p->subject : "")))
-		return err;
-	if (*body && (err = pr_buf_addf(out, "\n%s", body)))
-		return err;
-	pr_buf_rtrim(out);
-	return pr_buf_addch(out, '\n');
-}
-
-/*
- * Apply p on tree into a new commit on parent; *applied false (and 0)
- * when the patch does not apply, which is the series' problem.
- */
-static int commit_patch(git_oid *out, bool *applied, git_repository *repo,
-			const char *sink, git_commit *parent,
-			const struct pr_patch *p,
-			const git_signature *committer)
-{
-	git_diff *diff = NULL;
-	git_index *index = NULL;
-	git_tree *tree = NULL, *new_tree = NULL;
-	git_signature *author = NULL;
-	struct pr_buf msg = PR_BUF_INIT;
-	const char *name;
-	git_oid tree_id;
-	int err = 0;
-
-	*applied = false;
-	if (git_commit_tree(&tree, parent) < 0) {
-		err = sink_fail(PR_EIO, sink, "read tree");
-		goto done;
-	}
-	if (p->diff && *p->diff) {
-		if (git_diff_from_buffer(&diff, p->diff, strlen(p->diff)) < 0 ||
-		    git_apply_to_tree(&index, repo, tree, diff, NULL) < 0) {
-			git_error_clear();
-			goto done;
-		}
-		if (git_index_write_tree_to(&tree_id, index, repo) < 0) {
-			err = sink_fail(PR_EIO, sink, "write tree");
-			goto done;
-		}
-	} else {
-		git_oid_cpy(&tree_id, git_tree_id(tree));
-	}
-	if (git_tree_lookup(&new_tree, repo, &tree_id) < 0) {
-		err = sink_fail(PR_EIO, sink, "read tree");
-		goto done;
-	}
-	/* git takes an address alone as the name too */
-	name = p->author.name && *p->author.name ? p->author.name
-						 : p->author.email;
-	if (!name || !p->author.email ||
-	    git_signature_new(&author, name, p->author.email,
-			      (git_time_t)p->time, p->tz_minutes) < 0) {
-		git_error_clear();
-		goto done;
-	}
-	if ((err = commit_message(&msg, p)))
-		goto done;
-	if (git_commit_create(out, repo, NULL, author, committer, NULL, msg.ptr,
-			      new_tree, 1, (const git_commit **)&parent) < 0) {
-		err = sink_fail(PR_EIO, sink, "write commit");
-		goto done;
-	}
-	*applied = true;
-done:
-	pr_buf_release(&msg);
-	git_signature_free(author);
-	git_tree_free(new_tree);
-	git_tree_free(tree);
-	git_index_free(index);
-	git_diff_free(diff);
-	return err;
-}
-
-/* The committer: the option, else git's, at `when` unless git says. */
-static int make_committer(git_signature **out, const struct pr_git_ctx *ctx,
-			  const char *sink, const char *dir, int64_t when)
-{
-	struct pr_ident who = { NULL, NULL };
-	const char *date = getenv("GIT_COMMITTER_DATE");
-	int64_t t = when;
-	int tz = 0, err;
-
-	*out = NULL;
-	if (ctx->committer)
-		err = pr_outgoing_parse_address(&who, ctx->committer);
-	else
-		err = pr_gitrepo_committer(&who, &t, &tz, dir);
-	if (err)
-		goto done;
-	/* a retry makes the same commits: the delivery's time, not now */
-	if (!date || !*date || ctx->committer) {
-		t = when;
-		tz = 0;
-	}
-	if (git_signature_new(out, who.name && *who.name ? who.name : who.email,
-			      who.email, (git_time_t)t, tz) < 0)
-		err = sink_fail(PR_EINVAL, sink, "committer");
-done:
-	pr_ident_release(&who);
-	return err;
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag,
-		    struct FTW *ftw)
-{
-	PR_UNUSED(sb);
-	PR_UNUSED(flag);
-	PR_UNUSED(ftw);
-	return remove(path);
-}
-
-#define SCRATCH_PREFIX "patchrelay-git-"
-
-/*
- * Remove the scratch repositories a relay that was killed left in dir:
- * ours (this user's), named after a process that is gone.
- */
-static void sweep_scratch(const char *dir)
-{
-	struct pr_buf path = PR_BUF_INIT;
-	struct dirent *e;
-	struct stat sb;
-	DIR *d = opendir(dir);
-	long pid;
-	char *end;
-
-	while (d && (e = readdir(d))) {
-		if (strncmp(e->d_name, SCRATCH_PREFIX, strlen(SCRATCH_PREFIX)))
-			continue;
-		pid = strtol(e->d_name + strlen(SCRATCH_PREFIX), &end, 10);
-		if (pid <= 0 || *end != '-' || !kill((pid_t)pid, 0) ||
-		    errno != ESRCH)
-			continue;
-		pr_buf_reset(&path);
-		if (pr_buf_addf(&path, "%s/%s", dir, e->d_name) ||
-		    lstat(path.ptr, &sb) || !S_ISDIR(sb.st_mode) ||
-		    sb.st_uid != getuid())
-			continue;
-		nftw(path.ptr, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	}
-	if (d)
-		closedir(d);
-	pr_buf_release(&path);
-}
-
-/*
- * Where the commits are made.  A local directory is used in place; for a
- * remote, a scratch bare repository (removed by close_target) fetches its
- * branches and tags first, so that the base can be found there.
- */
-struct target {
-	git_repository *repo;
-	git_remote *remote; /* NULL: local */
-	char scratch[96];
-	/* a remote's callbacks: gitfetch's first, then push_status's */
-	struct push_cb {
-		struct pr_gitfetch_cb cb;
-		struct pr_buf why;
-	} cb;
-	struct pr_gitfetch_auth auth;
-};
-
-/* A remote's failure, its URL with any password as <redacted>. */
-static int remote_fail(int code, const char *sink, const char *url)
-{
-	struct pr_buf safe = PR_BUF_INIT;
-	int err;
-
-	pr_gitfetch_safe_url(&safe, url);
-	err = sink_fail(code, sink, safe.ptr);
-	pr_buf_release(&safe);
-	return err;
-}
-
-/*
- * A transfer of the sink's remote, run in a child process under gitnet.h's
- * watchdog (libgit2 alone would wait for ever on a server that does not
- * answer); what the push refused comes back in t->cb.why.
- */
-struct remote_job {
-	struct target *t;
-	const char *sink;
-	git_strarray *specs;
-	git_fetch_options *fo;
-	git_push_options *po;
-};
-
-static int fetch_job(struct pr_buf *extra, void *payload)
-{
-	const struct remote_job *j = payload;
-
-	PR_UNUSED(extra);
-	if (pr_gitfetch_trust(&j->t->auth))
-		return pr_error_wrap(PR_ECONFIG, "sink '%s'", j->sink);
-	if (git_remote_fetch(j->t->remote, j->specs, j->fo, NULL) < 0)
-		return remote_fail(PR_ENET, j->sink, j->t->cb.cb.url);
-	return 0;
-}
-
-static int push_job(struct pr_buf *extra, void *payload)
-{
-	const struct remote_job *j = payload;
-	int err;
-
-	if (pr_gitfetch_trust(&j->t->auth))
-		return pr_error_wrap(PR_ECONFIG, "sink '%s'", j->sink);
-	if (git_remote_push(j->t->remote, j->specs, j->po) < 0) {
-		struct pr_buf what = PR_BUF_INIT;
-
-		/* the message names the remote, its password as <redacted> */
-		pr_buf_adds(&what, "push to '");
-		pr_gitfetch_safe_url(&what, j->t->cb.cb.url);
-		pr_buf_addch(&what, '\'');
-		err = sink_fail(PR_ENET, j->sink, what.ptr);
-		pr_buf_release(&what);
-		return err;
-	}
-	return pr_buf_addbuf(extra, &j->t->cb.why);
-}
-
-static int remote_run(const char *sink, const char *url, const char *verb,
-		      struct target *t, struct remote_job *job,
-		      pr_gitnet_fn fn)
-{
-	struct pr_buf what = PR_BUF_INIT;
-	int err;
-
-	if (!(err = pr_buf_addf(&what, "sink '%s': %s '", sink, verb)) &&
-	    !(err = pr_gitfetch_safe_url(&what, url)) &&
-	    !(err = pr_buf_addch(&what, '\'')))
-		err = pr_gitnet_run(&t->cb.why, t->auth.timeout_ms, what.ptr,
-				    fn, job);
-	pr_buf_release(&what);
-	return err;
-}
-
-static int open_target(struct target *t, const char *sink,
-		       const struct pr_git_ctx *ctx)
-{
-	struct remote_job job = { NULL, NULL, NULL, NULL, NULL };
-	const char *url = ctx->url;
-	static const char *const fetch_specs[] = { "+refs/heads/*:refs/heads/*",
-						   "+refs/tags/*:refs/tags/*" };
-	git_strarray specs = { (char **)fetch_specs, 2 };
-	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
-	git_remote_create_options create = GIT_REMOTE_CREATE_OPTIONS_INIT;
-	const char *tmp = getenv("TMPDIR");
-
-	memset(t, 0, sizeof(*t));
-	pr_buf_init(&t->cb.why, 0);
-	if (!is_remote(url)) {
-		if (git_repository_open_ext(&t->repo, url,
-					    GIT_REPOSITORY_OPEN_NO_SEARCH,
-					    NULL) < 0)
-			return sink_fail(PR_EIO, sink, url);
-		return 0;
-	}
-	if (!tmp || !*tmp || strlen(tmp) >= 40)
-		tmp = "/tmp";
-	sweep_scratch(tmp);
-	snprintf(t->scratch, sizeof(t->scratch),
-		 "%s/" SCRATCH_PREFIX "%d-XXXXXX", tmp, (int)getpid());
-	if (!mkdtemp(t->scratch)) {
-		t->scratch[0] = '\0';
-		return pr_error(PR_EIO,
-				"sink '%s': cannot make a scratch "
-				"repository: %s",
-				sink, strerror(errno));
-	}
-	if (git_repository_init(&t->repo, t->scratch, 1) < 0)
-		return sink_fail(PR_EIO, sink, "scratch repository");
-	/*
-	 * Without url.*.insteadOf, as forge_fetch.c: the URL is used as
-	 * configured, and libgit2 1.5's insteadOf lookup leaks a pcre2
-	 * match block per config entry on every remote it makes.
-	 */
-	create.repository = t->repo;
-	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
-	if (git_remote_create_with_opts(&t->remote, url, &create) < 0)
-		return remote_fail(PR_EINVAL, sink, url);
-	t->auth.user = ctx->user;
-	t->auth.password = ctx->password;
-	t->auth.ssh_key = ctx->ssh_key;
-	t->auth.known_hosts = ctx->known_hosts;
-	t->auth.timeout_ms = ctx->timeout;
-	t->auth.ca_file = ctx->ca_file;
-	pr_gitfetch_callbacks(&fo.callbacks, &t->cb.cb, &t->auth, url);
-	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-	job.t = t;
-	job.sink = sink;
-	job.specs = &specs;
-	job.fo = &fo;
-	return remote_run(sink, url, "fetch from", t, &job, fetch_job);
-}
-
-static void close_target(struct target *t)
-{
-	pr_buf_release(&t->cb.why); /* safe when zeroed: alloc 0 */
-	git_remote_free(t->remote);
-	git_repository_free(t->repo);
-	if (t->scratch[0])
-		nftw(t->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	memset(t, 0, sizeof(*t));
-}
-
-/* libgit2 tells each pushed ref's fate here: a refusal is kept. */
-static int push_status(const char *refname, const char *status, void *data)
-{
-	struct pr_buf *why = &((struct push_cb *)data)->why;
-
-	if (status && !why->len)
-		pr_buf_addf(why, "'%s': %s", refname, status);
-	return 0;
-}
-
-/* Set refname to tip in the target: a ref, or a forced push. */
-static int set_branch(struct target *t, const char *sink, const char *refname,
-		      const git_oid *tip, const char *log,
-		      struct pr_deliver_result *out)
-{
-	git_push_options po = GIT_PUSH_OPTIONS_INIT;
-	struct remote_job job = { NULL, NULL, NULL, NULL, NULL };
-	git_reference *ref = NULL;
-	struct pr_buf spec = PR_BUF_INIT;
-	char *specp;
-	git_strarray specs = { &specp, 1 };
-	git_oid had;
-	int err = 0;
-
-	/*
-	 * The remote's branches were fetched: one already at tip (a push
-	 * whose answer was lost, or a crash before it was recorded) is not
-	 * pushed again, not even as a no-op update.
-	 */
-	if (t->remote && !git_reference_name_to_id(&had, t->repo, refname) &&
-	    git_oid_equal(&had, tip))
-		goto done;
-	git_error_clear();
-	if (git_reference_create(&ref, t->repo, refname, tip, 1, log) < 0) {
-		err = sink_fail(PR_EIO, sink, refname);
-		goto done;
-	}
-	if (!t->remote)
-		goto done;
-	/* the branch belongs to patchrelay: forced, like the local ref */
-	if ((err = pr_buf_addf(&spec, "+%s:%s", refname, refname)))
-		goto done;
-	specp = spec.ptr;
-	pr_gitfetch_callbacks(&po.callbacks, &t->cb.cb, &t->auth, t->cb.cb.url);
-	po.callbacks.push_update_reference = push_status;
-	job.t = t;
-	job.sink = sink;
-	job.specs = &specs;
-	job.po = &po;
-	if ((err = remote_run(sink, t->cb.cb.url, "push to", t, &job,
-			      push_job)))
-		goto done;
-	if (t->cb.why.len) {
-		reject(out, "push refused: %s", t->cb.why.ptr);
-		err = 1;
-	}
-done:
-	git_reference_free(ref);
-	pr_buf_release(&spec);
-	return err;
-}
-
 static int git_deliver_version(struct pr_instance *inst,
 			       const struct pr_version_delivery *d,
 			       struct pr_deliver_result *out)
 {
 	const struct pr_git_ctx *ctx = inst->ctx;
 	const struct pr_version *v = d->version;
-	struct target t;
-	git_commit *base = NULL, *tip = NULL;
-	git_signature *committer = NULL;
-	struct pr_buf branch = PR_BUF_INIT, refname = PR_BUF_INIT;
-	struct pr_buf log = PR_BUF_INIT;
-	size_t i;
+	struct pr_gitfetch_auth auth = { ctx->user, ctx->password, ctx->ssh_key,
+					 ctx->known_hosts, ctx->timeout,
+					 ctx->ca_file };
+	struct pr_gitpush p = { inst->name,
+				ctx->url,
+				&auth,
+				ctx->committer,
+				ctx->base,
+				NULL,
+				d->series->origin_key,
+				d->time,
+				NULL };
+	struct pr_gitpush_result res = { 0 };
+	struct pr_buf branch = PR_BUF_INIT;
+	char **trailers = NULL;
 	int err;
 
-	out->status = PR_DELIVER_RETRY;
-	out->retry_after_ms = 0;
-	memset(&t, 0, sizeof(t));
-	git_libgit2_init();
 	if ((err = branch_name(&branch, inst->name,
 			       ctx->branch ? ctx->branch : GIT_SINK_BRANCH,
 			       d->series->origin_connector,
-			       d->series->origin_key, v->number)) ||
-	    (err = pr_buf_addf(&refname, "refs/heads/%s", branch.ptr)) ||
-	    (err = open_target(&t, inst->name, ctx)))
+			       d->series->origin_key, v->number)))
 		goto done;
-	if ((err = make_committer(&committer, ctx, inst->name,
-				  t.remote ? t.scratch : ctx->url, d->time)) ||
-	    (err = find_base(&base, t.repo, ctx, v)))
+	p.branch = branch.ptr;
+	/* the review trailers gathered so far follow the series */
+	if (d->store &&
+	    (err = pr_bridge_trailers(&trailers, d->store, d->series_id, v)))
 		goto done;
-	if (!base) {
-		reject(out,
-		       "no base for v%d of '%s' in '%s' (base-commit '%s', "
-		       "option base '%s')",
-		       v->number, d->series->origin_key, ctx->url,
-		       v->base_commit, ctx->base ? ctx->base : "");
-		goto done;
-	}
-	tip = base;
-	base = NULL;
-	for (i = 0; i < v->nr; i++) {
-		git_oid id;
-		bool applied;
-
-		if ((err = commit_patch(&id, &applied, t.repo, inst->name, tip,
-					v->patches[i], committer)))
-			goto done;
-		if (!applied) {
-			reject(out, "patch %zu/%zu '%s' does not apply on %s",
-			       i + 1, v->nr,
-			       v->patches[i]->subject ? v->patches[i]->subject
-						      : "",
-			       git_oid_tostr_s(git_commit_id(tip)));
-			goto done;
-		}
-		git_commit_free(tip);
-		tip = NULL;
-		if (git_commit_lookup(&tip, t.repo, &id) < 0) {
-			err = sink_fail(PR_EIO, inst->name, "read commit");
-			goto done;
-		}
-	}
-	if ((err = pr_buf_addf(&log, "patchrelay: v%d of %s", v->number,
-			       d->series->origin_key)))
-		goto done;
-	err = set_branch(&t, inst->name, refname.ptr, git_commit_id(tip),
-			 log.ptr, out);
-	if (err) {
-		/* 1: the remote refused the push, out says why */
-		if (err > 0)
-			err = 0;
-		goto done;
-	}
-	pr_log_info(inst->prefix, "pushed v%d of '%s' as %s (%s)", v->number,
-		    d->series->origin_key, branch.ptr,
-		    git_oid_tostr_s(git_commit_id(tip)));
-	out->status = PR_DELIVER_OK;
+	p.trailers = (const char *const *)trailers;
+	err = pr_gitpush_version(&res, out, &p, v);
+	if (!err && out->status == PR_DELIVER_OK)
+		pr_log_info(inst->prefix, "pushed v%d of '%s' as %s (%s)",
+			    v->number, d->series->origin_key, branch.ptr,
+			    res.tip);
 done:
-	git_commit_free(tip);
-	git_commit_free(base);
-	git_signature_free(committer);
-	close_target(&t);
-	git_libgit2_shutdown();
+	pr_gitpush_result_release(&res);
+	pr_bridge_trailers_free(trailers, v->nr);
 	pr_buf_release(&branch);
-	pr_buf_release(&refname);
-	pr_buf_release(&log);
 	return err;
 }
 

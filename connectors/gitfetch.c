@@ -151,6 +151,72 @@ static int knownhost_type(git_cert_ssh_raw_type_t t)
 	}
 }
 
+int pr_gitfetch_known_host(struct pr_buf *why, const char *known_hosts,
+			   const char *host, int port, const char *key,
+			   size_t len, int type)
+{
+	struct pr_buf file = PR_BUF_INIT;
+	LIBSSH2_SESSION *session = NULL;
+	LIBSSH2_KNOWNHOSTS *hosts = NULL;
+	const char *home = getenv("HOME");
+	int rc = -1;
+
+	if (known_hosts)
+		pr_buf_adds(&file, known_hosts);
+	else if (home && *home)
+		pr_buf_addf(&file, "%s/.ssh/known_hosts", home);
+	if (!type) {
+		pr_buf_addf(why,
+			    "host key of '%s': a type patchrelay cannot "
+			    "check",
+			    host);
+		goto done;
+	}
+	if (!file.len) {
+		pr_buf_addf(why,
+			    "host key of '%s': no known_hosts file (HOME "
+			    "is not set)",
+			    host);
+		goto done;
+	}
+	if (!(session = libssh2_session_init()) ||
+	    !(hosts = libssh2_knownhost_init(session))) {
+		pr_buf_adds(why, "cannot read known hosts: out of memory");
+		goto done;
+	}
+	if (libssh2_knownhost_readfile(hosts, file.ptr,
+				       LIBSSH2_KNOWNHOST_FILE_OPENSSH) < 0) {
+		pr_buf_addf(why, "host key of '%s': cannot read '%s'", host,
+			    file.ptr);
+		goto done;
+	}
+	switch (libssh2_knownhost_checkp(hosts, host, port, key, len,
+					 LIBSSH2_KNOWNHOST_TYPE_PLAIN |
+						 LIBSSH2_KNOWNHOST_KEYENC_RAW |
+						 type,
+					 NULL)) {
+	case LIBSSH2_KNOWNHOST_CHECK_MATCH:
+		rc = 0;
+		break;
+	case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
+		pr_buf_addf(why,
+			    "host key of '%s' port %d does not match the one "
+			    "in '%s'",
+			    host, port, file.ptr);
+		break;
+	default:
+		pr_buf_addf(why, "host key of '%s' port %d is not in '%s'",
+			    host, port, file.ptr);
+	}
+done:
+	if (hosts)
+		libssh2_knownhost_free(hosts);
+	if (session)
+		libssh2_session_free(session);
+	pr_buf_release(&file);
+	return rc;
+}
+
 /*
  * A TLS certificate libgit2 did not verify: its words in parentheses when
  * it left any (the first flag of mbed TLS's verdict, which may say "CN
@@ -205,73 +271,21 @@ static int check_host(git_cert *cert, int valid, const char *host,
 {
 	const struct pr_gitfetch_cb *c = payload;
 	const git_cert_hostkey *key = (const git_cert_hostkey *)cert;
-	struct pr_buf file = PR_BUF_INIT, why = PR_BUF_INIT;
-	LIBSSH2_SESSION *session = NULL;
-	LIBSSH2_KNOWNHOSTS *hosts = NULL;
-	const char *home = getenv("HOME");
-	int type, port, rc = -1;
+	struct pr_buf why = PR_BUF_INIT;
+	int rc;
 
 	if (cert->cert_type == GIT_CERT_X509)
 		return valid ? 0 : tls_refused(c->auth);
 	if (cert->cert_type != GIT_CERT_HOSTKEY_LIBSSH2)
 		return GIT_PASSTHROUGH;
-	port = pr_gitfetch_ssh_port(c->url);
-	if (c->auth->known_hosts)
-		pr_buf_adds(&file, c->auth->known_hosts);
-	else if (home && *home)
-		pr_buf_addf(&file, "%s/.ssh/known_hosts", home);
-	type = knownhost_type(key->raw_type);
-	if (!(key->type & GIT_CERT_SSH_RAW) || !type) {
-		pr_buf_addf(&why,
-			    "host key of '%s': a type patchrelay cannot "
-			    "check",
-			    host);
-		goto done;
-	}
-	if (!file.len) {
-		pr_buf_addf(&why,
-			    "host key of '%s': no known_hosts file (HOME "
-			    "is not set)",
-			    host);
-		goto done;
-	}
-	if (!(session = libssh2_session_init()) ||
-	    !(hosts = libssh2_knownhost_init(session))) {
-		pr_buf_adds(&why, "cannot read known hosts: out of memory");
-		goto done;
-	}
-	if (libssh2_knownhost_readfile(hosts, file.ptr,
-				       LIBSSH2_KNOWNHOST_FILE_OPENSSH) < 0) {
-		pr_buf_addf(&why, "host key of '%s': cannot read '%s'", host,
-			    file.ptr);
-		goto done;
-	}
-	switch (libssh2_knownhost_checkp(
-		hosts, host, port, key->hostkey, key->hostkey_len,
-		LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
-			type,
-		NULL)) {
-	case LIBSSH2_KNOWNHOST_CHECK_MATCH:
-		rc = 0;
-		break;
-	case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
-		pr_buf_addf(&why,
-			    "host key of '%s' port %d does not match the one "
-			    "in '%s'",
-			    host, port, file.ptr);
-		break;
-	default:
-		pr_buf_addf(&why, "host key of '%s' port %d is not in '%s'",
-			    host, port, file.ptr);
-	}
-done:
+	rc = pr_gitfetch_known_host(&why, c->auth->known_hosts, host,
+				    pr_gitfetch_ssh_port(c->url), key->hostkey,
+				    key->hostkey_len,
+				    key->type & GIT_CERT_SSH_RAW
+					    ? knownhost_type(key->raw_type)
+					    : 0);
 	if (rc)
 		git_error_set_str(GIT_ERROR_SSH, why.ptr);
-	if (hosts)
-		libssh2_knownhost_free(hosts);
-	if (session)
-		libssh2_session_free(session);
-	pr_buf_release(&file);
 	pr_buf_release(&why);
 	return rc;
 }

@@ -84,6 +84,18 @@ int pr_gitfetch_safe_url(struct pr_buf *out, const char *url);
  */
 int pr_gitfetch_ssh_port(const char *url);
 
+/*
+ * Whether the ssh host key key[0..len) of host (and port: 22 is written
+ * "host", others "[host]:port" in the file) is in the known_hosts file
+ * (NULL: ~/.ssh/known_hosts), as ssh's StrictHostKeyChecking=yes takes
+ * it.  type is libssh2's LIBSSH2_KNOWNHOST_KEY_* (0: one that cannot be
+ * checked).  0 when it is; -1 with the reason in why ("host key of 'H'
+ * port P is not in 'FILE'", "... does not match the one in 'FILE'").
+ */
+int pr_gitfetch_known_host(struct pr_buf *why, const char *known_hosts,
+			   const char *host, int port, const char *key,
+			   size_t len, int type);
+
 /* Open the bare repository at dir, made (with its parents) if absent. */
 int pr_gitfetch_open_cache(git_repository **out, const char *dir);
 

@@ -107,6 +107,23 @@ const struct pr_forge_rest pr_github_rest = {
 	.close_pr = { "PATCH", "/pulls/", "" },
 	.add_label = { "POST", "/issues/", "/labels" },
 
+	.clone_url = "clone_url",
+	.find_pr = "/pulls?state=open&per_page=100&head=",
+	.find_owner = true,
+	.create_pr = "/pulls",
+	.update_pr = { "PATCH", "/pulls/", "" },
+	.head_key = "head",
+	.base_key = "base",
+
+	/* review comments and reviews, both oldest first */
+	.list_line_comments = { "GET", "/pulls/", "/comments?per_page=100" },
+	.list_reviews = { "GET", "/pulls/", "/reviews?per_page=100" },
+	.comment_url = "html_url",
+	.line_path = "path",
+	.line_no = "line",
+	.line_old = "original_line",
+	.line_hunk = "diff_hunk",
+
 	.pr_what = "github pull request",
 	.number = "number",
 	.mark = "#",
@@ -135,8 +152,7 @@ static int github_open(struct pr_instance *inst)
 }
 
 const struct pr_connector_type pr_connector_github = {
-	PR_FORGE_TYPE(struct pr_github_ctx, GITHUB_API_URL, "repo",
-		      github_open),
+	PR_FORGE_TYPE(struct pr_forge_ctx, GITHUB_API_URL, "repo", github_open),
 	.name = "github",
 	.summary = "pull requests of GitHub repositories as series; reports "
 		   "posted back as comments",

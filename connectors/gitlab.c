@@ -73,6 +73,19 @@ const struct pr_forge_rest pr_gitlab_rest = {
 	.add_label = { "PUT", "/merge_requests/", "" },
 	.repo_git_url = "http_url_to_repo",
 
+	.clone_url = "http_url_to_repo",
+	.find_pr = "/merge_requests?state=opened&per_page=100&source_branch=",
+	.create_pr = "/merge_requests",
+	.update_pr = { "PUT", "/merge_requests/", "" },
+	.head_key = "source_branch",
+	.base_key = "target_branch",
+
+	/* a comment on a line is a note ("DiffNote") with a position */
+	.position = "position",
+	.line_path = "new_path",
+	.line_no = "new_line",
+	.line_old = "old_line",
+
 	.pr_what = "gitlab merge request",
 	.number = "iid",
 	.mark = "!",
@@ -105,7 +118,7 @@ static int gitlab_open(struct pr_instance *inst)
 }
 
 const struct pr_connector_type pr_connector_gitlab = {
-	PR_FORGE_TYPE(struct pr_gitlab_ctx, GITLAB_API_URL, "project",
+	PR_FORGE_TYPE(struct pr_forge_ctx, GITLAB_API_URL, "project",
 		      gitlab_open),
 	.name = "gitlab",
 	.summary = "merge requests of GitLab projects as series; reports "

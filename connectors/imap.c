@@ -574,11 +574,13 @@ static int imap_poll(struct pr_instance *inst, const char *cursor,
 	}
 	pr_log_debug(inst->prefix, "read %zu messages of '%s' on %s", uids.nr,
 		     s.mailbox.ptr, s.base.ptr);
+	memset(&o, 0, sizeof(o));
 	o.origin = inst->name;
 	o.prefix = inst->prefix;
 	o.wait_ms = ctx->wait;
 	o.trusted = &ctx->trusted;
 	o.now = (int64_t)time(NULL);
+	o.archive = NULL;
 	o.epoch = epoch.ptr;
 	err = pr_mailsrc_emit(&batch, from_start ? NULL : &prev, &o, emit,
 			      payload);

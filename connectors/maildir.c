@@ -314,11 +314,13 @@ static int maildir_poll(struct pr_instance *inst, const char *cursor,
 	if ((err = read_folder(&batch, ctx->path, "new", prev.low)) ||
 	    (err = read_folder(&batch, ctx->path, "cur", prev.low)))
 		goto done;
+	memset(&o, 0, sizeof(o));
 	o.origin = inst->name;
 	o.prefix = inst->prefix;
 	o.wait_ms = ctx->wait;
 	o.trusted = &ctx->trusted;
 	o.now = (int64_t)time(NULL);
+	o.archive = NULL;
 	o.epoch = "";
 	err = pr_mailsrc_emit(&batch, cursor ? &prev : NULL, &o, emit, payload);
 done:

@@ -4,7 +4,8 @@
 
 #include "mail/am.h"
 #include "mail/assemble.h"
-#include "mail/mailinfo.h"
+#include "mail/mail.h"
+#include "mail/outgoing.h"
 #include "mailsrc.h"
 #include "model/subject.h"
 
@@ -19,6 +20,7 @@ void pr_mailsrc_batch_add(struct pr_mailsrc_batch *b, const char *pos,
 	m->data = pr_memdup(data, len);
 	m->len = len;
 	m->arrival = arrival;
+	m->seen = false;
 }
 
 void pr_mailsrc_batch_release(struct pr_mailsrc_batch *b)
@@ -161,108 +163,6 @@ void pr_mailsrc_cursor_release(struct pr_mailsrc_cursor *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* ---- dates ---- */
-
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian), Hinnant's formula. */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static const char *skip_ws(const char *s)
-{
-	while (*s == ' ' || *s == '\t')
-		s++;
-	return s;
-}
-
-/* A number of 1..max digits at *s. */
-static bool read_num(long *out, const char **s, int max)
-{
-	const char *p = *s;
-	long v = 0;
-	int n = 0;
-
-	while (isdigit((unsigned char)*p) && n < max) {
-		v = v * 10 + (*p++ - '0');
-		n++;
-	}
-	if (!n || isdigit((unsigned char)*p))
-		return false;
-	*out = v;
-	*s = p;
-	return true;
-}
-
-int pr_mailsrc_parse_date(int64_t *out, const char *s)
-{
-	static const char *const months[] = { "jan", "feb", "mar", "apr",
-					      "may", "jun", "jul", "aug",
-					      "sep", "oct", "nov", "dec" };
-	const char *p = skip_ws(s ? s : "");
-	long day, year, hh, mm, ss = 0, zone = 0;
-	int mon = -1, i, sign = 1;
-
-	/* an optional day name and comma */
-	if (isalpha((unsigned char)*p)) {
-		while (isalpha((unsigned char)*p))
-			p++;
-		if (*p == ',')
-			p++;
-		p = skip_ws(p);
-	}
-	if (!read_num(&day, &p, 2))
-		goto bad;
-	p = skip_ws(p);
-	for (i = 0; i < 12; i++)
-		if (!strncasecmp(p, months[i], 3))
-			mon = i + 1;
-	if (mon < 0)
-		goto bad;
-	while (isalpha((unsigned char)*p))
-		p++;
-	p = skip_ws(p);
-	if (!read_num(&year, &p, 4))
-		goto bad;
-	if (year < 50)
-		year += 2000;
-	else if (year < 1000)
-		year += 1900;
-	p = skip_ws(p);
-	if (!read_num(&hh, &p, 2) || *p++ != ':' || !read_num(&mm, &p, 2))
-		goto bad;
-	if (*p == ':') {
-		p++;
-		if (!read_num(&ss, &p, 2))
-			goto bad;
-	}
-	p = skip_ws(p);
-	if (*p == '+' || *p == '-') {
-		long z;
-
-		sign = *p++ == '-' ? -1 : 1;
-		if (!read_num(&z, &p, 4))
-			goto bad;
-		zone = sign * ((z / 100) * 60 + z % 100);
-	}
-	/* "GMT", "UT" or nothing: UTC; other zone names are read as UTC */
-	if (day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60)
-		goto bad;
-	*out = days_from_civil(year, mon, (int)day) * 86400 + hh * 3600 +
-	       mm * 60 + ss - zone * 60;
-	return 0;
-bad:
-	return pr_error(PR_EPARSE, "date '%.100s': not an RFC 2822 date",
-			s ? s : "");
-}
-
 /* ---- grouping and emitting ---- */
 
 /* One parsed message of the batch, in position order. */
@@ -270,15 +170,23 @@ struct mail {
 	const struct pr_mailsrc_msg *msg;
 	struct pr_patch *p;
 	int64_t time; /* Date, else arrival, else 0 */
-	bool seen; /* at or below the previous cursor's high */
+	bool seen; /* seen by the poll that made the cursor */
 	bool patch; /* given to the assembly */
+};
+
+/* Where a mail of the assembly is: series, version, index (nr: cover). */
+struct where {
+	const char *id;
+	size_t si, vi, idx;
 };
 
 struct emitter {
 	const struct pr_mailsrc_opts *o;
-	const struct pr_mailsrc_cursor *prev;
 	struct mail *mails;
 	size_t nr;
+	struct mail **by_p; /* the mails sorted by their pr_patch pointer */
+	struct where *at; /* the assembly's Message-IDs, sorted, each once */
+	size_t nr_at;
 	struct pr_assembly a;
 	struct pr_patch **patches; /* the mails given to the assembly */
 	size_t nr_patches;
@@ -297,13 +205,93 @@ static int cmp_msg(const void *a, const void *b)
 	return strcmp((*x)->pos, (*y)->pos);
 }
 
+static int cmp_by_p(const void *a, const void *b)
+{
+	const struct pr_patch *x = (*(struct mail *const *)a)->p;
+	const struct pr_patch *y = (*(struct mail *const *)b)->p;
+
+	return (x > y) - (x < y);
+}
+
 static struct mail *mail_of(const struct emitter *e, const struct pr_patch *p)
 {
-	size_t i;
+	struct mail key = { NULL, NULL, 0, false, false }, *kp = &key, **hit;
 
-	for (i = 0; i < e->nr; i++)
-		if (e->mails[i].p == p)
-			return &e->mails[i];
+	key.p = (struct pr_patch *)p;
+	if (!e->nr)
+		return NULL;
+	hit = bsearch(&kp, e->by_p, e->nr, sizeof(*e->by_p), cmp_by_p);
+	return hit ? *hit : NULL;
+}
+
+static int cmp_where(const void *a, const void *b)
+{
+	const struct where *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+
+	/* the same mail in two versions (a filled one): its own first */
+	if (!c)
+		c = (x->si > y->si) - (x->si < y->si);
+	if (!c)
+		c = (x->vi > y->vi) - (x->vi < y->vi);
+	return c;
+}
+
+static void where_add(struct emitter *e, const struct pr_patch *p, size_t si,
+		      size_t vi, size_t idx)
+{
+	if (!p->message_id || !*p->message_id)
+		return;
+	e->at[e->nr_at].id = p->message_id;
+	e->at[e->nr_at].si = si;
+	e->at[e->nr_at].vi = vi;
+	e->at[e->nr_at].idx = idx;
+	e->nr_at++;
+}
+
+/* Index the mails of the assembly by Message-ID. */
+static void index_assembly(struct emitter *e)
+{
+	size_t n = 0, i, j, k;
+
+	for (i = 0; i < e->a.nr; i++)
+		for (j = 0; j < e->a.series[i].nr; j++)
+			n += e->a.series[i].versions[j].nr + 1;
+	e->at = pr_calloc(n + 1, sizeof(*e->at));
+	for (i = 0; i < e->a.nr; i++) {
+		for (j = 0; j < e->a.series[i].nr; j++) {
+			const struct pr_asm_version *v =
+				&e->a.series[i].versions[j];
+
+			if (v->cover)
+				where_add(e, v->cover, i, j, v->nr);
+			for (k = 0; k < v->nr; k++)
+				where_add(e, v->patches[k], i, j, k);
+		}
+	}
+	if (e->nr_at)
+		qsort(e->at, e->nr_at, sizeof(*e->at), cmp_where);
+	for (i = 0, k = 0; i < e->nr_at; i++)
+		if (!k || strcmp(e->at[k - 1].id, e->at[i].id))
+			e->at[k++] = e->at[i];
+	e->nr_at = k;
+}
+
+static const struct where *where_is(const struct emitter *e, const char *id)
+{
+	size_t lo = 0, hi = e->nr_at;
+
+	while (id && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(id, e->at[mid].id);
+
+		if (!c)
+			return &e->at[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
 	return NULL;
 }
 
@@ -332,6 +320,7 @@ static struct pr_patch *patch_copy(const struct pr_patch *p)
 	c->diff = dup_or_null(p->diff);
 	c->message_id = dup_or_null(p->message_id);
 	c->in_reply_to = dup_or_null(p->in_reply_to);
+	c->sender = dup_or_null(p->sender);
 	if (p->nr_references) {
 		c->references =
 			pr_calloc(p->nr_references, sizeof(*c->references));
@@ -406,19 +395,40 @@ static bool all_seen(const struct emitter *e, const struct pr_asm_version *v)
 	return true;
 }
 
-/* Lower e->low to the oldest position of v's mails. */
+/* Lower e->low to the oldest position of v's mails; note them in held. */
+static void hold_mail(struct emitter *e, const struct pr_patch *p)
+{
+	const struct mail *m = mail_of(e, p);
+
+	if (!m)
+		return;
+	if (!e->low || strcmp(m->msg->pos, e->low) < 0)
+		e->low = m->msg->pos;
+	if (e->o->held)
+		pr_strlist_add(e->o->held, m->msg->pos);
+}
+
 static void hold(struct emitter *e, const struct pr_asm_version *v)
 {
-	const struct mail *m;
 	size_t i;
 
-	if (v->cover && (m = mail_of(e, v->cover)) &&
-	    (!e->low || strcmp(m->msg->pos, e->low) < 0))
-		e->low = m->msg->pos;
+	if (v->cover)
+		hold_mail(e, v->cover);
 	for (i = 0; i < v->nr; i++)
-		if ((m = mail_of(e, v->patches[i])) &&
-		    (!e->low || strcmp(m->msg->pos, e->low) < 0))
-			e->low = m->msg->pos;
+		hold_mail(e, v->patches[i]);
+}
+
+/* The archive's link to message `mid`; NULL without an archive. */
+static char *archive_link(const struct emitter *e, const char *mid)
+{
+	struct pr_buf b = PR_BUF_INIT;
+
+	if (!e->o->archive || !mid || !*mid ||
+	    pr_outgoing_archive_link(&b, e->o->archive, mid)) {
+		pr_buf_release(&b);
+		return NULL;
+	}
+	return pr_buf_detach(&b, NULL);
 }
 
 static struct pr_series *new_series(const struct emitter *e, const char *key,
@@ -426,18 +436,15 @@ static struct pr_series *new_series(const struct emitter *e, const char *key,
 {
 	struct pr_series *s = pr_series_new(e->o->origin, key);
 
-	if (who)
+	if (who) {
 		pr_ident_set(&s->submitter, who->author.name,
 			     who->author.email);
+		s->archive_url = archive_link(e, who->message_id);
+	}
 	return s;
 }
 
-/*
- * A series' key: the root of the thread its first mail is in (the first of
- * its References, else its In-Reply-To, else its own Message-ID), so that
- * a v2 threaded into v1 and the replies to either get v1's key also when a
- * later poll no longer reads v1.
- */
+/* The root of the thread p is in: its first reference, else its own id. */
 static const char *thread_root(const struct pr_patch *p)
 {
 	if (!p)
@@ -449,11 +456,88 @@ static const char *thread_root(const struct pr_patch *p)
 	return p->message_id ? p->message_id : "";
 }
 
+/*
+ * A series' key, the same in every poll that reads any of it: b4's
+ * change-id when its first version gives one; else the root of the thread
+ * its first mail is in, so that a v2 threaded into v1 and the replies to
+ * either get v1's key also when a later poll no longer reads v1, unless
+ * that root is a mail of another series of this poll (a lone patch
+ * answering a series is not a version of it: its own Message-ID then);
+ * for mails without Message-IDs, the subject of its cover letter (not
+ * format-patch's placeholder), else of its first patch.
+ */
+static const char *series_key(const struct emitter *e, size_t si)
+{
+	const struct pr_asm_series *s = &e->a.series[si];
+	const struct pr_asm_version *v = s->nr ? &s->versions[0] : NULL;
+	const struct pr_patch *f = v ? first_mail(v) : NULL;
+	const struct where *w;
+	const char *root;
+
+	if (!f)
+		return "";
+	if (v->change_id)
+		return v->change_id;
+	root = thread_root(f);
+	w = where_is(e, root);
+	if (w && w->si != si)
+		root = f->message_id ? f->message_id : "";
+	if (*root)
+		return root;
+	if (v->cover && v->cover->subject &&
+	    strcmp(v->cover->subject, "*** SUBJECT HERE ***"))
+		return v->cover->subject;
+	return v->nr && v->patches[0]->subject ? v->patches[0]->subject : "";
+}
+
+/* "base-commit: <40 hex>" on a line of text, as format-patch --base writes. */
+static void find_base(char out[41], const char *text)
+{
+	const char *p = text;
+
+	while (p && (p = strstr(p, "base-commit: "))) {
+		if ((p == text || p[-1] == '\n') &&
+		    strspn(p + 13, "0123456789abcdef") == 40) {
+			memcpy(out, p + 13, 40);
+			out[40] = 0;
+			return;
+		}
+		p += 13;
+	}
+}
+
+/*
+ * The blurb of a format-patch cover letter: its text before the shortlog
+ * ("Name (N):" after a blank line), which the outgoing cover renders anew.
+ */
+static char *cover_blurb(const struct pr_patch *c)
+{
+	const char *b = c->body ? c->body : "", *p = b;
+	size_t n = c->author.name ? strlen(c->author.name) : 0;
+
+	while (n && (p = strstr(p, c->author.name))) {
+		if (p - b >= 2 && p[-1] == '\n' && p[-2] == '\n' &&
+		    p[n] == ' ' && p[n + 1] == '(' &&
+		    strspn(p + n + 2, "0123456789") &&
+		    !strncmp(p + n + 2 + strspn(p + n + 2, "0123456789"),
+			     "):\n", 3))
+			return pr_strndup(b, (size_t)(p - 1 - b));
+		p += n;
+	}
+	return pr_strdup(b);
+}
+
+/*
+ * The version as an event.  A mailed patch's diff is kept as a git source
+ * holds it (pr_am_bare_diff), a format-patch cover letter gives its blurb, and
+ * the base commit comes from the cover letter, else from a patch.
+ */
 static int emit_version(struct emitter *e, size_t si, size_t vi)
 {
 	const struct pr_asm_version *av = &e->a.series[si].versions[vi];
 	struct pr_event ev;
 	struct pr_version *v = pr_version_new(av->number);
+	char base[41] = "";
 	size_t i;
 
 	memset(&ev, 0, sizeof(ev));
@@ -464,43 +548,39 @@ static int emit_version(struct emitter *e, size_t si, size_t vi)
 	if (av->cover) {
 		v->cover = pr_calloc(1, sizeof(*v->cover));
 		v->cover->subject = dup_or_null(av->cover->subject);
-		v->cover->body = dup_or_null(av->cover->body);
+		v->cover->body = cover_blurb(av->cover);
 		v->cover->message_id = dup_or_null(av->cover->message_id);
+		find_base(v->base_commit, av->cover->body);
 	}
-	for (i = 0; i < av->nr; i++)
-		pr_version_add_patch(v, patch_copy(av->patches[i]));
+	for (i = 0; i < av->nr; i++) {
+		struct pr_patch *c = patch_copy(av->patches[i]);
+
+		if (c->diff)
+			find_base(base, c->diff);
+		pr_am_bare_diff(c);
+		pr_version_add_patch(v, c);
+	}
+	if (!v->base_commit[0])
+		memcpy(v->base_commit, base, sizeof(base));
 	pr_series_add_version(ev.series, v);
 	return push(e, &ev);
 }
 
-/* Which version of the batch a reply answers; -1 in *si when none. */
+/* Which version of the batch a reply answers; -1 when none. */
 static long reply_target(const struct emitter *e, const struct pr_patch *r,
 			 size_t *si, size_t *vi)
 {
-	size_t k = r->nr_references + 1, s, i, j;
+	size_t k = r->nr_references + 1;
 
 	while (k--) {
-		const char *id = k == r->nr_references ? r->in_reply_to
-						       : r->references[k];
+		const struct where *w = where_is(e, k == r->nr_references
+							    ? r->in_reply_to
+							    : r->references[k]);
 
-		if (!id)
-			continue;
-		for (s = 0; s < e->a.nr; s++) {
-			for (j = 0; j < e->a.series[s].nr; j++) {
-				const struct pr_asm_version *v =
-					&e->a.series[s].versions[j];
-
-				*si = s;
-				*vi = j;
-				if (v->cover && v->cover->message_id &&
-				    !strcmp(id, v->cover->message_id))
-					return (long)v->nr;
-				for (i = 0; i < v->nr; i++)
-					if (v->patches[i]->message_id &&
-					    !strcmp(id,
-						    v->patches[i]->message_id))
-						return (long)i;
-			}
+		if (w) {
+			*si = w->si;
+			*vi = w->vi;
+			return (long)w->idx;
 		}
 	}
 	return -1;
@@ -565,6 +645,8 @@ static int emit_comment(struct emitter *e, struct pr_patch *r)
 	ev.series = new_series(e, key, first_mail(av));
 	pr_ident_set(&ev.author, r->author.name, r->author.email);
 	ev.body = dup_or_null(r->body);
+	ev.id = dup_or_null(r->message_id);
+	ev.ref.url = archive_link(e, r->message_id);
 	v = pr_version_new(av->number);
 	if (target >= 0 && (size_t)target == av->nr && av->cover) {
 		v->cover = pr_calloc(1, sizeof(*v->cover));
@@ -616,19 +698,16 @@ static int parse_all(struct emitter *e, const struct pr_mailsrc_batch *b)
 	e->mails = pr_calloc(b->nr + 1, sizeof(*e->mails));
 	e->patches = pr_calloc(b->nr + 1, sizeof(*e->patches));
 	for (i = 0; i < b->nr; i++) {
-		struct pr_mailinfo mi;
 		struct mail *m = &e->mails[e->nr];
 		struct pr_patch *p = NULL;
 
-		pr_mailinfo_init(&mi);
-		err = pr_mailinfo_parse(&mi, order[i]->data, order[i]->len);
-		if (!err)
-			err = pr_am_patch_from_mailinfo(&p, &mi);
-		pr_mailinfo_release(&mi);
+		err = pr_am_patch_parse(&p, order[i]->data, order[i]->len);
 		if (err == PR_ETOOBIG || err == PR_EPARSE || err == PR_EINVAL) {
 			/* one bad mail does not stop the list */
 			pr_log_warn(e->o->prefix, "message at '%s' skipped: %s",
 				    order[i]->pos, pr_error_message());
+			if (e->o->skipped)
+				pr_strlist_add(e->o->skipped, order[i]->pos);
 			err = 0;
 			continue;
 		}
@@ -636,13 +715,10 @@ static int parse_all(struct emitter *e, const struct pr_mailsrc_batch *b)
 			goto done;
 		m->msg = order[i];
 		m->p = p;
-		if (pr_mailsrc_parse_date(&m->time, p->date) < 0) {
-			pr_error_clear();
-			m->time = order[i]->arrival;
-		}
+		/* the Date, else when the source got it */
+		m->time = p->time ? p->time : order[i]->arrival;
 		p->time = m->time;
-		m->seen = e->prev && e->prev->high &&
-			  strcmp(order[i]->pos, e->prev->high) <= 0;
+		m->seen = order[i]->seen;
 		m->patch = !pr_am_is_reply(p) &&
 			   ((p->diff && p->diff[0]) ||
 			    (p->prefix.index == 0 && p->prefix.total > 0));
@@ -650,44 +726,48 @@ static int parse_all(struct emitter *e, const struct pr_mailsrc_batch *b)
 			e->patches[e->nr_patches++] = p;
 		e->nr++;
 	}
+	e->by_p = pr_calloc(e->nr + 1, sizeof(*e->by_p));
+	for (i = 0; i < e->nr; i++)
+		e->by_p[i] = &e->mails[i];
+	if (e->nr)
+		qsort(e->by_p, e->nr, sizeof(*e->by_p), cmp_by_p);
 done:
 	free(order);
 	return err;
 }
 
-int pr_mailsrc_emit(const struct pr_mailsrc_batch *b,
-		    const struct pr_mailsrc_cursor *prev,
-		    const struct pr_mailsrc_opts *o, pr_event_fn emit,
-		    void *payload)
+int pr_mailsrc_emit_seen(const struct pr_mailsrc_batch *b,
+			 const struct pr_mailsrc_opts *o, pr_event_fn emit,
+			 void *payload)
 {
 	struct emitter e;
-	struct pr_mailsrc_cursor next = { NULL, NULL, NULL, 0 };
 	struct pr_buf cur = PR_BUF_INIT;
 	size_t i, j;
 	int err;
 
 	memset(&e, 0, sizeof(e));
 	e.o = o;
-	e.prev = prev;
 	e.emit = emit;
 	e.payload = payload;
 	if ((err = parse_all(&e, b)) ||
 	    (err = pr_assemble_mails(&e.a, e.patches, e.nr_patches)))
 		goto done;
+	index_assembly(&e);
 	e.keys = pr_calloc(e.a.nr + 1, sizeof(*e.keys));
 	for (i = 0; i < e.a.nr; i++) {
-		const struct pr_patch *f =
-			e.a.series[i].nr
-				? first_mail(&e.a.series[i].versions[0])
-				: NULL;
-
-		e.keys[i] = thread_root(f);
+		e.keys[i] = series_key(&e, i);
+		if (o->rekey && (err = o->rekey(&e.keys[i], &e.a.series[i],
+						o->rekey_payload)))
+			goto done;
 	}
 	for (i = 0; i < e.a.nr; i++) {
 		for (j = 0; j < e.a.series[i].nr; j++) {
 			const struct pr_asm_version *v =
 				&e.a.series[i].versions[j];
 
+			/* a later posting completed what it lacked */
+			if (v->superseded)
+				continue;
 			if (!due_at(&e, v, o->now)) {
 				pr_log_debug(o->prefix,
 					     "series '%s' v%d waits for its "
@@ -697,8 +777,8 @@ int pr_mailsrc_emit(const struct pr_mailsrc_batch *b,
 				continue;
 			}
 			/* emitted by the poll that saw all of it, if due then */
-			if (prev && all_seen(&e, v) &&
-			    due_at(&e, v, prev->time))
+			if (o->has_prev && all_seen(&e, v) &&
+			    due_at(&e, v, o->prev_time))
 				continue;
 			if (!v->complete)
 				pr_log_info(
@@ -718,15 +798,7 @@ int pr_mailsrc_emit(const struct pr_mailsrc_batch *b,
 			goto done;
 	}
 	if (e.has_pending) {
-		next.epoch = (char *)(o->epoch ? o->epoch : "");
-		next.high = prev ? prev->high : NULL;
-		/* skipped (unparsable) messages count as seen too */
-		for (i = 0; i < b->nr; i++)
-			if (!next.high || strcmp(b->v[i].pos, next.high) > 0)
-				next.high = b->v[i].pos;
-		next.low = e.low ? e.low : next.high;
-		next.time = o->now;
-		if ((err = pr_mailsrc_cursor_format(&cur, &next)))
+		if ((err = o->cursor(&cur, e.low, o->cursor_payload)))
 			goto done;
 		e.pending.cursor = pr_buf_detach(&cur, NULL);
 		err = emit(&e.pending, payload);
@@ -737,9 +809,54 @@ done:
 	for (i = 0; i < e.nr; i++)
 		pr_patch_free(e.mails[i].p);
 	free(e.mails);
+	free(e.by_p);
+	free(e.at);
 	free(e.patches);
 	free((void *)e.keys);
 	pr_assemble_release(&e.a);
 	pr_buf_release(&cur);
 	return err;
+}
+
+/* The batch and cursor a position-ordered source's poll ends with. */
+struct pos_poll {
+	const struct pr_mailsrc_batch *b;
+	const struct pr_mailsrc_cursor *prev;
+	const struct pr_mailsrc_opts *o;
+};
+
+static int pos_cursor(struct pr_buf *out, const char *low, void *payload)
+{
+	const struct pos_poll *pp = payload;
+	struct pr_mailsrc_cursor next = { NULL, NULL, NULL, 0 };
+	size_t i;
+
+	next.epoch = (char *)(pp->o->epoch ? pp->o->epoch : "");
+	next.high = pp->prev ? pp->prev->high : NULL;
+	/* skipped (unparsable) messages count as seen too */
+	for (i = 0; i < pp->b->nr; i++)
+		if (!next.high || strcmp(pp->b->v[i].pos, next.high) > 0)
+			next.high = pp->b->v[i].pos;
+	next.low = low ? (char *)low : next.high;
+	next.time = pp->o->now;
+	return pr_mailsrc_cursor_format(out, &next);
+}
+
+int pr_mailsrc_emit(struct pr_mailsrc_batch *b,
+		    const struct pr_mailsrc_cursor *prev,
+		    const struct pr_mailsrc_opts *o, pr_event_fn emit,
+		    void *payload)
+{
+	struct pr_mailsrc_opts po = *o;
+	struct pos_poll pp = { b, prev, o };
+	size_t i;
+
+	for (i = 0; i < b->nr; i++)
+		b->v[i].seen = prev && prev->high &&
+			       strcmp(b->v[i].pos, prev->high) <= 0;
+	po.has_prev = prev != NULL;
+	po.prev_time = prev ? prev->time : 0;
+	po.cursor = pos_cursor;
+	po.cursor_payload = &pp;
+	return pr_mailsrc_emit_seen(b, &po, emit, payload);
 }

@@ -7,6 +7,8 @@
 
 #include "engine/registry.h"
 
+struct pr_asm_series;
+
 /*
  * What the three mail sources (maildir, imap, public-inbox) share: a batch
  * of raw messages read from a list becomes series, versions and comments,
@@ -40,6 +42,10 @@
  *   to the cover letter also sets the version's cover.  ev->trailers holds
  *   the reply's trailers that were kept: a trailer naming an address other
  *   than the sender's is dropped unless the sender is trusted.
+ * - A COMMENT event's id is the reply's Message-ID (mirror false: it is
+ *   a mail), its ref.url the reply's archive link (when the source has an
+ *   archive); a series gets the archive link of its first mail as
+ *   archive_url.
  * - The new cursor rides on the last event emitted; a poll that emits
  *   nothing leaves the cursor where it was (the next poll re-reads).
  */
@@ -49,6 +55,7 @@ struct pr_mailsrc_msg {
 	char *data;
 	size_t len;
 	int64_t arrival; /* seconds since the epoch, 0 when unknown */
+	bool seen; /* seen by the poll that made the cursor (see below) */
 };
 
 struct pr_mailsrc_batch {
@@ -78,9 +85,6 @@ int pr_mailsrc_cursor_format(struct pr_buf *out,
 			     const struct pr_mailsrc_cursor *c);
 void pr_mailsrc_cursor_release(struct pr_mailsrc_cursor *c);
 
-/* An RFC 2822 date as seconds since the epoch; PR_EPARSE when it is not. */
-int pr_mailsrc_parse_date(int64_t *out, const char *s);
-
 struct pr_mailsrc_opts {
 	const char *origin; /* the source instance's name */
 	const char *prefix; /* its log prefix */
@@ -88,20 +92,52 @@ struct pr_mailsrc_opts {
 	const struct pr_strlist *trusted;
 	int64_t now; /* seconds since the epoch */
 	const char *epoch; /* written into the new cursor; NULL: "" */
+	/* the archive's link to a mail, %m its Message-ID; NULL: none */
+	const char *archive;
+	/* set by pr_mailsrc_emit; a source calling pr_mailsrc_emit_seen sets
+	 * them itself */
+	bool has_prev; /* the messages' seen flags come from a cursor */
+	int64_t prev_time; /* when the poll that made that cursor ran */
+	/* the text of the new cursor, low the position of the oldest mail of
+	 * a version still waiting (NULL: none waits) */
+	int (*cursor)(struct pr_buf *out, const char *low, void *payload);
+	void *cursor_payload;
+	/*
+	 * NULL, or may give a series another key than the one computed (the
+	 * patchwork source: an earlier poll's key for a later version); the
+	 * new *key must outlive the pr_mailsrc_emit_seen() call
+	 */
+	int (*rekey)(const char **key, const struct pr_asm_series *s,
+		     void *payload);
+	void *rekey_payload;
+	/* NULL, or gets the position of each message that does not parse */
+	struct pr_strlist *skipped;
+	/* NULL, or gets the position of each mail of a version that waits */
+	struct pr_strlist *held;
 };
 
 /*
  * Group the batch (in position order) and emit its events: for each
  * series, the versions to emit (PR_EVENT_SERIES for the series' first
  * version in the batch when it is v1, PR_EVENT_VERSION for the others),
- * then a PR_EVENT_COMMENT per new reply.  `prev` is the cursor the batch was read from (NULL: the
- * beginning).  A message that does not parse is logged and skipped.
- * Returns 0, a negative PR_E*, or what emit returned when non-zero.
+ * then a PR_EVENT_COMMENT per new reply.  `prev` is the cursor the batch
+ * was read from (NULL: the beginning): a message at or below its high is
+ * seen.  A message that does not parse is logged and skipped.  A
+ * superseded version (core/mail/assemble.h) is not emitted.  Returns 0, a
+ * negative PR_E*, or what emit returned when non-zero.
  */
-int pr_mailsrc_emit(const struct pr_mailsrc_batch *b,
+int pr_mailsrc_emit(struct pr_mailsrc_batch *b,
 		    const struct pr_mailsrc_cursor *prev,
 		    const struct pr_mailsrc_opts *o, pr_event_fn emit,
 		    void *payload);
+/*
+ * The same for a source with a cursor of its own (the mbox source): each
+ * message's seen flag, o->has_prev and o->prev_time say what the last
+ * poll saw, and o->cursor writes the cursor the last event carries.
+ */
+int pr_mailsrc_emit_seen(const struct pr_mailsrc_batch *b,
+			 const struct pr_mailsrc_opts *o, pr_event_fn emit,
+			 void *payload);
 
 /* The options every mail source has (wait, trusted), for its table. */
 #define PR_MAILSRC_OPTIONS(ctx)                                                     \

@@ -5,33 +5,39 @@
 #include <fcntl.h>
 #include <git2.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "mail/am.h"
 #include "engine/cfg.h"
 #include "connectors.h"
+#include "mailsrc.h"
 #include "engine/delivery.h"
-#include "mail/mailinfo.h"
 #include "mail/mbox.h"
 #include "model/report_render.h"
 
 /*
- * The mbox connector: as a source, a folder where each new mbox file is one
- * series version; as a sink, one mbox file the mails are appended to.
+ * The mbox connector: as a source, a folder of mbox files read as a stream
+ * of mails; as a sink, one mbox file the mails are appended to.
  *
- * The source reads every regular file of the folder whose name does not
- * start with '.', in name order, as git mailsplit reads a mailbox: the
- * file is one version (its patches by their n/N markers, its 0/N mail the
- * cover letter), one event.  The cursor lists the files seen,
- * one line each, "HASH SIZE MTIME NAME" (HASH the SHA-1 of the content,
- * MTIME in nanoseconds), for the files present at the last poll only, so
- * it is bounded by the folder (at most MBOX_SOURCE_FILES files).  A file
- * whose size and mtime are unchanged is not read again; a changed one is
- * read and hashed, and only a new hash makes events (an unchanged series
- * is the same fingerprint anyway, so nothing is sent twice).  A file that
- * does not parse is recorded in the cursor too (it is reported once, and
- * read again once it changes), the others still go through, and the poll
- * then fails with a message naming it.
+ * The source reads the regular files of the folder whose name does not
+ * start with '.', in name order, each as git mailsplit reads a mailbox,
+ * and hands their mails, in that order, to the mail sources' grouping
+ * (connectors/mailsrc.h, core/mail/assemble.h): a file may hold a series,
+ * several, several versions and their replies (a list archive), or one
+ * version's patches without Message-IDs (git format-patch --stdout).  The
+ * cursor is "mbox2 time=T" (when its poll ran), a "wait NAME" line for
+ * each file holding a mail of a version that waits for its missing
+ * patches, and one line per file present at that poll, "HASH SIZE MTIME
+ * NAME" (HASH the SHA-1 of the content, MTIME in nanoseconds), so it is
+ * bounded by the folder (at most MBOX_SOURCE_FILES files).  A poll reads
+ * the files that are new, whose size or mtime changed, or that hold a
+ * waiting version; an idle poll is a stat(2) per file.  A mail is seen
+ * (emitted by an earlier poll, as connectors/mailsrc.h says) when its file
+ * has the hash the cursor has, or when it starts in the part of a grown
+ * file whose bytes hash as the cursor's hash did (mail was appended);
+ * a touched file is read again and only a new hash makes it new.  A file
+ * with a message that is not a mail is reported once, naming it; the
+ * other files still go through and the poll then fails.
  *
  * The sink writes mboxrd (a body line matching /^>*From / gets one more
  * '>', which git mailsplit --mboxrd undoes) and delivers each message
@@ -360,198 +366,6 @@ static int list_folder(struct pr_strlist *out, const char *dir)
 	return err;
 }
 
-struct file_mails {
-	struct pr_patch **mails;
-	size_t nr, alloc;
-	char base[41]; /* a patch's base-commit line, "" when none */
-};
-
-/* "base-commit: <40 hex>" on a line of text, as format-patch --base writes. */
-static void find_base(char out[41], const char *text)
-{
-	const char *p = text;
-
-	while (p && (p = strstr(p, "base-commit: "))) {
-		if ((p == text || p[-1] == '\n') &&
-		    strspn(p + 13, "0123456789abcdef") == 40) {
-			memcpy(out, p + 13, 40);
-			out[40] = 0;
-			return;
-		}
-		p += 13;
-	}
-}
-
-static int file_mail(const char *data, size_t len,
-		     const struct pr_mbox_where *w, void *payload)
-{
-	struct file_mails *fm = payload;
-	struct pr_mailinfo mi;
-	struct pr_patch *p = NULL;
-	int err;
-
-	pr_mailinfo_init(&mi);
-	if (fm->nr >= PR_LIMIT_SERIES_PATCHES * 4) {
-		err = pr_error(PR_ETOOBIG, "more than %zu mails",
-			       (size_t)PR_LIMIT_SERIES_PATCHES * 4);
-		goto done;
-	}
-	if ((err = pr_mailinfo_parse(&mi, data, len)) ||
-	    (err = pr_am_patch_from_mailinfo(&p, &mi))) {
-		err = pr_error_wrap(err, "message %zu line %zu", w->number,
-				    w->line);
-		goto done;
-	}
-	if (p->diff)
-		find_base(fm->base, p->diff);
-	pr_am_bare_diff(p);
-	PR_ALLOC_GROW(fm->mails, fm->nr + 1, fm->alloc);
-	fm->mails[fm->nr++] = p;
-done:
-	pr_mailinfo_release(&mi);
-	return err;
-}
-
-/*
- * The blurb of a format-patch cover letter: its text before the shortlog
- * ("Name (N):" after a blank line), which the outgoing cover renders anew.
- */
-static char *cover_blurb(const struct pr_patch *c)
-{
-	const char *b = c->body ? c->body : "", *p = b;
-	size_t n = c->author.name ? strlen(c->author.name) : 0;
-
-	while (n && (p = strstr(p, c->author.name))) {
-		if (p - b >= 2 && p[-1] == '\n' && p[-2] == '\n' &&
-		    p[n] == ' ' && p[n + 1] == '(' &&
-		    strspn(p + n + 2, "0123456789") &&
-		    !strncmp(p + n + 2 + strspn(p + n + 2, "0123456789"),
-			     "):\n", 3))
-			return pr_strndup(b, (size_t)(p - 1 - b));
-		p += n;
-	}
-	return pr_strdup(b);
-}
-
-static int cmp_index(const void *a, const void *b)
-{
-	const struct pr_patch *x = *(const struct pr_patch *const *)a;
-	const struct pr_patch *y = *(const struct pr_patch *const *)b;
-
-	return (x->prefix.index > y->prefix.index) -
-	       (x->prefix.index < y->prefix.index);
-}
-
-/*
- * The file as one version: its patches (mails with a diff) by their n/N
- * markers, each 1..N exactly once, and the 0/N mail as the cover letter.
- * The file says what the version is, so no threading is needed (git
- * format-patch --stdout writes none).  Replies in the file are ignored.
- */
-static int version_of(struct pr_version **out, struct file_mails *fm)
-{
-	struct pr_version *v = pr_version_new(1);
-	struct pr_patch *cover = NULL;
-	size_t i;
-	int total = -1, err = 0;
-
-	for (i = 0; i < fm->nr; i++) {
-		struct pr_patch *p = fm->mails[i];
-
-		if (pr_am_is_reply(p))
-			continue;
-		if (p->diff && p->diff[0]) {
-			int t = p->prefix.total ? p->prefix.total : 1;
-
-			if (total >= 0 && t != total) {
-				err = pr_error(PR_EPARSE,
-					       "message %zu: patch %d/%d in a "
-					       "series of %d",
-					       i + 1, p->prefix.index, t,
-					       total);
-				goto done;
-			}
-			total = t;
-			if (!p->prefix.total)
-				p->prefix.index = 1;
-			pr_version_add_patch(v, p);
-			fm->mails[i] = NULL;
-		} else if (!p->prefix.index && p->prefix.total && !cover) {
-			cover = p;
-		}
-	}
-	if (!v->nr) {
-		err = pr_error(PR_EPARSE, "no patch in the file");
-		goto done;
-	}
-	qsort(v->patches, v->nr, sizeof(*v->patches), cmp_index);
-	for (i = 0; i < v->nr; i++)
-		if (v->patches[i]->prefix.index != (int)i + 1) {
-			err = pr_error(PR_EPARSE,
-				       "patch %zu/%d missing or sent twice",
-				       i + 1, total);
-			goto done;
-		}
-	if ((int)v->nr != total) {
-		err = pr_error(PR_EPARSE, "%zu of %d patches", v->nr, total);
-		goto done;
-	}
-	v->number = v->patches[0]->prefix.version;
-	if (cover) {
-		v->cover = pr_calloc(1, sizeof(*v->cover));
-		v->cover->subject = pr_strdup(cover->subject);
-		v->cover->body = cover_blurb(cover);
-		find_base(v->base_commit, cover->body);
-	}
-	if (!v->base_commit[0])
-		memcpy(v->base_commit, fm->base, sizeof(v->base_commit));
-done:
-	if (err) {
-		pr_version_free(v);
-		v = NULL;
-	}
-	*out = v;
-	return err;
-}
-
-/* Parse one file into a series with its one version. */
-static int read_series(struct pr_series **out, const char *source,
-		       const char *path, const char *data, size_t len)
-{
-	struct file_mails fm = { NULL, 0, 0, "" };
-	struct pr_version *v = NULL;
-	const struct pr_patch *first;
-	const char *key;
-	size_t i;
-	int err;
-
-	*out = NULL;
-	if ((err = pr_mbox_split(data, len, path, NULL, file_mail, &fm)) ||
-	    (err = version_of(&v, &fm)))
-		goto done;
-	first = v->patches[0];
-	/*
-	 * The key must be the same for every version: the cover letter's
-	 * subject (unless format-patch's placeholder), else the first
-	 * patch's.
-	 */
-	if (v->cover && strcmp(v->cover->subject, "*** SUBJECT HERE ***"))
-		key = v->cover->subject;
-	else
-		key = first->subject;
-	*out = pr_series_new(source, key);
-	pr_ident_set(&(*out)->submitter, first->author.name,
-		     first->author.email);
-	pr_series_add_version(*out, v);
-	v = NULL;
-done:
-	pr_version_free(v);
-	for (i = 0; i < fm.nr; i++)
-		pr_patch_free(fm.mails[i]);
-	free(fm.mails);
-	return err;
-}
-
 static void hash_hex(char out[41], const char *data, size_t len)
 {
 	git_oid oid;
@@ -563,101 +377,317 @@ static void hash_hex(char out[41], const char *data, size_t len)
 	git_libgit2_shutdown();
 }
 
+/*
+ * The cursor's header: "mbox2 time=T" (when its poll ran), then "wait NAME"
+ * for each file holding a mail of a version that waits.
+ */
+static int64_t cursor_time(const char *cursor)
+{
+	long long t = 0;
+
+	if (cursor && !strncmp(cursor, "mbox2 time=", 11))
+		t = strtoll(cursor + 11, NULL, 10);
+	return t > 0 ? t : 0;
+}
+
+/* The "wait NAME" lines at the top of the cursor, in out. */
+static void cursor_waits(struct pr_strlist *out, const char *cursor)
+{
+	const char *p = cursor, *nl;
+
+	while (p && (nl = strchr(p, '\n'))) {
+		if (!strncmp(p, "wait ", 5)) {
+			char *name = pr_strndup(p + 5, (size_t)(nl - p - 5));
+
+			pr_strlist_add(out, name);
+			free(name);
+		} else if (strncmp(p, "mbox2 ", 6))
+			break; /* the file lines */
+		p = nl + 1;
+	}
+}
+
+static bool waits(const struct pr_strlist *w, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr; i++)
+		if (!strcmp(w->items[i], name))
+			return true;
+	return false;
+}
+
+/* One file being read into the batch. */
+struct poll_file {
+	size_t index; /* in name order */
+	const char *name;
+	int64_t mtime; /* seconds: the arrival of its mails */
+	size_t seen_upto; /* its first bytes the last poll saw */
+	const char *data;
+	size_t at, line; /* where the walk to the next message is */
+	struct pr_mailsrc_batch *batch;
+};
+
+/* pr_mbox_split's callback: one message into the batch, seen or not. */
+static int add_message(const char *data, size_t len,
+		       const struct pr_mbox_where *w, void *payload)
+{
+	struct poll_file *pf = payload;
+	struct pr_buf pos = PR_BUF_INIT;
+	size_t start;
+	int err;
+
+	/* the offset of the message's first line, for seen_upto */
+	while (pf->line + 1 < w->line) {
+		const char *nl = strchr(pf->data + pf->at, '\n');
+
+		if (!nl)
+			break;
+		pf->at = (size_t)(nl + 1 - pf->data);
+		pf->line++;
+	}
+	start = pf->at;
+	/* a position sorts by file, then by message: "INDEX/NAME/NUMBER" */
+	if (!(err = pr_buf_addf(&pos, "%010zu/%s/%010zu", pf->index, pf->name,
+				w->number))) {
+		pr_mailsrc_batch_add(pf->batch, pos.ptr, data, len, pf->mtime);
+		pf->batch->v[pf->batch->nr - 1].seen = start < pf->seen_upto;
+	}
+	pr_buf_release(&pos);
+	return err;
+}
+
+struct mbox_cursor {
+	const struct seen_list *files;
+	const struct pr_strlist *held; /* positions */
+	int64_t now;
+};
+
+/* The file name in a position "INDEX/NAME/NUMBER". */
+static void add_name(struct pr_strlist *out, const char *pos)
+{
+	const char *a = strchr(pos, '/'), *b = strrchr(pos, '/');
+	char *name;
+	size_t i;
+
+	if (!a || a == b)
+		return;
+	name = pr_strndup(a + 1, (size_t)(b - a - 1));
+	for (i = 0; i < out->nr && strcmp(out->items[i], name); i++)
+		;
+	if (i == out->nr)
+		pr_strlist_add(out, name);
+	free(name);
+}
+
+static int write_cursor(struct pr_buf *out, const char *low, void *payload)
+{
+	const struct mbox_cursor *mc = payload;
+	struct pr_buf files = PR_BUF_INIT;
+	struct pr_strlist waits = { 0 };
+	size_t i;
+	int err;
+
+	/* the files to read again are the ones in held */
+	PR_UNUSED(low);
+	for (i = 0; mc->held && i < mc->held->nr; i++)
+		add_name(&waits, mc->held->items[i]);
+	err = pr_buf_addf(out, "mbox2 time=%lld\n", (long long)mc->now);
+	for (i = 0; !err && i < waits.nr; i++)
+		err = pr_buf_addf(out, "wait %s\n", waits.items[i]);
+	if (!err && !(err = seen_write(&files, mc->files)))
+		err = pr_buf_add(out, files.ptr, files.len);
+	pr_strlist_release(&waits);
+	pr_buf_release(&files);
+	return err;
+}
+
+/*
+ * How much of a file the last poll saw: all of it when its hash is the
+ * same; when it grew and its old bytes hash as the cursor says (mail was
+ * appended), those; else nothing.
+ */
+static size_t seen_part(const struct seen *old, const char *data, size_t len,
+			const char *hash)
+{
+	char prefix[41];
+
+	if (!old || !old->hash[0])
+		return 0;
+	if (!strcmp(old->hash, hash))
+		return len;
+	if (old->size <= 0 || (size_t)old->size > len)
+		return 0;
+	hash_hex(prefix, data, (size_t)old->size);
+	return strcmp(prefix, old->hash) ? 0 : (size_t)old->size;
+}
+
+struct count_ctx {
+	pr_event_fn emit;
+	void *payload;
+	size_t nr;
+};
+
+static int count_event(const struct pr_event *ev, void *payload)
+{
+	struct count_ctx *cc = payload;
+
+	cc->nr++;
+	return cc->emit(ev, cc->payload);
+}
+
+/* Read file i into the batch when it is new, changed or holds a wait. */
+static int read_one(struct pr_mailsrc_batch *batch, struct pr_buf *data,
+		    const struct pr_instance *inst, const struct pr_strlist *w,
+		    const struct seen *was, struct seen *s, size_t i,
+		    bool *fresh, bool *moved, struct pr_buf *bad,
+		    size_t *nr_bad)
+{
+	const struct pr_mbox_ctx *ctx = inst->ctx;
+	struct pr_buf path = PR_BUF_INIT;
+	struct poll_file pf;
+	struct stat sb;
+	char hash[41];
+	long long mtime;
+	int err;
+
+	if ((err = pr_buf_addf(&path, "%s/%s", ctx->path, s->name)))
+		goto done;
+	if (stat(path.ptr, &sb) < 0 || !S_ISREG(sb.st_mode))
+		goto done;
+	mtime = (long long)sb.st_mtim.tv_sec * 1000000000LL +
+		sb.st_mtim.tv_nsec;
+	/* an unchanged file (size and mtime) is read only when one of its
+	 * versions waits */
+	if (s->hash[0] && s->size == (long long)sb.st_size &&
+	    s->mtime == mtime && !waits(w, s->name))
+		goto done;
+	pr_buf_reset(data);
+	if ((err = pr_buf_read_file(data, path.ptr)))
+		goto done;
+	if (s->hash[0] && s->size == (long long)sb.st_size &&
+	    s->mtime == mtime) {
+		memcpy(hash, s->hash, 41);
+	} else {
+		hash_hex(hash, data->ptr, data->len);
+		*moved = true;
+	}
+	memset(&pf, 0, sizeof(pf));
+	pf.index = i;
+	pf.name = s->name;
+	pf.mtime = (int64_t)sb.st_mtime;
+	pf.seen_upto = seen_part(was, data->ptr, data->len, hash);
+	pf.data = data->ptr;
+	pf.batch = batch;
+	*fresh = pf.seen_upto < data->len;
+	s->size = (long long)sb.st_size;
+	s->mtime = mtime;
+	memcpy(s->hash, hash, 41);
+	if (pr_mbox_split(data->ptr, data->len, path.ptr, NULL, add_message,
+			  &pf) < 0 &&
+	    *fresh) {
+		/* reported once; the other files still go through */
+		if (!(*nr_bad)++)
+			pr_buf_addf(bad, "mbox file '%s': %s", path.ptr,
+				    pr_error_message());
+		pr_log_warn(inst->prefix, "mbox file '%s': %s", path.ptr,
+			    pr_error_message());
+	}
+	pr_error_clear();
+done:
+	pr_buf_release(&path);
+	return err;
+}
+
 static int mbox_poll(struct pr_instance *inst, const char *cursor,
 		     pr_event_fn emit, void *payload)
 {
 	const struct pr_mbox_ctx *ctx = inst->ctx;
 	struct seen_list old = { NULL, 0, 0 }, cur = { NULL, 0, 0 };
-	struct pr_strlist names = { 0 };
-	struct pr_buf path = PR_BUF_INIT, data, text = PR_BUF_INIT;
-	struct pr_buf bad = PR_BUF_INIT;
-	struct pr_series *series = NULL;
+	struct pr_strlist names = { 0 }, skipped = { 0 }, held = { 0 };
+	struct pr_strlist was_waiting = { 0 };
+	struct pr_buf data, text = PR_BUF_INIT, bad = PR_BUF_INIT;
+	struct pr_mailsrc_batch batch = { NULL, 0, 0 };
+	struct pr_mailsrc_opts o;
+	struct mbox_cursor mc = { &cur, &held, (int64_t)time(NULL) };
+	struct count_ctx cc = { emit, payload, 0 };
 	struct pr_event ev = { 0 };
-	size_t i, kept = 0, nr_bad = 0;
-	bool moved = !cursor;
+	size_t i, kept = 0, nr_bad = 0, total = 0;
+	bool moved = !cursor, *fresh = NULL;
 	int err = 0;
 
 	pr_buf_init(&data, PR_LIMIT_MBOX_BYTES);
 	seen_parse(&old, cursor);
+	cursor_waits(&was_waiting, cursor);
 	if ((err = list_folder(&names, ctx->path)))
 		goto done;
-	/*
-	 * One entry per file, in name order: what was seen of it, or an
-	 * empty hash for a file not yet read (seen_write leaves it out).
-	 */
+	fresh = pr_calloc(names.nr + 1, sizeof(*fresh));
 	for (i = 0; i < names.nr; i++) {
-		struct seen *o = seen_find(&old, names.items[i]);
+		struct seen *was = seen_find(&old, names.items[i]);
 		struct seen *c = seen_add(&cur, names.items[i]);
 
-		if (o) {
-			c->size = o->size;
-			c->mtime = o->mtime;
-			memcpy(c->hash, o->hash, 41);
+		if (was) {
+			c->size = was->size;
+			c->mtime = was->mtime;
+			memcpy(c->hash, was->hash, 41);
 			kept++;
 		}
 	}
 	if (kept != old.nr)
 		moved = true;
+	/*
+	 * The files read are one stream, in name order: a series, its
+	 * versions and its replies may be spread over several.
+	 */
 	for (i = 0; i < names.nr; i++) {
-		struct seen *s = &cur.items[i];
-		struct stat sb;
-		char hash[41];
-		long long mtime;
-
-		pr_buf_reset(&path);
-		if ((err = pr_buf_addf(&path, "%s/%s", ctx->path,
-				       names.items[i])))
+		if ((err = read_one(&batch, &data, inst, &was_waiting,
+				    seen_find(&old, names.items[i]),
+				    &cur.items[i], i, &fresh[i], &moved, &bad,
+				    &nr_bad)))
 			goto done;
-		if (stat(path.ptr, &sb) < 0 || !S_ISREG(sb.st_mode))
-			continue;
-		mtime = (long long)sb.st_mtim.tv_sec * 1000000000LL +
-			sb.st_mtim.tv_nsec;
-		if (s->hash[0] && s->size == (long long)sb.st_size &&
-		    s->mtime == mtime)
-			continue;
+		total += data.len;
 		pr_buf_reset(&data);
-		if ((err = pr_buf_read_file(&data, path.ptr)))
+		if (total > PR_LIMIT_MBOX_BYTES) {
+			err = pr_error(PR_ETOOBIG,
+				       "mbox folder '%s': more than %zu MiB of "
+				       "mail to read",
+				       ctx->path, PR_LIMIT_MBOX_BYTES / PR_MIB);
 			goto done;
-		hash_hex(hash, data.ptr, data.len);
-		moved = true;
-		if (!strcmp(s->hash, hash)) {
-			/* touched, not changed */
-			s->size = (long long)sb.st_size;
-			s->mtime = mtime;
-			continue;
 		}
-		s->size = (long long)sb.st_size;
-		s->mtime = mtime;
-		memcpy(s->hash, hash, 41);
-		err = read_series(&series, inst->name, path.ptr, data.ptr,
-				  data.len);
-		if (err) {
-			/* reported once; the other files still go through */
-			if (!nr_bad++)
-				pr_buf_addf(&bad, "mbox file '%s': %s",
-					    path.ptr, pr_error_message());
-			pr_log_warn(inst->prefix, "mbox file '%s': %s",
-				    path.ptr, pr_error_message());
-			err = 0;
-			continue;
-		}
-		if ((err = seen_write(&text, &cur)))
-			goto done;
-		ev.kind = PR_EVENT_VERSION;
-		ev.series = series;
-		series = NULL;
-		ev.cursor = pr_strdup(text.ptr);
-		err = emit(&ev, payload);
-		pr_event_release(&ev);
-		memset(&ev, 0, sizeof(ev));
-		if (err)
-			goto done;
-		moved = false;
 	}
-	if ((err = seen_write(&text, &cur)))
+	memset(&o, 0, sizeof(o));
+	o.origin = inst->name;
+	o.prefix = inst->prefix;
+	o.wait_ms = ctx->wait;
+	o.trusted = &ctx->trusted;
+	o.now = mc.now;
+	o.epoch = "";
+	o.has_prev = cursor != NULL;
+	o.prev_time = cursor_time(cursor);
+	o.cursor = write_cursor;
+	o.cursor_payload = &mc;
+	o.skipped = &skipped;
+	o.held = &held;
+	if ((err = pr_mailsrc_emit_seen(&batch, &o, count_event, &cc)))
 		goto done;
-	if (moved || nr_bad) {
-		/* a cursor-only event: removed, touched or bad files */
+	/* a message of a new or changed file that is not mail */
+	for (i = 0; i < skipped.nr; i++) {
+		size_t f = (size_t)strtoull(skipped.items[i], NULL, 10);
+
+		if (f >= names.nr || !fresh[f])
+			continue;
+		if (!nr_bad++)
+			pr_buf_addf(&bad,
+				    "mbox file '%s/%s': message '%s' is "
+				    "not a mail",
+				    ctx->path, names.items[f],
+				    skipped.items[i]);
+		fresh[f] = false; /* once a file */
+	}
+	if (!cc.nr && (moved || nr_bad)) {
+		/* a cursor-only event: new, removed, touched or bad files */
+		if ((err = write_cursor(&text, NULL, &mc)))
+			goto done;
 		ev.kind = PR_EVENT_STATE;
 		ev.cursor = pr_strdup(text.ptr);
 		err = emit(&ev, payload);
@@ -671,11 +701,14 @@ static int mbox_poll(struct pr_instance *inst, const char *cursor,
 done:
 	if (err < 0)
 		err = pr_error_wrap(err, "source '%s'", inst->name);
-	pr_series_free(series);
+	free(fresh);
+	pr_mailsrc_batch_release(&batch);
+	pr_strlist_release(&skipped);
+	pr_strlist_release(&held);
+	pr_strlist_release(&was_waiting);
 	seen_list_release(&old);
 	seen_list_release(&cur);
 	pr_strlist_release(&names);
-	pr_buf_release(&path);
 	pr_buf_release(&data);
 	pr_buf_release(&text);
 	pr_buf_release(&bad);
@@ -736,6 +769,7 @@ static const struct pr_option mbox_options[] = {
 	  "source: the folder to watch for mbox files; sink: the mbox file to "
 	  "append to",
 	  offsetof(struct pr_mbox_ctx, path), true, NULL },
+	PR_MAILSRC_OPTIONS(struct pr_mbox_ctx),
 	PR_OPTIONS_END,
 };
 

@@ -191,14 +191,14 @@ int pr_pi_mail_time(int64_t *out, const char *data, size_t len)
 		if (strcasecmp(h.v[i].name, "received"))
 			continue;
 		semi = strrchr(h.v[i].value, ';');
-		if (semi && !pr_mailsrc_parse_date(out, semi + 1))
+		if (semi && !pr_mail_parse_date(out, semi + 1))
 			err = 0;
 		pr_error_clear();
 	}
 	if (err) {
 		const char *date = pr_mail_headers_get(&h, "date");
 
-		if (date && !pr_mailsrc_parse_date(out, date))
+		if (date && !pr_mail_parse_date(out, date))
 			err = 0;
 		pr_error_clear();
 	}

@@ -386,6 +386,7 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 	struct pr_mailsrc_opts o;
 	struct pr_strlist mids;
 	struct pi_src s;
+	struct pr_buf archive = PR_BUF_INIT;
 	size_t fetched = 0;
 	int err = 0;
 
@@ -402,17 +403,23 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 		goto done;
 	pr_log_debug(inst->prefix, "fetched %zu threads, %zu messages", fetched,
 		     batch.nr);
+	memset(&o, 0, sizeof(o));
 	o.origin = inst->name;
 	o.prefix = inst->prefix;
 	o.wait_ms = ctx->wait;
 	o.trusted = &ctx->trusted;
 	o.now = (int64_t)time(NULL);
 	o.epoch = "";
+	/* the inbox's link to a message: <inbox>/<Message-ID>/ */
+	if ((err = pr_buf_addf(&archive, "%s%%m/", s.base.ptr)))
+		goto done;
+	o.archive = archive.ptr;
 	err = pr_mailsrc_emit(&batch, cursor ? &prev : NULL, &o, emit, payload);
 done:
 	if (err < 0)
 		err = pr_error_wrap(err, "source '%s'", inst->name);
 	pr_buf_release(&s.base);
+	pr_buf_release(&archive);
 	pr_mailsrc_cursor_release(&prev);
 	pr_mailsrc_batch_release(&batch);
 	pr_strlist_release(&mids);

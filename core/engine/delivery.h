@@ -35,15 +35,40 @@ struct pr_delivery {
  * until the sink says PR_DELIVER_OK once, and never again after.
  * `time` is the delivery's base time (pr_store_delivery_base_time): the
  * same on every retry, so a retry can make the same objects.
+ * `store` and `series_id` let the sink keep what it must remember of the
+ * series between versions (the gerrit sink's Change-Ids) in the identity
+ * map, and read an earlier version (pr_engine_stored_version).
  */
 struct pr_series;
 struct pr_version;
+struct pr_store;
 
 struct pr_version_delivery {
 	const char *key;
 	const struct pr_series *series;
 	const struct pr_version *version; /* number is the store's */
 	int64_t time;
+	struct pr_store *store;
+	int64_t series_id;
+};
+
+/*
+ * struct pr_relay: what crosses a bridge to a sink that takes it itself
+ * (engine/bridge.h): a comment from the other side of a series (a list
+ * reply going to the pull request), or a change of the series' state.
+ * `series` names the series as the store knows it (origin, key, its URL
+ * when it has one); `store` and `series_id` reach its identity map.
+ */
+struct pr_event;
+
+struct pr_relay {
+	const char *item; /* the comment's id at its source; NULL: a state */
+	const struct pr_series *series;
+	struct pr_store *store;
+	int64_t series_id;
+	const struct pr_event *comment; /* NULL: a state */
+	/* the Subject of the mail it answers ("[PATCH 2/3] ..."); NULL */
+	const char *answered;
 };
 
 #endif

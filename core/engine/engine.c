@@ -12,7 +12,9 @@
 #include "engine/engine.h"
 #include "git/format.h"
 #include "engine/cfg.h"
+#include "engine/bridge.h"
 #include "engine/graph.h"
+#include "engine/store_view.h"
 #include "mail/mbox.h"
 #include "mail/mail.h"
 #include "mail/outgoing.h"
@@ -232,7 +234,10 @@ static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 			goto done;
 		}
 		if ((err = pr_store_delivery_mark_sent_as(
-			     st, id, i, mid.len ? mid.ptr : NULL)))
+			     st, id, i, mid.len ? mid.ptr : NULL)) ||
+		    (!vd &&
+		     (err = pr_bridge_record_sent(st, v->series_id, v->number,
+						  mails[i], lens[i]))))
 			goto done;
 		stats->sent++;
 	}
@@ -260,6 +265,17 @@ int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
 			     nr, NULL, NULL);
 }
 
+int pr_engine_deliver_as(struct pr_engine_stats *stats, struct pr_store *st,
+			 const struct pr_engine_version *v,
+			 const char *sink_key, struct pr_instance *inst,
+			 const struct pr_connector_type *type,
+			 const char *const *mails, const size_t *lens,
+			 size_t nr)
+{
+	return deliver_mails(stats, st, v, sink_key, inst, type, mails, lens,
+			     nr, NULL, NULL);
+}
+
 struct pass_ctx {
 	const struct pr_graph *g;
 	const struct pr_graph_route *route;
@@ -268,6 +284,7 @@ struct pass_ctx {
 	const char *cursor_key;
 	const struct pr_engine_opts *opts; /* never NULL */
 	size_t *dry_run_written; /* mails written to opts->dry_run_fd */
+	const char *state_dir; /* the state file's directory */
 };
 
 static bool name_char(char ch)
@@ -359,8 +376,11 @@ static int run_steps(const struct pass_ctx *c, struct pr_series *s,
 					"route '%s': step '%s' cannot run",
 					c->route->name,
 					c->route->steps.items[i]);
+		/* where a step keeps what it caches (kernel-ci's trees) */
+		((struct pr_instance *)&n->inst)->state_dir = c->state_dir;
 		err = n->plugin->run((struct pr_instance *)&n->inst, s, v,
 				     report);
+		((struct pr_instance *)&n->inst)->state_dir = NULL;
 		if (err)
 			return pr_error_wrap(err, "route '%s': step '%s'",
 					     c->route->name,
@@ -441,51 +461,6 @@ static int route_takes_version(const struct pass_ctx *c,
 			     s->origin_key, v->number);
 	pr_strlist_release(&touched);
 	return ret;
-}
-
-/*
- * A node's option by its key, looked up in the node's own option table, so
- * that any sink type with a `from`, `to`, `cc` or `archive-url` option gets
- * the same treatment.  NULL when the type has no such option.
- */
-static const void *node_option(const struct pr_graph_node *n, const char *key,
-			       enum pr_opt_type *type)
-{
-	const struct pr_option *o;
-
-	for (o = n->options; o && o->key; o++)
-		if (!strcmp(o->key, key)) {
-			*type = o->type;
-			return (const char *)n->inst.ctx + o->offset;
-		}
-	return NULL;
-}
-
-static const char *node_string(const struct pr_graph_node *n, const char *key)
-{
-	enum pr_opt_type t;
-	const void *p = node_option(n, key, &t);
-
-	if (!p || (t != PR_OPT_STRING && t != PR_OPT_ENUM && t != PR_OPT_PATH))
-		return NULL;
-	return *(char *const *)p;
-}
-
-/* A list option as is; a string option as a list of one in *tmp. */
-static const struct pr_strlist *node_list(struct pr_strlist *tmp,
-					  const struct pr_graph_node *n,
-					  const char *key)
-{
-	enum pr_opt_type t;
-	const void *p = node_option(n, key, &t);
-
-	if (p && t == PR_OPT_LIST)
-		return p;
-	if (p && t == PR_OPT_STRING && *(char *const *)p) {
-		pr_strlist_add(tmp, *(char *const *)p);
-		return tmp;
-	}
-	return NULL;
 }
 
 /*
@@ -644,6 +619,34 @@ static int stored_patch(const char *data, size_t len,
 	return 0;
 }
 
+int pr_engine_stored_version(struct pr_version **out, struct pr_store *st,
+			     int64_t series_id, int number)
+{
+	struct pr_buf mbox = PR_BUF_INIT;
+	struct mbox_version mv = { NULL, 0 };
+	int err;
+
+	*out = NULL;
+	err = pr_store_version_mbox_get(&mbox, st, series_id, number);
+	if (!err && !mbox.len)
+		err = PR_ENOENT;
+	if (err)
+		goto done;
+	mv.v = pr_version_new(number);
+	err = pr_mbox_split(mbox.ptr, mbox.len, "stored version", NULL,
+			    stored_patch, &mv);
+	if (!err && !mv.v->nr)
+		err = PR_ENOENT;
+	if (!err) {
+		*out = mv.v;
+		mv.v = NULL;
+	}
+done:
+	pr_version_free(mv.v);
+	pr_buf_release(&mbox);
+	return err;
+}
+
 /*
  * The range-diff of v against the previous version (the one before it in
  * the store, whose mbox was kept for this), as `git format-patch
@@ -655,32 +658,24 @@ static int stored_patch(const char *data, size_t len,
 static int range_diff(struct pr_buf *out, const struct pass_ctx *c,
 		      int64_t series_id, const struct pr_version *v)
 {
-	struct pr_buf mbox = PR_BUF_INIT;
-	struct mbox_version mv = { NULL, 0 };
+	struct pr_version *prev = NULL;
 	int err;
 
-	err = pr_store_version_mbox_get(&mbox, c->st, series_id,
-					v->number > 1 ? v->number - 1 : 0);
-	if (err == PR_ENOENT || (!err && !mbox.len)) {
-		err = 0;
-		goto done;
+	err = pr_engine_stored_version(&prev, c->st, series_id,
+				       v->number > 1 ? v->number - 1 : 0);
+	if (err == PR_ENOENT) {
+		pr_error_clear();
+		return 0;
 	}
-	if (err)
-		goto done;
-	mv.v = pr_version_new(v->number - 1);
-	err = pr_mbox_split(mbox.ptr, mbox.len, "stored version", NULL,
-			    stored_patch, &mv);
-	if (!err && mv.v->nr)
-		err = pr_range_diff(out, mv.v, v);
+	if (!err)
+		err = pr_range_diff(out, prev, v);
 	if (err) {
 		pr_log_warn(c->route->name, "no range-diff against v%d: %s",
 			    v->number - 1, pr_error_message());
 		pr_buf_reset(out);
 		err = 0;
 	}
-done:
-	pr_version_free(mv.v);
-	pr_buf_release(&mbox);
+	pr_version_free(prev);
 	return err;
 }
 
@@ -753,7 +748,7 @@ static int prepare_sink(struct sink_job *j, const struct pass_ctx *c,
 			struct pr_report *report)
 {
 	const struct pr_graph_node *n = j->n;
-	const char *from = node_string(n, "from");
+	const char *from = pr_graph_node_string(n, "from");
 	struct pr_outgoing_opts o = { 0 };
 	struct pr_buf key = PR_BUF_INIT, prev = PR_BUF_INIT;
 	int64_t base;
@@ -768,8 +763,8 @@ static int prepare_sink(struct sink_job *j, const struct pass_ctx *c,
 		goto done;
 	}
 	err = pr_outgoing_recipients(&j->rcpt, ev->series,
-				     node_list(&j->to_tmp, n, "to"),
-				     node_list(&j->cc_tmp, n, "cc"),
+				     pr_graph_node_list(&j->to_tmp, n, "to"),
+				     pr_graph_node_list(&j->cc_tmp, n, "cc"),
 				     ev->preview);
 	if (err == PR_EINVAL) {
 		pr_report_add(report, "deliver", "recipients", PR_VERDICT_FAIL,
@@ -803,7 +798,7 @@ static int prepare_sink(struct sink_job *j, const struct pass_ctx *c,
 	o.rcpt = &j->rcpt;
 	o.stat = v->cover ? v->cover->stat : NULL;
 	o.prev_message_id = prev.len ? prev.ptr : NULL;
-	o.archive_url = node_string(n, "archive-url");
+	o.archive_url = pr_graph_node_string(n, "archive-url");
 	o.url = ev->series->url;
 	o.range_diff = rdiff && *rdiff ? rdiff : NULL;
 	err = pr_outgoing_render(&j->mails, v, &o);
@@ -819,10 +814,13 @@ done:
 	return err;
 }
 
-/* "sent as v2 to a@b, Cc: c@d, e@f; archive: <link>" for one sink. */
+/*
+ * "sent as v2 to a@b, Cc: c@d, e@f; Message-ID: <id>; archive: <link>"
+ * for one sink (no Message-ID for a sink that takes the version whole).
+ */
 static int add_summary(struct pr_buf *out, const struct sink_job *j, int number)
 {
-	const char *archive = node_string(j->n, "archive-url");
+	const char *archive = pr_graph_node_string(j->n, "archive-url");
 	size_t i;
 	int err;
 
@@ -837,7 +835,11 @@ static int add_summary(struct pr_buf *out, const struct sink_job *j, int number)
 	for (i = 0; !err && i < j->rcpt.cc.nr; i++)
 		err = pr_buf_addf(out, "%s%s", i ? ", " : ", Cc: ",
 				  j->rcpt.cc.items[i].email);
-	if (!err && archive) {
+	if (!err && j->mails.root_message_id)
+		err = pr_buf_addf(out, "; Message-ID: <%s>",
+				  j->mails.root_message_id);
+	/* a sink that takes the version whole sent no mail to link */
+	if (!err && archive && j->mails.root_message_id) {
 		err = pr_buf_adds(out, "; archive: ");
 		if (!err)
 			err = pr_outgoing_archive_link(
@@ -890,6 +892,14 @@ static int record_patch_ids(struct pr_store *st, int64_t series_id, int number,
 	free(ids);
 	free(ptrs);
 	return err;
+}
+
+/* The bridge's view of the pass: its route, store and mode. */
+static struct pr_bridge bridge_of(const struct pass_ctx *c)
+{
+	struct pr_bridge b = { c->g, c->route, c->st, c->opts->dry_run };
+
+	return b;
 }
 
 /*
@@ -967,8 +977,16 @@ static int on_landed(const struct pass_ctx *c, const struct pr_event *ev)
 			    landed[i].commit);
 		s->state = PR_SERIES_ACCEPTED;
 		if (pr_buf_addf(&summary, "landed in %s as %s", branch,
-				landed[i].commit) == 0)
+				landed[i].commit) == 0) {
+			struct pr_bridge b = bridge_of(c);
+
 			give_landed_feedback(c, s, &report, summary.ptr);
+			/* a pull request opened for it is closed */
+			if (pr_bridge_state(&b, landed[i].origin, landed[i].key,
+					    "landed", summary.ptr))
+				pr_log_warn(c->route->name, "%s",
+					    pr_error_message());
+		}
 		pr_buf_release(&summary);
 		pr_report_release(&report);
 		pr_series_free(s);
@@ -991,7 +1009,7 @@ static int push_version(struct pr_engine_stats *ds, const struct pass_ctx *c,
 			const struct sink_job *j, const struct pr_series *s,
 			const struct pr_version *v, struct pr_report *report)
 {
-	struct pr_version_delivery vd = { NULL, s, v, 0 };
+	struct pr_version_delivery vd = { NULL, s, v, 0, c->st, ev2->series_id };
 	struct pr_buf key = PR_BUF_INIT;
 	int err;
 
@@ -1010,6 +1028,60 @@ done:
 }
 
 /*
+ * Record for the status page what the route made of version v (store_view.h):
+ * its title, the series' link and submitter, the report, and each mail
+ * sink's recipients.  A record that fails is logged: the page is a window,
+ * never a reason to hold a delivery.
+ */
+static void record_status(const struct pass_ctx *c, const struct pr_event *ev,
+			  const struct pr_store_version *sv,
+			  const struct pr_version *v,
+			  const struct pr_report *report,
+			  const struct sink_job *jobs, size_t nr_jobs)
+{
+	const struct pr_ident *who = &ev->series->submitter;
+	struct pr_store_status status = { NULL, ev->series->url, NULL, report };
+	struct pr_buf submitter = PR_BUF_INIT;
+	size_t i;
+	int err;
+
+	if (v->cover && v->cover->subject)
+		status.title = v->cover->subject;
+	else if (v->nr)
+		status.title = v->patches[0]->subject;
+	if (who->email && *who->email &&
+	    pr_buf_addf(&submitter, "%s%s<%s>", who->name ? who->name : "",
+			who->name && *who->name ? " " : "", who->email) == 0)
+		status.submitter = submitter.ptr;
+	err = pr_store_status_set(c->st, sv->series_id, sv->number, &status);
+	for (i = 0; !err && jobs && i < nr_jobs; i++) {
+		if (!jobs[i].n || !pr_outgoing_rcpt_count(&jobs[i].rcpt))
+			continue;
+		err = pr_store_recipients_set(c->st, sv->series_id, sv->number,
+					      jobs[i].sink_key.ptr,
+					      &jobs[i].rcpt.to,
+					      &jobs[i].rcpt.cc);
+		/* refused before its delivery was opened */
+		if (err == PR_ENOENT)
+			err = 0;
+	}
+	if (err)
+		pr_log_warn(c->route->name,
+			    "status of '%s' v%d not recorded: %s",
+			    ev->series->origin_key, sv->number,
+			    pr_error_message());
+	pr_buf_release(&submitter);
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
  * Handle one version on the route: record it, run the steps, render and
  * deliver it to each sink, give feedback.  Returns 0, 1 when mails are
  * left for a retry (the cursor must not move), or a negative PR_E*.
@@ -1017,7 +1089,7 @@ done:
 static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 			   struct pr_version *v)
 {
-	struct pr_store_version sv;
+	struct pr_store_version sv = { 0 };
 	struct pr_engine_version ev2;
 	struct pr_engine_stats ds;
 	struct pr_report report = PR_REPORT_INIT;
@@ -1027,11 +1099,22 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	size_t i, nr_jobs = c->route->to.nr, sent = 0, pending = 0;
 	size_t rejected = 0;
 	bool retry = false;
+	int64_t t0;
 	char fp[41];
 	int err;
 
 	if ((err = route_takes_version(c, ev->series, v)) <= 0)
 		goto done;
+	/* a pull request patchrelay opened for another series stays there */
+	if ((err = pr_bridge_is_own(c->st, ev->series))) {
+		if (err > 0) {
+			pr_log_debug(c->route->name,
+				     "'%s' is patchrelay's own: not carried",
+				     ev->series->origin_key);
+			err = 0;
+		}
+		goto done;
+	}
 	if ((err = pr_store_fingerprint(fp, v)) ||
 	    (err = pr_store_record_version(&sv, c->st,
 					   ev->series->origin_connector,
@@ -1051,7 +1134,9 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 		    (err = pr_store_version_mbox_set(c->st, sv.series_id,
 						     sv.number, mbox.ptr,
 						     mbox.len)) ||
-		    (err = record_patch_ids(c->st, sv.series_id, sv.number, v)))
+		    (err = record_patch_ids(c->st, sv.series_id, sv.number,
+					    v)) ||
+		    (err = pr_bridge_record_version(c->st, sv.series_id, v)))
 			goto done;
 	}
 	if ((err = run_steps(c, ev->series, v, &report)))
@@ -1107,6 +1192,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 				goto done;
 			continue;
 		}
+		t0 = c->opts->delivered ? mono_ms() : 0;
 		if (whole)
 			err = push_version(&ds, c, &ev2, j, ev->series, v,
 					   &report);
@@ -1119,6 +1205,9 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 					    NULL);
 		if (err)
 			goto done;
+		if (c->opts->delivered && ds.sent)
+			c->opts->delivered(j->n->inst.name, ds.sent,
+					   mono_ms() - t0, c->opts->payload);
 		c->stats->sent += ds.sent;
 		c->stats->rejected += ds.rejected;
 		rejected += ds.rejected;
@@ -1162,6 +1251,8 @@ refused:
 		err = give_feedback(c, ev->series, sv.series_id, sv.number,
 				    &report, NULL);
 done:
+	if (err >= 0 && sv.series_id && !c->opts->dry_run)
+		record_status(c, ev, &sv, v, &report, jobs, nr_jobs);
 	for (i = 0; jobs && i < nr_jobs; i++)
 		sink_job_release(&jobs[i]);
 	free(jobs);
@@ -1176,6 +1267,7 @@ static int on_event(const struct pr_event *ev, void *payload)
 {
 	const struct pass_ctx *c = payload;
 	struct pr_version *v = ev->series ? pr_series_latest(ev->series) : NULL;
+	struct pr_bridge b = bridge_of(c);
 	int err = 0;
 
 	if ((ev->kind == PR_EVENT_SERIES || ev->kind == PR_EVENT_VERSION) && v)
@@ -1183,6 +1275,12 @@ static int on_event(const struct pr_event *ev, void *payload)
 	else if (ev->kind == PR_EVENT_STATE && ev->series && ev->state &&
 		 !strcmp(ev->state, "landed"))
 		err = on_landed(c, ev);
+	else if (ev->kind == PR_EVENT_STATE && ev->series && ev->state)
+		err = pr_bridge_state(&b, ev->series->origin_connector,
+				      ev->series->origin_key, ev->state,
+				      ev->state);
+	else if (ev->kind == PR_EVENT_COMMENT)
+		err = pr_bridge_comment(&b, ev);
 	/* the cursor moves only once the event is stored and handled */
 	if (!err && ev->cursor && !c->opts->dry_run)
 		err = pr_store_cursor_set(c->st, c->cursor_key, ev->cursor,
@@ -1331,6 +1429,7 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 	memset(out, 0, sizeof(*out));
 	if ((ret = pr_engine_state_dir(&state_dir, pr_store_path(st))))
 		return ret;
+	c.state_dir = state_dir.ptr;
 	for (i = 0; i < g->nr_nodes; i++)
 		((struct pr_instance *)&g->nodes[i].inst)->store = st;
 	for (i = 0; i < g->nr_routes; i++) {

@@ -25,7 +25,11 @@ struct pr_buf;
  * one holds the cursor), then marks the stored versions it completes as
  * landed (pr_store_land) and tells each to the route's feedback node
  * once, summary "landed in BRANCH as COMMIT", with an empty report.
- * While a pass runs, every instance's `store` is the pass's store.
+ * While a pass runs, every instance's `store` is the pass's store.  A
+ * comment event with an id, and a state event, go to the bridge
+ * (engine/bridge.h): a review mirrored from a forge becomes a reply mail
+ * under the patch it is about, a reply on a list a comment on the pull
+ * request, each once.
  *
  * Invariants:
  * - The delivery key depends only on what is delivered (origin, series
@@ -83,12 +87,32 @@ int pr_engine_deliver(struct pr_engine_stats *stats, struct pr_store *st,
 		      const char *const *mails, const size_t *lens, size_t nr);
 
 /*
+ * pr_engine_deliver under another sink key ("<sink>+reply-..." for a
+ * relayed reply), which keeps its own delivery rows and Message-IDs.
+ */
+int pr_engine_deliver_as(struct pr_engine_stats *stats, struct pr_store *st,
+			 const struct pr_engine_version *v,
+			 const char *sink_key, struct pr_instance *inst,
+			 const struct pr_connector_type *type,
+			 const char *const *mails, const size_t *lens,
+			 size_t nr);
+
+/*
  * Render each patch of `v` as the mail `git format-patch` writes for it
  * ([PATCH i/N] when there are several): *mails[i] of (*lens)[i] bytes.
  * Free with pr_engine_render_free().
  */
 int pr_engine_render(char ***mails, size_t **lens, const struct pr_version *v);
 void pr_engine_render_free(char **mails, size_t *lens, size_t nr);
+
+/*
+ * Version `number` of a series as the store kept it for range-diffs (its
+ * patches as pr_format_patch wrote them, read back: author, subject,
+ * message, diff and, when it came from git, the commit id) in *out;
+ * PR_ENOENT (no message) when the store has no mbox for it.
+ */
+int pr_engine_stored_version(struct pr_version **out, struct pr_store *st,
+			     int64_t series_id, int number);
 
 struct pr_graph;
 
@@ -138,6 +162,13 @@ struct pr_engine_opts {
 	 */
 	void (*polled)(const char *source, int err, int64_t retry_at,
 		       void *payload);
+	/*
+	 * Called after a sink took a version (sent mails or a push) in a
+	 * real pass, with the sink's name, the messages it took and the
+	 * milliseconds it spent; NULL: nobody asks.
+	 */
+	void (*delivered)(const char *sink, size_t sent, int64_t ms,
+			  void *payload);
 	void *payload;
 };
 

@@ -88,8 +88,9 @@ struct pr_instance {
 	void *state; /* whatever open() allocates; close() frees */
 	/*
 	 * The directory of the state file while the engine polls this
-	 * instance, where a source keeps what it caches between passes
-	 * (the git source's fetched repository); NULL otherwise.
+	 * instance or runs this step, where it keeps what it caches
+	 * between passes (the git source's fetched repository, kernel-ci's
+	 * trees and logs); NULL otherwise.
 	 */
 	const char *state_dir;
 	/*
@@ -107,6 +108,7 @@ typedef int (*pr_event_fn)(const struct pr_event *ev, void *payload);
 struct pr_store; /* engine: the state store */
 struct pr_delivery; /* engine: what to deliver, with its idempotency key */
 struct pr_version_delivery; /* engine: a whole version (delivery.h) */
+struct pr_relay; /* engine: a comment or state crossing a bridge */
 
 struct pr_connector_type {
 	int abi;
@@ -154,6 +156,27 @@ struct pr_connector_type {
 	 * commits again: handling them twice must change nothing.
 	 */
 	int (*landed)(struct pr_instance *inst, const struct pr_series *branch);
+	/*
+	 * The reply relay (engine/bridge.h), for a sink on a forge: post
+	 * the comment r->comment, relayed from the other side of a series
+	 * (a reply on the list), on the pull request the series came from
+	 * or went to, and give in *posted (malloc'ed) the id of what was
+	 * written as the forge's own source names its comments
+	 * (pr_event.id), so that it never comes back.  0 once posted
+	 * (also when there is no pull request to post on: *posted NULL);
+	 * a negative PR_E* is tried again at the next event.
+	 */
+	int (*relay_comment)(struct pr_instance *inst, const struct pr_relay *r,
+			     char **posted);
+	/*
+	 * A series this sink took whole changed state at its origin:
+	 * `state` "superseded", "landed" or "withdrawn", `why` a sentence
+	 * ("landed in main as 1234abcd").  The forge sinks close the pull
+	 * request with a comment.  0 when done or when there is nothing to
+	 * close.
+	 */
+	int (*series_state)(struct pr_instance *inst, const struct pr_relay *r,
+			    const char *state, const char *why);
 };
 
 enum pr_plugin_kind {
@@ -196,6 +219,11 @@ struct pr_registry {
 	size_t nr_connectors;
 	const struct pr_plugin_type *const *plugins;
 	size_t nr_plugins;
+	/*
+	 * The source types that take webhooks (a source of one may have a
+	 * `webhook-secret`), NULL-terminated; NULL: none.
+	 */
+	const char *const *hook_types;
 };
 
 const struct pr_connector_type *

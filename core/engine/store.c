@@ -73,8 +73,48 @@ static const char *const migrations[] = {
 	"ALTER TABLE versions ADD COLUMN landed_commit TEXT;"
 	"ALTER TABLE versions ADD COLUMN landed_time INTEGER;",
 	/* 6: what connectors keep about the world they talk to (notes.h) */
-	"CREATE TABLE notes (scope TEXT NOT NULL, key TEXT NOT NULL,"
-	" value TEXT NOT NULL, PRIMARY KEY (scope, key));",
+	/* parenthesised: clang's -Wstring-concatenation takes a lone pair
+	 * in a list for a missing comma */
+	("CREATE TABLE notes (scope TEXT NOT NULL, key TEXT NOT NULL,"
+	 " value TEXT NOT NULL, PRIMARY KEY (scope, key));"),
+	/*
+	 * 7: what the status page shows (store_view.h): a version's title
+	 * and the verdict and entries of the last report a route made of
+	 * it, the series' link and submitter, each delivery's recipients
+	 */
+	"ALTER TABLE series ADD COLUMN url TEXT;"
+	"ALTER TABLE series ADD COLUMN submitter TEXT;"
+	"ALTER TABLE series ADD COLUMN updated INTEGER;"
+	"ALTER TABLE versions ADD COLUMN title TEXT;"
+	"ALTER TABLE versions ADD COLUMN verdict INTEGER;"
+	"CREATE TABLE report_entries (series_id INTEGER NOT NULL"
+	" REFERENCES series, version INTEGER NOT NULL, idx INTEGER NOT NULL,"
+	" step TEXT NOT NULL, rule TEXT NOT NULL, verdict INTEGER NOT NULL,"
+	" patch INTEGER NOT NULL, message TEXT NOT NULL, detail TEXT,"
+	" PRIMARY KEY (series_id, version, idx));"
+	"CREATE TABLE delivery_recipients (delivery_id INTEGER NOT NULL"
+	" REFERENCES deliveries, idx INTEGER NOT NULL, role INTEGER NOT NULL,"
+	" name TEXT, email TEXT NOT NULL, reason TEXT,"
+	" PRIMARY KEY (delivery_id, idx));",
+	/*
+	 * 8: the bridge (engine/idmap.h): each mail of a version, seen or
+	 * sent, with what a reply to it needs; each comment that crossed to
+	 * a sink and what it became there; the review trailers gathered
+	 */
+	("CREATE TABLE mails (message_id TEXT PRIMARY KEY,"
+	 " series_id INTEGER NOT NULL REFERENCES series,"
+	 " version INTEGER NOT NULL, idx INTEGER NOT NULL,"
+	 " subject TEXT NOT NULL, refs TEXT NOT NULL);"
+	 "CREATE INDEX mails_by_series ON mails (series_id, version, idx);"
+	 "CREATE TABLE relays (item TEXT NOT NULL, sink TEXT NOT NULL,"
+	 " series_id INTEGER NOT NULL REFERENCES series, posted TEXT,"
+	 " time INTEGER, PRIMARY KEY (item, sink));"
+	 "CREATE INDEX relays_by_posted ON relays (posted);"
+	 "CREATE TABLE trailers (seq INTEGER PRIMARY KEY,"
+	 " series_id INTEGER NOT NULL REFERENCES series,"
+	 " version INTEGER NOT NULL, idx INTEGER NOT NULL, patch_id TEXT,"
+	 " key TEXT NOT NULL, value TEXT NOT NULL, item TEXT NOT NULL,"
+	 " UNIQUE (series_id, item, version, idx, key, value));"),
 };
 
 _Static_assert(PR_ARRAY_SIZE(migrations) == PR_STORE_SCHEMA_LATEST,

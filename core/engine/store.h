@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 struct pr_buf;
+struct pr_sql;
 struct pr_version;
 
 /*
@@ -40,6 +41,9 @@ struct pr_version;
  *   landed once every patch of it with a patch-id has (recorded once,
  *   with the branch and the commit of its last patch).  Versions recorded
  *   before schema 5 have no patch-ids and never land.
+ * - The status page's records (schema 7, store_view.h): each version's title
+ *   and last report, the series' link and submitter, each delivery's
+ *   recipients.  Versions recorded before schema 7 have none.
  * - Every write is one transaction; a failure leaves the store unchanged.
  * - Functions return 0 (or a count, or a bool as 0/1 where said) or a
  *   negative PR_E* code with a message naming the store path.
@@ -51,7 +55,7 @@ struct pr_sql;
 struct pr_store;
 
 /* The schema version this binary writes. */
-#define PR_STORE_SCHEMA_LATEST 6
+#define PR_STORE_SCHEMA_LATEST 8
 
 /* Open (creating if needed) and migrate to the latest schema. */
 int pr_store_open(struct pr_store **out, const char *path);
@@ -63,6 +67,11 @@ int pr_store_open_version(struct pr_store **out, const char *path,
 			  int max_version);
 /* Safe with NULL. */
 void pr_store_free(struct pr_store *st);
+/*
+ * The store's connection, for the engine's modules that keep tables of
+ * their own in it (engine/idmap.c); never for code above the engine.
+ */
+struct pr_sql *pr_store_sql(struct pr_store *st);
 /* The path the store was opened with. */
 const char *pr_store_path(const struct pr_store *st);
 /*

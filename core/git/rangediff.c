@@ -1040,6 +1040,33 @@ done:
 	return err;
 }
 
+int pr_rangediff_pair(int *new2old, const struct pr_version *old,
+		      const struct pr_version *new, int creation_factor)
+{
+	const struct rd_ids ids = { NULL, NULL };
+	struct rd_patch *a = NULL, *b = NULL;
+	size_t j;
+	int err;
+
+	if (!old || !new)
+		return pr_error(PR_EINVAL, "range-diff: no version given");
+	git_libgit2_init();
+	err = load_side(&a, old, "old", &ids);
+	if (!err)
+		err = load_side(&b, new, "new", &ids);
+	if (!err) {
+		exact_matches(a, (int)old->nr, b, (int)new->nr);
+		err = correspondences(a, (int)old->nr, b, (int)new->nr,
+				      creation_factor);
+	}
+	for (j = 0; !err && j < new->nr; j++)
+		new2old[j] = b[j].match;
+	free_side(a, old->nr);
+	free_side(b, new->nr);
+	git_libgit2_shutdown();
+	return err;
+}
+
 int pr_range_diff(struct pr_buf *out, const struct pr_version *old,
 		  const struct pr_version *new)
 {

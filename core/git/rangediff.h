@@ -71,6 +71,14 @@
 int pr_range_diff(struct pr_buf *out, const struct pr_version *old,
 		  const struct pr_version *new);
 
+/*
+ * The pairing alone: new2old[j] (new->nr entries) is the index of the
+ * old patch new patch j is paired with, -1 when it has none, as the
+ * range-diff with that creation factor would show them.
+ */
+int pr_rangediff_pair(int *new2old, const struct pr_version *old,
+		      const struct pr_version *new, int creation_factor);
+
 /* The same with another creation factor (git's --creation-factor, 0..). */
 int pr_rangediff_format(struct pr_buf *out, const struct pr_version *old,
 			const struct pr_version *new, int creation_factor);

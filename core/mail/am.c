@@ -2,6 +2,7 @@
 
 #include "mail/am.h"
 #include "git/diff.h"
+#include "mail/mail.h"
 #include "model/subject.h"
 #include "model/trailer.h"
 
@@ -14,12 +15,18 @@ int pr_am_patch_from_mailinfo(struct pr_patch **out,
 
 	pr_ident_set(&p->author, mi->name, mi->email);
 	p->date = pr_strdup(mi->date);
+	/* an unreadable date stays unknown (0) */
+	if (pr_mail_parse_date(&p->time, p->date) < 0) {
+		p->time = 0;
+		pr_error_clear();
+	}
 	p->subject = pr_strdup(mi->subject);
 	p->subject_raw = pr_strdup(mi->subject_raw);
 	p->body = pr_strndup(mi->msg.ptr, mi->msg.len);
 	p->diff = pr_strndup(mi->patch.ptr, mi->patch.len);
 	p->message_id = mi->message_id[0] ? pr_strdup(mi->message_id) : NULL;
 	p->in_reply_to = mi->in_reply_to[0] ? pr_strdup(mi->in_reply_to) : NULL;
+	p->sender = mi->sender && mi->sender[0] ? pr_strdup(mi->sender) : NULL;
 	if (mi->nr_references) {
 		p->references =
 			pr_calloc(mi->nr_references, sizeof(*p->references));
@@ -290,21 +297,35 @@ static bool prev_cover(const struct pr_asm_version *v, const struct pr_patch *m)
 	       !(m->diff && m->diff[0]);
 }
 
-/* Does the reply r count for patch i of v in pass (see below). */
-static bool counts_for(const struct pr_asm_version *v, long target,
-		       const struct pr_patch *other, size_t i, int pass)
+/*
+ * b4's rule, for every caller: does a trailer given to `target` (an index
+ * of the version, nr for its cover letter, -1 for a mail of another
+ * version: a patch whose patch-id is other_pid, or the cover letter of
+ * the version a partial re-roll completes when prev) count for patch p,
+ * index i of the nr of a version numbered `number`, in `pass` (below).
+ */
+static bool rule_counts(long target, size_t nr, const char *other_pid,
+			bool prev, const struct pr_patch *p, int number,
+			size_t i, int pass)
 {
 	if (pass == 0)
 		return target >= 0 && (size_t)target == i;
 	if (pass == 2 && target >= 0)
-		return (size_t)target == v->nr;
+		return (size_t)target == nr;
 	/* the earlier cover's trailers: only the patches reused from it */
 	if (pass == 2)
-		return prev_cover(v, other) &&
-		       v->patches[i]->prefix.version != v->number;
-	return target < 0 && other && other->patch_id[0] &&
-	       v->patches[i]->patch_id[0] &&
-	       !strcmp(other->patch_id, v->patches[i]->patch_id);
+		return prev && p->prefix.version != number;
+	return target < 0 && other_pid && other_pid[0] && p->patch_id[0] &&
+	       !strcmp(other_pid, p->patch_id);
+}
+
+/* Does the reply r count for patch i of v in pass (see below). */
+static bool counts_for(const struct pr_asm_version *v, long target,
+		       const struct pr_patch *other, size_t i, int pass)
+{
+	return rule_counts(target, v->nr, other ? other->patch_id : NULL,
+			   prev_cover(v, other), v->patches[i], v->number, i,
+			   pass);
 }
 
 /* The trailers of reply r, checked, into out[] for the patches of v. */
@@ -403,6 +424,38 @@ done:
 	free(pick);
 	free(idx);
 	return err;
+}
+
+int pr_am_apply(struct pr_trailer_list *out, const struct pr_version *v,
+		const struct pr_am_given *given, size_t nr)
+{
+	size_t g, i;
+	int pass;
+
+	/* the passes of pr_am_collect, each in the order given */
+	for (pass = 0; pass < 3; pass++) {
+		for (g = 0; g < nr; g++) {
+			const struct pr_am_given *x = &given[g];
+			bool own = x->version == v->number;
+			long target = !own	   ? -1
+				      : x->idx < 0 ? (long)v->nr
+						   : x->idx;
+			struct pr_trailer t = { (char *)x->key,
+						(char *)x->value };
+
+			if ((target < 0		       ? 1
+			     : (size_t)target == v->nr ? 2
+						       : 0) != pass)
+				continue;
+			for (i = 0; i < v->nr; i++)
+				if (rule_counts(target, v->nr,
+						own ? NULL : x->patch_id, false,
+						v->patches[i], v->number, i,
+						pass))
+					add_unique(&out[i], v->patches[i], &t);
+		}
+	}
+	return 0;
 }
 
 /* A header value must stay one line: no CR or LF may reach the output. */
@@ -504,4 +557,42 @@ done:
 		pr_buf_setlen(out, start);
 	pr_buf_release(&body);
 	return err;
+}
+
+/* The "base-commit: X" line of text, X 40 hex digits, into out. */
+static bool find_base_line(char out[41], const char *text)
+{
+	static const char key[] = "base-commit: ";
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, key, sizeof(key) - 1)) {
+			const char *h = p + sizeof(key) - 1;
+			size_t n = strspn(h, "0123456789abcdef");
+
+			if (n == 40 && (!h[40] || h[40] == '\n' ||
+					h[40] == '\r' || h[40] == ' ')) {
+				memcpy(out, h, 40);
+				out[40] = '\0';
+				return true;
+			}
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+void pr_am_base_commit(char out[41], const struct pr_version *v)
+{
+	out[0] = '\0';
+	if (v->base_commit[0]) {
+		memcpy(out, v->base_commit, 41);
+		return;
+	}
+	if (v->cover && v->cover->body && find_base_line(out, v->cover->body))
+		return;
+	if (v->nr && v->patches[0]->diff)
+		find_base_line(out, v->patches[0]->diff);
 }

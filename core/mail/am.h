@@ -44,7 +44,8 @@ struct pr_am_opts {
 
 /* A parsed mail as a new pr_patch: prefix from the raw subject, body is
  * mailinfo's message and diff its patch; trailers parsed from the body;
- * patch_id (git patch-id --stable) when the mail has a diff. */
+ * patch_id (git patch-id --stable) when the mail has a diff; time from the
+ * date (0 when it does not parse). */
 int pr_am_patch_from_mailinfo(struct pr_patch **out,
 			      const struct pr_mailinfo *mi);
 /* The same from a mail's text: git mailinfo's parse, then the above. */
@@ -75,6 +76,28 @@ int pr_am_collect(struct pr_trailer_list *out, const struct pr_asm_version *v,
 		  struct pr_patch *const *mails, size_t nr,
 		  const struct pr_am_opts *opts);
 /*
+ * A trailer given to a version from outside its mails (the reply relay
+ * keeps them: engine/bridge.h), and where: what pr_am_collect finds for
+ * a reply.  Its trust was checked when it was gathered.
+ */
+struct pr_am_given {
+	const char *key, *value;
+	int version; /* the version it was given to */
+	long idx; /* the patch's index in that version; -1: the cover letter */
+	const char *patch_id; /* that patch's git patch-id; NULL: unknown */
+};
+
+/*
+ * The trailers given[0..nr) give the patches of v, by the rules above
+ * (one implementation with pr_am_collect): out[i] (v->nr entries, zeroed
+ * by the caller) gets, in b4's order, those given to patch i of v, then
+ * those given to the same change (patch-id) in another version, then
+ * those given to v's cover letter; none twice, none the patch carries.
+ */
+int pr_am_apply(struct pr_trailer_list *out, const struct pr_version *v,
+		const struct pr_am_given *given, size_t nr);
+
+/*
  * Append p as one mbox message that `git am` applies: "[PATCH n/total]"
  * subject, author, date, then the message with extra appended to the end
  * of its trailer block (a new block when it has none), then the diff.
@@ -83,5 +106,13 @@ int pr_am_collect(struct pr_trailer_list *out, const struct pr_asm_version *v,
  */
 int pr_am_write_patch(struct pr_buf *out, const struct pr_patch *p, int n,
 		      int total, const struct pr_trailer_list *extra);
+
+/*
+ * The base of a mailed version: v->base_commit when set, else the
+ * "base-commit: <40 hex digits>" line `git format-patch --base` writes at
+ * the end of the cover letter (or, without one, after the first patch's
+ * diff); "" when there is none.
+ */
+void pr_am_base_commit(char out[41], const struct pr_version *v);
 
 #endif

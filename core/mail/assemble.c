@@ -2,14 +2,46 @@
 
 #include <ctype.h>
 
+#include "mail/asm_identity.h"
 #include "mail/assemble.h"
 #include "model/subject.h"
 
-/* Every Message-ID the mails name, sorted, each once. */
+#define NONE ((size_t)-1)
+/* Patchwork's SERIES_DELAY_INTERVAL, in seconds */
+#define MARKER_WINDOW (20 * 60)
+
+/*
+ * Every Message-ID the mails name, sorted, each once; for each, the
+ * posting holding it as a reference (Patchwork's SeriesReference), the
+ * posting holding the mail that has it, and whether a mail with it was
+ * read already.
+ */
 struct ids {
 	const char **v;
 	size_t nr, alloc;
-	size_t *parent; /* union-find over v: one set per thread */
+	size_t *ref;
+	size_t *mail;
+	bool *read;
+};
+
+/* A posting as it grows; its version is filled at the end. */
+struct posting {
+	struct pr_asm_version v;
+	int label; /* the version its first mail gave */
+	int total; /* the total its first mail gave */
+	int64_t time; /* its first mail's date, 0 when unknown */
+	const char *who; /* its first mail's author */
+	bool idless; /* its first mail has no Message-ID */
+	size_t link; /* union-find over postings: joined by threads */
+};
+
+struct state {
+	struct ids ids;
+	struct posting *p;
+	size_t nr, alloc;
+	/* the cover letters read so far, for Patchwork's same-name test */
+	const struct pr_patch **covers;
+	size_t nr_covers, alloc_covers;
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -25,34 +57,37 @@ static void ids_add(struct ids *ids, const char *s)
 	ids->v[ids->nr++] = s;
 }
 
-/* The index of s in ids, or (size_t)-1. */
 static size_t ids_find(const struct ids *ids, const char *s)
 {
 	const char **hit;
 
 	if (!s || !*s || !ids->nr)
-		return (size_t)-1;
+		return NONE;
 	hit = bsearch(&s, ids->v, ids->nr, sizeof(*ids->v), cmp_str);
-	return hit ? (size_t)(hit - ids->v) : (size_t)-1;
+	return hit ? (size_t)(hit - ids->v) : NONE;
 }
 
-static size_t uf_find(struct ids *ids, size_t i)
+static void ids_build(struct ids *ids, struct pr_patch *const *mails, size_t nr)
 {
-	while (ids->parent[i] != i) {
-		ids->parent[i] = ids->parent[ids->parent[i]];
-		i = ids->parent[i];
+	size_t i, j, k;
+
+	for (i = 0; i < nr; i++) {
+		ids_add(ids, mails[i]->message_id);
+		ids_add(ids, mails[i]->in_reply_to);
+		for (j = 0; j < mails[i]->nr_references; j++)
+			ids_add(ids, mails[i]->references[j]);
 	}
-	return i;
-}
-
-static void uf_union(struct ids *ids, size_t a, size_t b)
-{
-	if (a == (size_t)-1 || b == (size_t)-1)
-		return;
-	a = uf_find(ids, a);
-	b = uf_find(ids, b);
-	if (a != b)
-		ids->parent[b] = a;
+	if (ids->nr)
+		qsort(ids->v, ids->nr, sizeof(*ids->v), cmp_str);
+	for (i = 0, k = 0; i < ids->nr; i++)
+		if (!k || strcmp(ids->v[k - 1], ids->v[i]))
+			ids->v[k++] = ids->v[i];
+	ids->nr = k;
+	ids->ref = pr_calloc(ids->nr + 1, sizeof(*ids->ref));
+	ids->mail = pr_calloc(ids->nr + 1, sizeof(*ids->mail));
+	ids->read = pr_calloc(ids->nr + 1, sizeof(*ids->read));
+	for (i = 0; i < ids->nr; i++)
+		ids->ref[i] = ids->mail[i] = NONE;
 }
 
 static bool is_cover(const struct pr_patch *p)
@@ -60,650 +95,346 @@ static bool is_cover(const struct pr_patch *p)
 	return p->prefix.index == 0 && p->prefix.total > 0;
 }
 
-/* A lone "[PATCH]" counts as 1/1. */
-static int index_of(const struct pr_patch *p)
+/* The version a mail gives: its "vN", else a "(vN)" in its subject, else 1. */
+static int mail_version(const struct pr_patch *p)
 {
-	return p->prefix.total ? p->prefix.index : 1;
-}
+	const char *s = p->subject_raw ? p->subject_raw : "";
 
-static struct pr_asm_version *get_version(struct pr_asm_series *s, int n)
-{
-	size_t i;
+	if (p->prefix.version > 1)
+		return p->prefix.version;
+	for (; (s = strchr(s, '(')); s++) {
+		const char *d = s + 1;
+		int n = 0;
 
-	for (i = 0; i < s->nr; i++)
-		if (s->versions[i].number == n)
-			return &s->versions[i];
-	PR_ALLOC_GROW(s->versions, s->nr + 1, s->alloc);
-	memset(&s->versions[s->nr], 0, sizeof(s->versions[0]));
-	s->versions[s->nr].number = n;
-	return &s->versions[s->nr++];
-}
-
-static int version_key(const struct pr_patch *p)
-{
-	int idx = index_of(p), total = p->prefix.total ? p->prefix.total : 1;
-
-	/* extras sort after every numbered patch, in their own order */
-	return idx > total ? 1000000 + idx : idx;
-}
-
-/* Sort by index (stable), keep one patch per index, set total/complete. */
-static void finish_version(struct pr_asm_version *v)
-{
-	size_t i, j, out = 0;
-	int have = 0, total = v->cover ? v->cover->prefix.total : 0;
-
-	for (i = 0; i < v->nr && !total; i++)
-		total = v->patches[i]->prefix.total
-				? v->patches[i]->prefix.total
-				: 1;
-	v->total = total;
-	for (i = 1; i < v->nr; i++) {
-		struct pr_patch *p = v->patches[i];
-
-		for (j = i;
-		     j > 0 && version_key(v->patches[j - 1]) > version_key(p);
-		     j--)
-			v->patches[j] = v->patches[j - 1];
-		v->patches[j] = p;
+		if (*d != 'v' && *d != 'V')
+			continue;
+		for (d++; isdigit((unsigned char)*d) && n < 100000; d++)
+			n = n * 10 + (*d - '0');
+		if (*d == ')' && n > 0)
+			return n;
 	}
-	for (i = 0; i < v->nr; i++) {
-		if (out &&
-		    index_of(v->patches[out - 1]) == index_of(v->patches[i]))
-			continue; /* a resend of the same patch */
-		v->patches[out++] = v->patches[i];
-	}
-	v->nr = out;
-	for (i = 0; i < v->nr; i++) {
-		int idx = index_of(v->patches[i]);
-
-		if (idx >= 1 && idx <= total)
-			have++;
-	}
-	v->complete = total > 0 && have == total;
+	return 1;
 }
 
-static int cmp_version(const void *a, const void *b)
+/* Two dates within Patchwork's window; an unknown date is near nothing. */
+static bool near(int64_t a, int64_t b)
 {
-	const struct pr_asm_version *x = a, *y = b;
-
-	return (x->number > y->number) - (x->number < y->number);
-}
-
-static bool same_text(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
-}
-
-static const char *author_of(const struct pr_asm_version *v)
-{
-	if (v->cover)
-		return v->cover->author.email;
-	return v->nr ? v->patches[0]->author.email : NULL;
-}
-
-/* Do two versions look like the same series (author, then subject)? */
-static bool same_series(const struct pr_asm_version *a,
-			const struct pr_asm_version *b)
-{
-	const char *ea = author_of(a), *eb = author_of(b);
-
-	if (!ea || !eb || strcasecmp(ea, eb))
+	if (!a || !b)
 		return false;
-	if (a->cover && b->cover)
-		return same_text(a->cover->subject, b->cover->subject);
-	return a->nr && b->nr &&
-	       same_text(a->patches[0]->subject, b->patches[0]->subject);
+	return a - b <= MARKER_WINDOW && b - a <= MARKER_WINDOW;
 }
 
-static bool has_prefix(const char *s, size_t n, const char *prefix)
-{
-	size_t k = strlen(prefix);
-
-	return n >= k && !strncmp(s, prefix, k);
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* Append seg[0..n) with %XX decoded and angle brackets dropped. */
-static int add_decoded(struct pr_buf *out, const char *seg, size_t n)
-{
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < n && !err; i++) {
-		if (seg[i] == '%' && i + 2 < n && hexval(seg[i + 1]) >= 0 &&
-		    hexval(seg[i + 2]) >= 0) {
-			err = pr_buf_addch(out, hexval(seg[i + 1]) * 16 +
-							hexval(seg[i + 2]));
-			i += 2;
-		} else if (seg[i] != '<' && seg[i] != '>') {
-			err = pr_buf_addch(out, seg[i]);
-		}
-	}
-	return err;
-}
-
-int pr_assemble_link_msgid(struct pr_buf *out, const char *url, size_t len)
-{
-	const char *p, *end, *seg, *pick = NULL, *after_r = NULL;
-	size_t pick_n = 0, after_r_n = 0, n;
-
-	p = memmem(url, len, "://", 3);
-	if (!p)
-		return pr_error(PR_ENOENT, "link '%.*s' is not a URL",
-				(int)(len > 200 ? 200 : len), url);
-	end = url + len;
-	/* a query or fragment ("#t", "?q=") is not part of the path */
-	for (seg = p + 3; seg < end; seg++)
-		if (*seg == '?' || *seg == '#' || isspace((unsigned char)*seg))
-			break;
-	end = seg;
-	p = memchr(p + 3, '/', (size_t)(end - p - 3));
-	while (p && p < end) {
-		const char *next;
-
-		seg = p + 1;
-		next = memchr(seg, '/', (size_t)(end - seg));
-		n = (size_t)((next ? next : end) - seg);
-		if (n == 1 && seg[0] == 'r' && next && next + 1 < end &&
-		    !after_r) {
-			const char *nn =
-				memchr(next + 1, '/', (size_t)(end - next - 1));
-
-			after_r = next + 1;
-			after_r_n = (size_t)((nn ? nn : end) - after_r);
-		}
-		if (n && (memchr(seg, '@', n) || memmem(seg, n, "%40", 3))) {
-			pick = seg;
-			pick_n = n;
-		}
-		p = next;
-	}
-	if (after_r && after_r_n) {
-		pick = after_r;
-		pick_n = after_r_n;
-	}
-	if (!pick || !pick_n)
-		return pr_error(PR_ENOENT, "link '%.*s' names no message",
-				(int)(len > 200 ? 200 : len), url);
-	return add_decoded(out, pick, pick_n);
-}
-
-/* The first whitespace-delimited word of s[0..n), its length in *wn. */
-static const char *first_word(const char *s, size_t n, size_t *wn)
-{
-	size_t i = 0, j;
-
-	while (i < n && isspace((unsigned char)s[i]))
-		i++;
-	for (j = i; j < n && !isspace((unsigned char)s[j]); j++)
-		;
-	*wn = j - i;
-	return s + i;
-}
-
-/* Note that v's mails name version `number` as the Message-ID in word. */
-static void set_prev(struct pr_asm_version *v, int number, const char *w,
-		     size_t wn, bool url)
-{
-	struct pr_buf id = PR_BUF_INIT;
-
-	/* only the newest version before this one counts */
-	if (number < 1 || number >= v->number || number <= v->prev_number)
-		return;
-	pr_buf_init(&id, PR_LIMIT_HEADER_BYTES);
-	if (url ? pr_assemble_link_msgid(&id, w, wn) == 0
-		: add_decoded(&id, w, wn) == 0 && id.len) {
-		free(v->prev_id);
-		v->prev_id = pr_buf_detach(&id, NULL);
-		v->prev_number = number;
-	}
-	pr_error_clear();
-	pr_buf_release(&id);
-}
-
-/* One line of a mail's text: b4's change-id and previous-version links. */
-static void scan_line(struct pr_asm_version *v, const char *l, size_t n)
-{
-	const char *w;
-	size_t wn;
-	int num = 0;
-
-	while (n && (*l == ' ' || *l == '\t')) {
-		l++;
-		n--;
-	}
-	while (n && isspace((unsigned char)l[n - 1]))
-		n--;
-	if (has_prefix(l, n, "change-id:")) {
-		w = first_word(l + 10, n - 10, &wn);
-		if (wn && !v->change_id)
-			v->change_id = pr_strndup(w, wn);
-		return;
-	}
-	if (has_prefix(l, n, "Supersedes:")) {
-		w = first_word(l + 11, n - 11, &wn);
-		if (wn)
-			set_prev(v, v->number - 1, w, wn,
-				 memmem(w, wn, "://", 3) != NULL);
-		return;
-	}
-	/* "v1: URL", "- v1: URL", "- Link to v1: URL" */
-	if (has_prefix(l, n, "- ") || has_prefix(l, n, "* ")) {
-		l += 2;
-		n -= 2;
-	}
-	if (has_prefix(l, n, "Link to ")) {
-		l += 8;
-		n -= 8;
-	}
-	if (!n || (*l != 'v' && *l != 'V'))
-		return;
-	l++;
-	n--;
-	while (n && isdigit((unsigned char)*l) && num < 100000) {
-		num = num * 10 + (*l - '0');
-		l++;
-		n--;
-	}
-	if (!num || !n || *l != ':')
-		return;
-	w = first_word(l + 1, n - 1, &wn);
-	if (wn && memmem(w, wn, "://", 3))
-		set_prev(v, num, w, wn, true);
-}
-
-static void scan_text(struct pr_asm_version *v, const char *text)
-{
-	const char *l = text, *nl;
-
-	while (l && *l) {
-		nl = strchr(l, '\n');
-		scan_line(v, l, nl ? (size_t)(nl - l) : strlen(l));
-		l = nl ? nl + 1 : NULL;
-	}
-}
-
-static void scan_mail(struct pr_asm_version *v, const struct pr_patch *p)
+static bool has_index(const struct posting *q, int x)
 {
 	size_t i;
 
-	scan_text(v, p->body);
-	scan_text(v, p->diff);
-	for (i = 0; i < p->trailers.nr && !v->change_id; i++)
-		if (!strcmp(p->trailers.items[i].key, "change-id"))
-			v->change_id = pr_strdup(p->trailers.items[i].value);
-}
-
-/* What the mails of v say about its identity (see assemble.h). */
-static void scan_version(struct pr_asm_version *v)
-{
-	size_t i;
-
-	if (v->cover)
-		scan_mail(v, v->cover);
-	for (i = 0; i < v->nr; i++)
-		scan_mail(v, v->patches[i]);
-}
-
-static const char *series_change_id(const struct pr_asm_series *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nr; i++)
-		if (s->versions[i].change_id)
-			return s->versions[i].change_id;
-	return NULL;
-}
-
-static bool version_has_mail(const struct pr_asm_version *v, const char *id)
-{
-	size_t i;
-
-	if (v->cover && v->cover->message_id &&
-	    !strcmp(v->cover->message_id, id))
-		return true;
-	for (i = 0; i < v->nr; i++)
-		if (v->patches[i]->message_id &&
-		    !strcmp(v->patches[i]->message_id, id))
+	for (i = 0; i < q->v.nr; i++)
+		if ((q->v.patches[i]->prefix.total
+			     ? q->v.patches[i]->prefix.index
+			     : 1) == x)
 			return true;
 	return false;
 }
 
-/* Does a version of x name a mail of y as its previous version? */
-static bool names_prev(const struct pr_asm_series *x,
-		       const struct pr_asm_series *y)
+/* The posting's version: its cover letter's, else its first mail's. */
+static int number_of(const struct posting *q)
 {
-	size_t i, j;
-
-	for (i = 0; i < x->nr; i++)
-		for (j = 0; x->versions[i].prev_id && j < y->nr; j++)
-			if (version_has_mail(&y->versions[j],
-					     x->versions[i].prev_id))
-				return true;
-	return false;
+	return q->v.cover ? mail_version(q->v.cover) : q->label;
 }
 
-/* The same patches (by git patch-id, all computed) in the same order. */
-static bool same_patch_ids(const struct pr_asm_version *a,
-			   const struct pr_asm_version *b)
+/* Hold id as a reference of posting n unless another holds it already. */
+static void hold_ref(struct state *st, const char *id, size_t n)
 {
-	size_t i;
+	size_t k = ids_find(&st->ids, id);
 
-	if (!a->nr || a->nr != b->nr)
-		return false;
-	for (i = 0; i < a->nr; i++)
-		if (!a->patches[i]->patch_id[0] ||
-		    strcmp(a->patches[i]->patch_id, b->patches[i]->patch_id))
-			return false;
-	return true;
+	if (k != NONE && st->ids.ref[k] == NONE)
+		st->ids.ref[k] = n;
 }
 
-/* The version numbered n in s, NULL when none. */
-static struct pr_asm_version *find_version(const struct pr_asm_series *s, int n)
+static size_t new_posting(struct state *st, const struct pr_patch *p,
+			  size_t first)
 {
-	size_t i;
+	struct posting *q;
 
-	for (i = 0; i < s->nr; i++)
-		if (s->versions[i].number == n)
-			return &s->versions[i];
-	return NULL;
+	PR_ALLOC_GROW(st->p, st->nr + 1, st->alloc);
+	q = &st->p[st->nr];
+	memset(q, 0, sizeof(*q));
+	q->label = mail_version(p);
+	q->total = p->prefix.total ? p->prefix.total : 1;
+	q->time = p->time;
+	q->who = pr_assemble_submitter(p);
+	q->idless = !p->message_id || !*p->message_id;
+	q->v.first = first;
+	q->link = st->nr;
+	return st->nr++;
+}
+
+static int attach(struct state *st, size_t n, struct pr_patch *p)
+{
+	struct posting *q = &st->p[n];
+	size_t k = ids_find(&st->ids, p->message_id);
+
+	if (q->v.nr >= PR_LIMIT_SERIES_PATCHES)
+		return pr_error(PR_ETOOBIG, "series of '%s' over %d patches",
+				p->message_id ? p->message_id : "",
+				PR_LIMIT_SERIES_PATCHES);
+	PR_ALLOC_GROW(q->v.patches, q->v.nr + 1, q->v.alloc);
+	q->v.patches[q->v.nr++] = p;
+	if (k != NONE)
+		st->ids.mail[k] = n;
+	return 0;
 }
 
 /*
- * Are sa and sb one series?  By change-id when both have one, then by a
- * previous version one names in the other; else when they share a version
- * number (a resend in a new thread) those versions must match, else sa's
- * newest and sb's oldest version.
+ * The posting a reference of p leads to (Patchwork's
+ * _find_series_by_references): its Message-ID, its In-Reply-To, then its
+ * References from the newest; the first one held by a posting decides,
+ * unless that posting is of another version and p names one of its own.
  */
-static bool series_match(const struct pr_asm_series *sa,
-			 const struct pr_asm_series *sb)
+static size_t by_reference(const struct state *st, const struct pr_patch *p)
 {
-	const char *ca = series_change_id(sa), *cb = series_change_id(sb);
-	size_t i;
+	int label = mail_version(p);
+	size_t i, k, n = p->nr_references + 2;
 
-	if (ca && cb)
-		return !strcmp(ca, cb);
-	if (names_prev(sa, sb) || names_prev(sb, sa))
+	for (i = 0; i < n; i++) {
+		const char *id = i == 0	  ? p->message_id
+				 : i == 1 ? p->in_reply_to
+					  : p->references[n - 1 - i];
+
+		k = ids_find(&st->ids, id);
+		if (k == NONE || st->ids.ref[k] == NONE)
+			continue;
+		if (label != 1 && number_of(&st->p[st->ids.ref[k]]) != label)
+			continue;
+		return st->ids.ref[k];
+	}
+	return NONE;
+}
+
+/*
+ * The posting p's markers lead to (Patchwork's _find_series_by_markers):
+ * the same submitter, version and total, within the window; the newest that
+ * lacks patch x.  Mails without a Message-ID match only postings started
+ * by one, whatever the dates.
+ */
+static size_t by_markers(const struct state *st, const struct pr_patch *p,
+			 int x)
+{
+	bool idless = !p->message_id || !*p->message_id;
+	int label = mail_version(p), total = p->prefix.total;
+	const char *who = pr_assemble_submitter(p);
+	size_t i, best = NONE;
+
+	for (i = st->nr; i-- > 0;) {
+		const struct posting *q = &st->p[i];
+
+		if (q->idless != idless || q->label != label ||
+		    q->total != total || strcasecmp(q->who, who) ||
+		    (!idless && !near(q->time, p->time)) || has_index(q, x))
+			continue;
+		if (best == NONE || q->time > st->p[best].time)
+			best = i;
+	}
+	return best;
+}
+
+static int add_patch(struct state *st, struct pr_patch *p, size_t first)
+{
+	int x = p->prefix.total ? p->prefix.index : 1;
+	size_t n = NONE, j;
+
+	/* a patch without n/N is a posting of its own */
+	if (p->prefix.total) {
+		n = by_reference(st, p);
+		if (n == NONE)
+			n = by_markers(st, p, x);
+	}
+	if (n == NONE || has_index(&st->p[n], x)) {
+		n = new_posting(st, p, first);
+		hold_ref(st, p->in_reply_to, n);
+		for (j = 0; j < p->nr_references; j++)
+			hold_ref(st, p->references[j], n);
+		hold_ref(st, p->message_id, n);
+	}
+	return attach(st, n, p);
+}
+
+static const char *skip_space(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* Do two subjects read the same, runs of white space aside? */
+static bool same_name(const char *a, const char *b)
+{
+	a = skip_space(a ? a : "");
+	b = skip_space(b ? b : "");
+	while (*a && *b) {
+		if (isspace((unsigned char)*a) && isspace((unsigned char)*b)) {
+			a = skip_space(a);
+			b = skip_space(b);
+			continue;
+		}
+		if (*a != *b)
+			return false;
+		a++;
+		b++;
+	}
+	return !*skip_space(a) && !*skip_space(b);
+}
+
+static void add_cover(struct state *st, struct pr_patch *c, size_t first)
+{
+	size_t i, n, k;
+
+	/* answering something, under a cover letter's subject: a comment */
+	if (c->in_reply_to || c->nr_references)
+		for (i = 0; i < st->nr_covers; i++)
+			if (same_name(st->covers[i]->subject_raw,
+				      c->subject_raw))
+				return;
+	PR_ALLOC_GROW(st->covers, st->nr_covers + 1, st->alloc_covers);
+	st->covers[st->nr_covers++] = c;
+	k = ids_find(&st->ids, c->message_id);
+	n = k == NONE ? NONE : st->ids.ref[k];
+	if (n == NONE) {
+		n = new_posting(st, c, first);
+		hold_ref(st, c->message_id, n);
+	} else if (st->p[n].v.cover) {
+		return; /* Patchwork keeps the first cover letter */
+	}
+	st->p[n].v.cover = c;
+	if (k != NONE)
+		st->ids.mail[k] = n;
+}
+
+static size_t link_find(struct state *st, size_t i)
+{
+	while (st->p[i].link != i) {
+		st->p[i].link = st->p[st->p[i].link].link;
+		i = st->p[i].link;
+	}
+	return i;
+}
+
+/* Is b a version of the series of a, by a mail of b answering a mail of a? */
+static bool linkable(const struct posting *a, const struct posting *b)
+{
+	if (a->v.number != b->v.number)
 		return true;
-	for (i = 0; i < sb->nr; i++) {
-		const struct pr_asm_version *va =
-			find_version(sa, sb->versions[i].number);
-
-		if (va)
-			return same_patch_ids(va, &sb->versions[i]) ||
-			       same_series(va, &sb->versions[i]);
-	}
-	return same_series(&sa->versions[sa->nr - 1], &sb->versions[0]);
+	return a->v.total == b->v.total && !strcasecmp(a->who, b->who);
 }
 
-/* Move vb's mails into va; the earlier copy of an index stays. */
-static void merge_version(struct pr_asm_version *va, struct pr_asm_version *vb)
+static void link_mail(struct state *st, size_t b, const struct pr_patch *m)
 {
-	size_t i;
+	size_t j, n = m->nr_references + 1;
 
-	if (!va->cover)
-		va->cover = vb->cover;
-	if (!va->change_id) {
-		va->change_id = vb->change_id;
-		vb->change_id = NULL;
-	}
-	if (vb->prev_id && vb->prev_number > va->prev_number) {
-		free(va->prev_id);
-		va->prev_id = vb->prev_id;
-		va->prev_number = vb->prev_number;
-		vb->prev_id = NULL;
-	}
-	free(vb->change_id);
-	free(vb->prev_id);
-	for (i = 0; i < vb->nr; i++) {
-		PR_ALLOC_GROW(va->patches, va->nr + 1, va->alloc);
-		va->patches[va->nr++] = vb->patches[i];
-	}
-	free(vb->patches);
-	finish_version(va);
-}
+	for (j = 0; j < n; j++) {
+		size_t k = ids_find(&st->ids,
+				    j ? m->references[j - 1] : m->in_reply_to);
+		size_t a = k == NONE ? NONE : st->ids.mail[k];
 
-/* Move series b of out into series a (a < b) and drop b. */
-static void join_series(struct pr_assembly *out, size_t a, size_t b)
-{
-	struct pr_asm_series *sa = &out->series[a], *sb = &out->series[b];
-	size_t i;
-
-	for (i = 0; i < sb->nr; i++) {
-		struct pr_asm_version *va =
-			find_version(sa, sb->versions[i].number);
-
-		if (va) {
-			merge_version(va, &sb->versions[i]);
+		if (a == NONE || a == b || !linkable(&st->p[a], &st->p[b]))
 			continue;
+		a = link_find(st, a);
+		if (a != link_find(st, b))
+			st->p[link_find(st, b)].link = a;
+	}
+}
+
+/* Each posting becomes a version; linked postings are one series. */
+static void to_series(struct pr_assembly *out, struct state *st)
+{
+	size_t i, j, *series_of = pr_calloc(st->nr + 1, sizeof(*series_of));
+
+	for (i = 0; i < st->nr; i++) {
+		struct posting *q = &st->p[i];
+
+		q->v.number = number_of(q);
+		q->v.total = q->v.cover ? q->v.cover->prefix.total : q->total;
+		pr_asm_finish_version(&q->v);
+		series_of[i] = NONE;
+	}
+	for (i = 0; i < st->nr; i++) {
+		if (st->p[i].v.cover)
+			link_mail(st, i, st->p[i].v.cover);
+		for (j = 0; j < st->p[i].v.nr; j++)
+			link_mail(st, i, st->p[i].v.patches[j]);
+	}
+	for (i = 0; i < st->nr; i++) {
+		size_t root = link_find(st, i);
+		struct pr_asm_series *s;
+
+		if (series_of[root] == NONE) {
+			PR_ALLOC_GROW(out->series, out->nr + 1, out->alloc);
+			memset(&out->series[out->nr], 0, sizeof(*out->series));
+			series_of[root] = out->nr++;
 		}
-		PR_ALLOC_GROW(sa->versions, sa->nr + 1, sa->alloc);
-		sa->versions[sa->nr++] = sb->versions[i];
+		s = &out->series[series_of[root]];
+		PR_ALLOC_GROW(s->versions, s->nr + 1, s->alloc);
+		s->versions[s->nr++] = st->p[i].v;
+		memset(&st->p[i].v, 0, sizeof(st->p[i].v));
 	}
-	qsort(sa->versions, sa->nr, sizeof(*sa->versions), cmp_version);
-	free(sb->versions);
-	memmove(sb, sb + 1, (out->nr - b - 1) * sizeof(*out->series));
-	out->nr--;
-}
+	for (i = 0; i < out->nr; i++) {
+		struct pr_asm_series *s = &out->series[i];
 
-/*
- * Join threads that are versions (or resends) of one series sent apart;
- * again until nothing changes, as a thread may match only through another.
- */
-static void merge_series(struct pr_assembly *out)
-{
-	size_t a, b;
-	bool changed = true;
-
-	while (changed) {
-		changed = false;
-		for (a = 0; a < out->nr; a++) {
-			for (b = a + 1; b < out->nr;) {
-				if (!series_match(&out->series[a],
-						  &out->series[b])) {
-					b++;
-					continue;
-				}
-				join_series(out, a, b);
-				changed = true;
-			}
-		}
+		qsort(s->versions, s->nr, sizeof(*s->versions),
+		      pr_asm_cmp_version);
+		for (j = 0; j < s->nr; j++)
+			pr_asm_scan_version(&s->versions[j]);
 	}
-}
-
-/* The mail a version starts from: its cover, else its first own patch. */
-static const char *root_id(const struct pr_asm_version *v)
-{
-	if (v->cover)
-		return v->cover->message_id;
-	return v->nr ? v->patches[0]->message_id : NULL;
-}
-
-/* The series key and each version's supersedes (see assemble.h). */
-static void set_identity(struct pr_asm_series *s)
-{
-	const char *key = series_change_id(s);
-	size_t i;
-
-	if (!key && s->nr)
-		key = root_id(&s->versions[0]);
-	s->key = key ? pr_strdup(key) : NULL;
-	for (i = 0; i < s->nr; i++)
-		s->versions[i].supersedes = i ? root_id(&s->versions[i - 1])
-					      : s->versions[i].prev_id;
-}
-
-/* Does each patch of v answer the same n/M of prev (b4's partial re-roll)? */
-static bool is_partial_reroll(const struct pr_asm_version *v,
-			      const struct pr_asm_version *prev)
-{
-	size_t i, j;
-
-	if (v->complete || v->cover || !v->nr || v->number < 2 ||
-	    prev->total != v->total || !v->total)
-		return false;
-	for (i = 0; i < v->nr; i++) {
-		const struct pr_patch *p = v->patches[i];
-		bool found = false;
-
-		for (j = 0; j < prev->nr && !found && p->in_reply_to; j++)
-			found = index_of(prev->patches[j]) == index_of(p) &&
-				prev->patches[j]->message_id &&
-				!strcmp(prev->patches[j]->message_id,
-					p->in_reply_to);
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
-/* Fill the holes of partial re-rolls from the version before, oldest first. */
-static void fill_partial_rerolls(struct pr_asm_series *s)
-{
-	size_t i, j, k;
-
-	for (i = 1; i < s->nr; i++) {
-		struct pr_asm_version *v = &s->versions[i];
-		const struct pr_asm_version *prev = &s->versions[i - 1];
-		size_t own = v->nr;
-
-		if (!is_partial_reroll(v, prev))
-			continue;
-		for (j = 0; j < prev->nr; j++) {
-			bool have = false;
-
-			for (k = 0; k < own && !have; k++)
-				have = index_of(v->patches[k]) ==
-				       index_of(prev->patches[j]);
-			if (have)
-				continue;
-			PR_ALLOC_GROW(v->patches, v->nr + 1, v->alloc);
-			v->patches[v->nr++] = prev->patches[j];
-		}
-		finish_version(v);
-		v->partial_reroll = v->complete;
-	}
+	free(series_of);
 }
 
 int pr_assemble_mails(struct pr_assembly *out, struct pr_patch *const *mails,
 		      size_t nr)
 {
-	struct ids ids = { 0 };
-	size_t *comp = NULL, *mail_of = NULL, *series_of_comp = NULL;
-	size_t i, j, k;
+	struct state st;
+	size_t i;
 	int err = 0;
 
-	for (i = 0; i < nr; i++) {
-		ids_add(&ids, mails[i]->message_id);
-		ids_add(&ids, mails[i]->in_reply_to);
-		for (j = 0; j < mails[i]->nr_references; j++)
-			ids_add(&ids, mails[i]->references[j]);
-	}
-	if (ids.nr)
-		qsort(ids.v, ids.nr, sizeof(*ids.v), cmp_str);
-	for (i = 0, k = 0; i < ids.nr; i++)
-		if (!k || strcmp(ids.v[k - 1], ids.v[i]))
-			ids.v[k++] = ids.v[i];
-	ids.nr = k;
-	ids.parent = pr_calloc(ids.nr + 1, sizeof(*ids.parent));
-	mail_of = pr_calloc(ids.nr + 1, sizeof(*mail_of));
-	for (i = 0; i < ids.nr; i++) {
-		ids.parent[i] = i;
-		mail_of[i] = (size_t)-1;
-	}
-	/* one thread per set of Message-IDs that refer to each other */
-	for (i = 0; i < nr; i++) {
-		const struct pr_patch *p = mails[i];
-		size_t self = ids_find(&ids, p->message_id);
-		size_t irt = ids_find(&ids, p->in_reply_to);
-
-		if (self != (size_t)-1 && mail_of[self] == (size_t)-1)
-			mail_of[self] = i;
-		if (self == (size_t)-1)
-			self = irt;
-		uf_union(&ids, self, irt);
-		for (j = 0; j < p->nr_references; j++)
-			uf_union(&ids, self, ids_find(&ids, p->references[j]));
-	}
-	comp = pr_calloc(nr + 1, sizeof(*comp));
-	series_of_comp = pr_calloc(ids.nr + nr + 1, sizeof(*series_of_comp));
-	for (i = 0; i < ids.nr + nr; i++)
-		series_of_comp[i] = (size_t)-1;
-	for (i = 0; i < nr; i++) {
-		const struct pr_patch *p = mails[i];
-		size_t self = ids_find(&ids, p->message_id);
-
-		if (self == (size_t)-1)
-			self = ids_find(&ids, p->in_reply_to);
-		/* a mail with no ids at all is a thread of its own */
-		comp[i] = self == (size_t)-1 ? ids.nr + i : uf_find(&ids, self);
-	}
-
-	for (i = 0; i < nr; i++) {
+	memset(&st, 0, sizeof(st));
+	ids_build(&st.ids, mails, nr);
+	for (i = 0; i < nr && !err; i++) {
 		struct pr_patch *p = mails[i];
-		struct pr_asm_series *s;
-		struct pr_asm_version *v;
-		size_t parent = ids_find(&ids, p->in_reply_to);
-		int number = p->prefix.version;
+		size_t k = ids_find(&st.ids, p->message_id);
 
 		if (pr_subject_is_reply(p->subject_raw))
 			continue;
-		if (series_of_comp[comp[i]] == (size_t)-1) {
-			PR_ALLOC_GROW(out->series, out->nr + 1, out->alloc);
-			memset(&out->series[out->nr], 0, sizeof(*out->series));
-			series_of_comp[comp[i]] = out->nr++;
-		}
-		s = &out->series[series_of_comp[comp[i]]];
-		/* "vN" written on the cover letter only */
-		if (number == 1 && !is_cover(p) && parent != (size_t)-1 &&
-		    mail_of[parent] != (size_t)-1 &&
-		    is_cover(mails[mail_of[parent]]))
-			number = mails[mail_of[parent]]->prefix.version;
-		v = get_version(s, number);
-		if (is_cover(p)) {
-			if (!v->cover)
-				v->cover = p;
+		/* the same mail twice (two lists, two folders) counts once */
+		if (k != NONE && st.ids.read[k])
 			continue;
-		}
-		if (v->nr >= PR_LIMIT_SERIES_PATCHES) {
-			err = pr_error(PR_ETOOBIG,
-				       "series of '%s' over %d patches",
-				       p->message_id ? p->message_id : "",
-				       PR_LIMIT_SERIES_PATCHES);
-			goto done;
-		}
-		PR_ALLOC_GROW(v->patches, v->nr + 1, v->alloc);
-		v->patches[v->nr++] = p;
+		if (k != NONE)
+			st.ids.read[k] = true;
+		if (is_cover(p))
+			add_cover(&st, p, i);
+		else
+			err = add_patch(&st, p, i);
 	}
-	for (i = 0; i < out->nr; i++) {
-		struct pr_asm_series *s = &out->series[i];
-
-		for (j = 0; j < s->nr; j++) {
-			finish_version(&s->versions[j]);
-			scan_version(&s->versions[j]);
-		}
-		qsort(s->versions, s->nr, sizeof(*s->versions), cmp_version);
+	if (!err) {
+		to_series(out, &st);
+		pr_asm_merge_series(out);
+		for (i = 0; i < out->nr; i++)
+			pr_asm_finish_series(&out->series[i]);
 	}
-	merge_series(out);
-	for (i = 0; i < out->nr; i++) {
-		set_identity(&out->series[i]);
-		fill_partial_rerolls(&out->series[i]);
-	}
-done:
-	free(ids.v);
-	free(ids.parent);
-	free(mail_of);
-	free(comp);
-	free(series_of_comp);
+	for (i = 0; i < st.nr; i++)
+		free(st.p[i].v.patches);
+	free(st.p);
+	free(st.covers);
+	free(st.ids.v);
+	free(st.ids.ref);
+	free(st.ids.mail);
+	free(st.ids.read);
 	return err;
+}
+
+const char *pr_assemble_submitter(const struct pr_patch *p)
+{
+	if (p->sender && *p->sender)
+		return p->sender;
+	return p->author.email ? p->author.email : "";
 }
 
 const struct pr_asm_version *

@@ -8,55 +8,95 @@
 #include "model/model.h"
 
 /*
- * Series assembly: group parsed patch mails into series and versions the
- * way Patchwork and b4 do.  Invariants:
+ * Series assembly: a stream of mails (an mbox, a maildir, a poll of a list)
+ * becomes postings, and postings become series and their versions.  The
+ * mails are read in the order given, which is the order the list received
+ * them; a file or a poll is a stream, never "one version".  Invariants:
+ *
  * - The assembly borrows the pr_patch pointers it was given: it never
  *   frees or changes them, and they must outlive it.  pr_assemble_release()
  *   frees only the assembly's own arrays.
- * - A mail whose subject is a reply ("Re:") is not a patch and is left out.
- * - Mails are grouped by thread first (Message-ID, In-Reply-To and
- *   References, so a missing cover letter still holds its patches
- *   together), then by version.  A patch numbered without "vN" in the
- *   thread of a "vN" cover letter takes the cover's version.  Threads of
- *   the same author whose cover letters or first patches have the same
- *   subject are one series; a version sent again in a new thread (a
- *   RESEND) is merged into the first copy, its earlier mails winning.
- * - In a version, patches are sorted by index, one per index (a resend of
- *   the same index keeps the first one seen); an index past the total (a
- *   "3/2" extra) comes after the others and does not count for
- *   completeness.  A lone "[PATCH]" is 1/1.
- * - complete means every patch 1..total is there; the cover letter is not
- *   needed.  Versions are in ascending order; series in the order their
- *   first mail came.
+ * - Only patches (a diff) and cover letters (0/N, no "Re:") are given;
+ *   a mail whose subject is a reply ("Re:") is left out, and so is a second
+ *   mail with a Message-ID already read.
  *
- * Identity across versions (threads sent apart joined into one series),
- * strongest first:
+ * Postings (one pr_asm_version each) follow Patchwork's parser
+ * (patchwork/parser.py: find_series, parse_mail), so that a version here is
+ * a series there (docs/internals/assemble.md has the cases):
+ * - A patch n/N is looked up by reference: its own Message-ID, its
+ *   In-Reply-To, then its References from the newest; the posting that
+ *   holds the first of these it finds as a reference is its posting.  A
+ *   posting holds as references the In-Reply-To, References and Message-ID
+ *   of the patch that started it (the first posting to hold an id keeps
+ *   it) and the Message-ID of a cover letter that started it.
+ * - Else by markers: the newest posting of the same submitter (any case;
+ *   pr_assemble_submitter()), with the same version and total, whose
+ *   first mail is dated within 20 minutes of this one, that does not have
+ *   patch n yet.
+ * - A posting that already has patch n is not taken: the patch starts a
+ *   new one (a resend, or the same series sent twice).  So does a patch
+ *   found nowhere.
+ * - A patch without n/N is a posting of its own, 1 of 1.
+ * - A cover letter joins the posting that holds its Message-ID as a
+ *   reference (its patches came first) unless that one has a cover, else
+ *   starts one.  A 0/N mail with In-Reply-To or References whose subject
+ *   is the subject of a cover letter read before is not a cover (Patchwork
+ *   takes it for a comment) and is left out.
+ * Where patchrelay differs, on purpose:
+ * - A reference found to a posting of another version counts only when the
+ *   patch has no version of its own ("[PATCH 1/4]" under a "v3" cover: it
+ *   then takes the posting's version).  Patchwork's version check never
+ *   rejects (its date test cannot be true), which puts a v2 patch into
+ *   v1's series when that one lacks the patch's number.
+ * - A mail without a date is never within 20 minutes of anything.  Mails
+ *   without a Message-ID (git format-patch --stdout without --thread;
+ *   Patchwork refuses them) group by markers among themselves whatever
+ *   their dates, as format-patch dates each patch with its author date.
+ * - A version's number is its cover letter's version when it has one, else
+ *   that of the patch that started it.
+ * - In a version, patches are sorted by index; an index past the total (a
+ *   "3/2" extra) comes after the others and does not count for
+ *   completeness.  complete means every patch 1..total is there; the cover
+ *   letter is not needed.
+ *
+ * Series: postings that are versions of one series are joined (Patchwork
+ * leaves that to the reader).  Versions are in ascending number, postings
+ * of the same number in the order they started (an unlabeled revision, a
+ * resend); series in the order their first posting started.  Two postings
+ * are one series, strongest rule first:
  * - b4's change-id: a line "change-id: ID" in a cover letter (b4 writes it
  *   under the "---" at its end) or in any mail of the version, or a
  *   "change-id" trailer of a patch (the key in lower case exactly: Gerrit's
- *   per-commit "Change-Id" is not a series identity).  Two threads with
- *   the same change-id are one series; two with different ones never are.
+ *   per-commit "Change-Id" is not a series identity).  The same change-id
+ *   joins; two different ones never do.
+ * - A mail of one answers (In-Reply-To or References) a mail of the other,
+ *   and they have different versions, or the same version and total and
+ *   author (an unlabeled revision threaded into the first): v2 threaded
+ *   into v1 is one series from the start, while a lone patch answering a
+ *   series ("[PATCH] an orphaned patch") is not a version of it.
  * - The previous version named by a mail of the version: b4's "v1: URL" and
  *   "- Link to v1: URL" lines (URL a lore link ending in the Message-ID,
- *   "/r/<msgid>" or "/<list>/<msgid>/"), or "Supersedes: <msgid>".  The
- *   thread holding that Message-ID is the same series.
- * - A v2 threaded into v1 (its cover In-Reply-To v1's) is one thread, and
- *   so one series, from the start.
+ *   "/r/<msgid>" or "/<list>/<msgid>/"), or "Supersedes: <msgid>".
  * - The same patch-ids (pr_patch.patch_id, where computed) in the same
  *   order in a version of the same number: a resend under a new subject.
- * - Else the author and the subject of the cover letters or first patches.
+ * - Else the submitter and the subject of both cover letters, else of both
+ *   first patches.
  * Each series gets a key (its change-id, else the first version's cover
  * Message-ID, else its first patch's; NULL only when none has one) and
  * each version its supersedes (the previous version's cover Message-ID,
  * else its first own patch's; for the first version the Message-ID its
  * mails name as the previous version, when they do; else NULL).
  *
- * Partial re-rolls (b4's rule, as `b4 am` does without
- * --no-partial-reroll): a version N > 1 without a cover letter, whose
- * every patch answers (In-Reply-To) the patch of the same n/M in the
- * version before it, with the same total, is completed with the earlier
- * version's patches for the numbers it did not resend; partial_reroll is
- * then set.  Any other version with holes stays incomplete.
+ * Holes filled from the version before (partial_reroll is then set):
+ * - b4's partial re-roll (as `b4 am` does without --no-partial-reroll): a
+ *   version N > 1 without a cover letter, whose every patch answers
+ *   (In-Reply-To) the patch of the same n/M in the version before it, with
+ *   the same total.
+ * - A partial resend: an incomplete version without a cover letter after a
+ *   version of the same number and total that has every index it has
+ *   ("[PATCH RESEND 2/3]" alone).
+ * An incomplete version with a complete one after it in its series is
+ * superseded: a later posting completed what it lacked.
  */
 
 struct pr_asm_version {
@@ -72,6 +112,8 @@ struct pr_asm_version {
 	char *change_id; /* owned; NULL when its mails give none */
 	char *prev_id; /* owned; the previous version its mails name */
 	int prev_number; /* the version number prev_id was named for */
+	bool superseded; /* incomplete, with a complete version after it */
+	size_t first; /* the index of its first mail in the input */
 };
 
 struct pr_asm_series {
@@ -88,6 +130,11 @@ struct pr_assembly {
 /* Group mails[0..nr) into out, which must start zeroed. */
 int pr_assemble_mails(struct pr_assembly *out, struct pr_patch *const *mails,
 		      size_t nr);
+/*
+ * Who sent p, as Patchwork's submitter: its From: header's address
+ * (pr_patch.sender), else its author's; "" when neither is known.
+ */
+const char *pr_assemble_submitter(const struct pr_patch *p);
 /* The newest complete version of s, NULL when none. */
 const struct pr_asm_version *
 pr_assemble_latest_complete(const struct pr_asm_series *s);

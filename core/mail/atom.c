@@ -1,6 +1,7 @@
 #include "base/pr.h"
 
 #include "mail/atom.h"
+#include "mail/mail.h"
 
 /*
  * A scanner, not an XML parser: it walks the tags in order, keeps a depth
@@ -455,19 +456,6 @@ void pr_atom_feed_release(struct pr_atom_feed *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 /* n digits at *p as a number, advancing p; -1 when they are not digits. */
 static int digits(const char **p, int n)
 {
@@ -518,8 +506,8 @@ int pr_atom_parse_time(int64_t *out, const char *s)
 		p++;
 	if (*p)
 		goto bad;
-	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec -
-	       sign * (oh * 3600 + om * 60);
+	*out = pr_mail_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 +
+	       sec - sign * (oh * 3600 + om * 60);
 	return 0;
 bad:
 	return pr_error(PR_EPARSE, "date '%.100s': not an RFC 3339 date",

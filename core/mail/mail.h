@@ -58,6 +58,11 @@ bool pr_mail_is_header_line(const char *line, size_t len);
 
 /* RFC 2047 encoded words to UTF-8, appended to out. */
 int pr_mail_decode_words(struct pr_buf *out, const char *in, size_t len);
+/*
+ * The same as git mailinfo's decode_header: words in other charsets are
+ * converted, but text outside them (and UTF-8 words) keeps its bytes.
+ */
+int pr_mail_decode_words_exact(struct pr_buf *out, const char *in, size_t len);
 
 /*
  * Append in, converted from charset to UTF-8.  Returns PR_EPARSE (nothing
@@ -76,6 +81,8 @@ bool pr_mail_is_utf8(const char *in, size_t len);
 int pr_mail_qp_decode(struct pr_buf *out, const char *in, size_t len,
 		      bool rfc2047);
 int pr_mail_b64_decode(struct pr_buf *out, const char *in, size_t len);
+/* Append in as base64 (RFC 4648: '+', '/', '=' padding), on one line. */
+int pr_mail_b64_encode(struct pr_buf *out, const void *in, size_t len);
 
 /*
  * The value of parameter `name` ("charset=", with its '=') in a header
@@ -83,5 +90,14 @@ int pr_mail_b64_decode(struct pr_buf *out, const char *in, size_t len);
  * when found.
  */
 bool pr_mail_param(struct pr_buf *out, const char *value, const char *name);
+
+/*
+ * An RFC 2822 date ("Tue, 10 Nov 2026 10:01:00 +0000"; the day name, the
+ * seconds and the zone are optional, a zone name is read as UTC) as seconds
+ * since the epoch; PR_EPARSE when it is not one.
+ */
+int pr_mail_parse_date(int64_t *out, const char *s);
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian), Hinnant's formula. */
+int64_t pr_mail_days_from_civil(int64_t y, int m, int d);
 
 #endif

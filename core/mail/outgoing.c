@@ -284,6 +284,12 @@ void pr_outgoing_release(struct pr_outgoing *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* The MIME headers of a body that is not ASCII, as format-patch writes. */
+#define MIME_8BIT                                   \
+	"MIME-Version: 1.0\n"                       \
+	"Content-Type: text/plain; charset=UTF-8\n" \
+	"Content-Transfer-Encoding: 8bit\n"
+
 /* Columns on the line `out` ends with. */
 static int last_line_length(const struct pr_buf *out)
 {
@@ -579,11 +585,7 @@ static int add_headers(struct pr_buf *out, const struct render *r, size_t index,
 					"References: <%s>\n",
 					r->root.ptr, r->root.ptr)))
 		goto done;
-	if (mime &&
-	    (err = pr_buf_adds(out, "MIME-Version: 1.0\n"
-				    "Content-Type: text/plain; "
-				    "charset=UTF-8\n"
-				    "Content-Transfer-Encoding: 8bit\n")))
+	if (mime && (err = pr_buf_adds(out, MIME_8BIT)))
 		goto done;
 	err = pr_buf_addch(out, '\n');
 done:
@@ -775,7 +777,7 @@ const char *pr_outgoing_domain(const struct pr_ident *sender,
 {
 	const char *d = domain_of(sender);
 
-	if (!d && v->nr)
+	if (!d && v && v->nr)
 		d = domain_of(&v->patches[0]->author);
 	return d ? d : "patchrelay.invalid";
 }
@@ -832,5 +834,93 @@ int pr_outgoing_render(struct pr_outgoing *out, const struct pr_version *v,
 done:
 	pr_outgoing_release(&o);
 	pr_buf_release(&r.root);
+	return err;
+}
+
+/* A Message-ID fit for a header: printable ASCII, no blank, no <>. */
+static bool clean_id(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] <= ' ' || s[i] >= 127 || s[i] == '<' || s[i] == '>')
+			return false;
+	return n > 0;
+}
+
+/* "References: <a> <b> <c>", folded between the ids as mail clients do. */
+static int add_references(struct pr_buf *out, const char *refs,
+			  const char *last)
+{
+	const char *p = refs ? refs : "";
+	int err = pr_buf_adds(out, "References:");
+
+	while (!err && *p) {
+		size_t n;
+
+		p += strspn(p, " \t<>");
+		n = strcspn(p, " \t<>");
+		if (!n)
+			break;
+		/* the answered mail is added last, once; a bad id is left out */
+		if (clean_id(p, n) &&
+		    (strlen(last) != n || strncmp(p, last, n)))
+			err = pr_buf_addf(out, "\n <%.*s>", (int)n, p);
+		p += n;
+	}
+	if (!err)
+		err = pr_buf_addf(out, "\n <%s>\n", last);
+	return err;
+}
+
+int pr_outgoing_reply(struct pr_buf *out, const struct pr_outgoing_reply *r)
+{
+	const char *subject = r->subject ? r->subject : "";
+	size_t start = out->len, hlen;
+	int err;
+
+	if (!r->message_id || !r->in_reply_to ||
+	    !clean_id(r->message_id, strlen(r->message_id)) ||
+	    !clean_id(r->in_reply_to, strlen(r->in_reply_to)))
+		return pr_error(PR_EINVAL, "reply to '%.60s': not a Message-ID",
+				r->in_reply_to ? r->in_reply_to : "");
+	if (!r->from || !r->from->email ||
+	    has_control(r->from->name ? r->from->name : ""))
+		return pr_error(PR_EINVAL, "reply: no usable From");
+	if ((err = pr_outgoing_check_address("from", r->from->email)) ||
+	    (err = pr_buf_adds(out, "From: ")) ||
+	    (err = add_address(out, r->from->name, r->from->email, 0)) ||
+	    (err = pr_buf_addch(out, '\n')))
+		goto done;
+	if (r->rcpt && ((err = add_rcpt_header(out, "To", &r->rcpt->to)) ||
+			(err = add_rcpt_header(out, "Cc", &r->rcpt->cc))))
+		goto done;
+	/* one "Re: ", written plain before what must be encoded */
+	if (!strncasecmp(subject, "re:", 3))
+		subject += 3 + strspn(subject + 3, " \t");
+	err = pr_buf_adds(out, "Subject: Re: ");
+	if (!err && must_encode(subject))
+		err = pr_format_add_rfc2047(out, subject, strlen(subject),
+					    PR_RFC2047_SUBJECT);
+	else if (!err)
+		err = add_folded(out, subject, strlen(subject), 0);
+	if (err || (err = pr_buf_adds(out, "\nDate: ")) ||
+	    (err = pr_format_date(out, r->time, 0)) ||
+	    (err = pr_buf_addf(out, "\nMessage-ID: <%s>\nIn-Reply-To: <%s>\n",
+			       r->message_id, r->in_reply_to)) ||
+	    (err = add_references(out, r->refs, r->in_reply_to)) ||
+	    (err = pr_buf_adds(out, "MIME-Version: 1.0\n"
+				    "Content-Type: text/plain; charset=UTF-8\n"
+				    "Content-Transfer-Encoding: 8bit\n\n")))
+		goto done;
+	hlen = out->len - start;
+	if ((err = check_header_block(out->ptr + start, hlen, 0)) ||
+	    (err = pr_buf_adds(out, r->body ? r->body : "")))
+		goto done;
+	if (out->len && out->ptr[out->len - 1] != '\n')
+		err = pr_buf_addch(out, '\n');
+done:
+	if (err)
+		pr_buf_setlen(out, start);
 	return err;
 }

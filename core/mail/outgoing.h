@@ -121,6 +121,30 @@ int pr_outgoing_render(struct pr_outgoing *out, const struct pr_version *v,
 		       const struct pr_outgoing_opts *opts);
 void pr_outgoing_release(struct pr_outgoing *o);
 
+/*
+ * A reply to one mail of a thread (the reply relay: a review written
+ * elsewhere, mailed under the patch it is about), as a mail client writes
+ * one: From, To, Cc, Subject ("Re: " and the answered subject, unless it
+ * already starts with "Re:"), Date, Message-ID, In-Reply-To, References
+ * (the answered mail's References and its Message-ID), then the MIME
+ * headers of UTF-8 text and the body as given.  The header rules are
+ * pr_outgoing_render's: names and subjects encoded as they must be, an
+ * address that is not a bare addr-spec refused (PR_EINVAL), every header
+ * line checked.
+ */
+struct pr_outgoing_reply {
+	const struct pr_ident *from;
+	const struct pr_outgoing_rcpt *rcpt;
+	const char *subject; /* of the answered mail, decoded */
+	const char *in_reply_to; /* its Message-ID, no brackets */
+	const char *refs; /* its References, space-separated, no brackets */
+	const char *message_id; /* the reply's, no brackets */
+	int64_t time; /* the Date */
+	const char *body; /* LF line ends */
+};
+
+int pr_outgoing_reply(struct pr_buf *out, const struct pr_outgoing_reply *r);
+
 /* Append the archive-url template with each %m replaced by mid, %% by %. */
 int pr_outgoing_archive_link(struct pr_buf *out, const char *tmpl,
 			     const char *mid);

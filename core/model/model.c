@@ -87,6 +87,7 @@ void pr_patch_release(struct pr_patch *p)
 	for (i = 0; i < p->nr_references; i++)
 		free(p->references[i]);
 	free(p->references);
+	free(p->sender);
 	memset(p, 0, sizeof(*p));
 	p->prefix.version = 1;
 }
@@ -256,7 +257,11 @@ void pr_event_release(struct pr_event *e)
 	pr_ident_release(&e->author);
 	free(e->body);
 	pr_trailer_list_release(&e->trailers);
+	free(e->ref.url);
+	free(e->ref.path);
+	free(e->ref.quote);
 	free(e->state);
 	free(e->cursor);
+	free(e->id);
 	memset(e, 0, sizeof(*e));
 }

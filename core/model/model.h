@@ -72,6 +72,9 @@ struct pr_patch {
 	char *in_reply_to;
 	char **references;
 	size_t nr_references, alloc_references;
+	/* the From: header's address (the author may be an in-body From:);
+	 * NULL when not from mail */
+	char *sender;
 };
 
 struct pr_patch *pr_patch_new(void);
@@ -171,6 +174,19 @@ enum pr_event_kind {
 	PR_EVENT_STATE, /* merged, closed, accepted, abandoned, landed */
 };
 
+/*
+ * Where a comment is, for the reply relay (core/engine/bridge.h): where
+ * it can be read, and for a comment on a line the file and line (of the
+ * new side) it is on and the lines it answers when the forge gives them
+ * (GitHub's diff_hunk).
+ */
+struct pr_comment_ref {
+	char *url; /* an archive link, a comment URL; NULL: none */
+	char *path; /* NULL: not on a line */
+	int64_t line; /* 0: not on a line */
+	char *quote; /* NULL: none given */
+};
+
 struct pr_event {
 	enum pr_event_kind kind;
 	struct pr_series *series; /* owned; for a comment, the series answered */
@@ -180,6 +196,20 @@ struct pr_event {
 	char *state; /* for PR_EVENT_STATE: "merged", "landed", ... */
 	char *cursor; /* where the source stands after this event */
 	bool preview;
+	/*
+	 * A comment that crosses a bridge (core/engine/bridge.h): `id` its
+	 * id at its origin (a Message-ID for a mail, "github-comment:7",
+	 * a Gerrit message id), so that it crosses once and what patchrelay
+	 * wrote never comes back; NULL: it stays where it is.  `mirror`: it
+	 * was written on a forge and goes to the route's mail sinks as a
+	 * reply under the mail it is about (a Gerrit review names that mail
+	 * by the commit it is on: the series' latest version holds that one
+	 * patch, its commit_id set); else it is a mail and goes to the
+	 * route's sinks on a forge as a comment.
+	 */
+	bool mirror;
+	char *id;
+	struct pr_comment_ref ref;
 };
 
 void pr_event_release(struct pr_event *e);

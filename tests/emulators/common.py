@@ -2,8 +2,10 @@
 
 An emulator is one process serving three things on 127.0.0.1:
   - the forge's REST API (github.py / gitlab.py supply the routes),
-  - the bare git repositories under ROOT/git over smart HTTP, read-only,
-    through `git http-backend` run as a CGI program,
+  - the bare git repositories under ROOT/git over smart HTTP through
+    `git http-backend` run as a CGI program: read by anyone, pushed to
+    with a user's token as the HTTP password (a push moves the PRs whose
+    head is a pushed branch),
   - a control API under /_emu/ that tests use to set up users, repos,
     pull requests, comments, failures and the rate limit.
 
@@ -27,6 +29,7 @@ Invariants:
 """
 
 import argparse
+import base64
 import email.utils
 import hashlib
 import json
@@ -388,14 +391,40 @@ class Emulator:
                     "%s..%s" % (pr["base_sha"], pr["head_sha"])],
                    cwd=self.repo_path(owner, repo))
 
+    def diff_hunk(self, owner, repo, pr, path, line):
+        """The PR's diff of path up to new-side line `line`: the hunk
+        header and its lines through that one (GitHub's diff_hunk), or
+        None when the diff does not show that line."""
+        for f in self.pr_files(owner, repo, pr):
+            if f["new_path"] != path:
+                continue
+            out, new = [], None
+            for h in f["hunks"]:
+                if h.startswith("@@"):
+                    m = re.match(r"@@ -\d+(?:,\d+)? \+(\d+)", h)
+                    new = int(m.group(1)) if m else None
+                    out = [h]
+                    continue
+                if new is None:
+                    continue
+                out.append(h)
+                if h.startswith("-") or h.startswith("\\"):
+                    continue
+                if new == line:
+                    return "\n".join(out)
+                new += 1
+        return None
+
     def touch(self, pr):
         pr["updated_at"] = max(time.time(), pr["updated_at"] + 0.001)
 
-    def add_comment(self, pr, login, body, system=False):
+    def add_comment(self, pr, login, body, system=False, where="comments",
+                    **extra):
         c = {"id": self.new_id(), "user": login, "body": body,
              "created_at": time.time(), "system": system}
         c["updated_at"] = c["created_at"]
-        pr["comments"].append(c)
+        c.update(extra)
+        pr.setdefault(where, []).append(c)
         self.touch(pr)
         return c
 
@@ -524,7 +553,14 @@ class Emulator:
                 rl["used"] = max(0, rl["limit"] - rl["remaining"])
             self.save()
             return Response(200, rl)
+        extra = self.control_extra(p, j)
+        if extra is not None:
+            return extra
         raise ApiError(404, {"error": "no such control endpoint"})
+
+    def control_extra(self, p, j):
+        """A subclass's own control endpoints (POST); None: not one."""
+        return None
 
     def control_pulls(self, j):
         owner, repo = j["owner"], j["repo"]
@@ -538,21 +574,13 @@ class Emulator:
         count = int(j.get("count", 1))
         numbers = []
         for i in range(count):
-            n = r["next_number"]
-            r["next_number"] += 1
-            now = time.time()
-            title = j.get("title", "pull %d" % n)
+            title = j.get("title", "pull %d" % r["next_number"])
             if count > 1:
                 title = "%s %d" % (title, i + 1)
-            pr = {"number": n, "id": self.new_id(), "title": title,
-                  "body": j.get("body", ""), "user": user, "state": "open",
-                  "draft": bool(j.get("draft", False)), "head_ref": j["ref"],
-                  "head_owner": user, "base_ref": base, "head_sha": "",
-                  "base_sha": "", "labels": [], "comments": [],
-                  "created_at": now, "updated_at": now, "closed_at": None,
-                  "merged_at": None, "pushes": 0}
-            self.state["pulls"].setdefault(owner + "/" + repo, {})[
-                str(n)] = pr
+            pr = self.new_pull(owner, repo, user, title, j.get("body", ""),
+                               user, j["ref"], base,
+                               bool(j.get("draft", False)))
+            n = pr["number"]
             if i == 0:
                 self.push_pull(owner, repo, pr, j["from"], j["ref"])
                 first = pr
@@ -570,6 +598,94 @@ class Emulator:
         if count > 1:
             out["numbers"] = numbers
         return Response(201, out)
+
+    def new_pull(self, owner, repo, user, title, body, head_owner, head_ref,
+                 base, draft):
+        """A new open pull request of owner/repo, no head yet."""
+        r = self.get_repo(owner, repo)
+        n = r["next_number"]
+        r["next_number"] += 1
+        now = time.time()
+        pr = {"number": n, "id": self.new_id(), "title": title,
+              "body": body, "user": user, "state": "open",
+              "draft": draft, "head_ref": head_ref,
+              "head_owner": head_owner, "base_ref": base, "head_sha": "",
+              "base_sha": "", "labels": [], "comments": [],
+              "review_comments": [], "reviews": [],
+              "created_at": now, "updated_at": now, "closed_at": None,
+              "merged_at": None, "pushes": 0}
+        self.state["pulls"].setdefault(owner + "/" + repo, {})[str(n)] = pr
+        return pr
+
+    def open_from_branch(self, owner, repo, pr):
+        """Point a new PR's head at its branch as it stands now."""
+        head_path = self.repo_path(pr["head_owner"], repo)
+        base_path = self.repo_path(owner, repo)
+        sha = self.branch_sha(pr["head_owner"], repo, pr["head_ref"])
+        if head_path != base_path:
+            self.fetch_into(base_path, head_path,
+                            "refs/heads/" + pr["head_ref"],
+                            [self.git_pull_ref % pr["number"]])
+        else:
+            git(["update-ref", self.git_pull_ref % pr["number"], sha],
+                cwd=base_path)
+        pr["head_sha"] = sha
+        pr["base_sha"] = self.branch_sha(owner, repo, pr["base_ref"]) or ""
+
+    def open_pull_of(self, owner, repo, head_owner, head_ref):
+        """The open PR of owner/repo whose head is head_owner's head_ref."""
+        for pr in self.repo_pulls(owner, repo):
+            if pr["state"] == "open" and pr["head_owner"] == head_owner \
+                    and pr["head_ref"] == head_ref:
+                return pr
+        return None
+
+    def has_commits(self, owner, repo, head_sha, base):
+        """Whether head_sha has a commit that the base branch has not."""
+        out = git(["rev-list", "--count", "refs/heads/%s..%s" %
+                   (base, head_sha)], cwd=self.repo_path(owner, repo),
+                  check=False).strip()
+        return out not in ("", "0")
+
+    def after_push(self, owner, repo):
+        """A git push to owner/repo moves the heads of the PRs of its
+        branches, as the forge does on every push."""
+        for key, pulls in self.state["pulls"].items():
+            base_owner, _, base_repo = key.partition("/")
+            if base_repo != repo:
+                continue
+            for pr in pulls.values():
+                if pr["state"] != "open" or pr["head_owner"] != owner:
+                    continue
+                sha = self.branch_sha(owner, repo, pr["head_ref"])
+                if not sha or sha == pr["head_sha"]:
+                    continue
+                old = pr["head_sha"]
+                self.open_from_branch(base_owner, base_repo, pr)
+                pr["pushes"] += 1
+                self.pushed(base_owner, base_repo, pr, old)
+                self.touch(pr)
+        self.save()
+
+    def git_pusher(self, req):
+        """The user whose token a push carries (HTTP basic: any user
+        name, the token as password), or a 401 answer to send."""
+        auth = req.headers.get("Authorization", "")
+        scheme, _, cred = auth.partition(" ")
+        user = None
+        if scheme.lower() == "basic":
+            try:
+                raw = base64.b64decode(cred.strip()).decode("utf-8")
+            except (ValueError, UnicodeDecodeError):
+                raw = ""
+            with self.lock:
+                user = self.user_by_token(raw.partition(":")[2])
+        if user is None:
+            return Response(401, "Authentication failed\n",
+                            {"WWW-Authenticate":
+                             'Basic realm="%s"' % self.name},
+                            ctype="text/plain")
+        return user
 
     def push_pull(self, owner, repo, pr, src, ref):
         """New head for pr from ref of the local repository src."""
@@ -680,14 +796,16 @@ class Emulator:
         return False
 
     def git_cgi(self, req):
-        """Serve ROOT/git read-only through git http-backend (CGI)."""
+        """Serve ROOT/git through git http-backend (CGI): reads for anyone,
+        pushes with a token (git_pusher)."""
         path_info = urllib.parse.unquote(req.path[len("/git"):])
         if ".." in path_info.split("/"):
             return Response(404, "Not Found\n", ctype="text/plain")
-        if "git-receive-pack" in path_info or \
-                "service=git-receive-pack" in req.query_string:
-            return Response(403, "the emulator's git is read-only\n",
-                            ctype="text/plain")
+        push = "git-receive-pack" in path_info or \
+            "service=git-receive-pack" in req.query_string
+        pusher = self.git_pusher(req) if push else None
+        if isinstance(pusher, Response):
+            return pusher
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                "GIT_PROJECT_ROOT": self.git_root,
                "GIT_HTTP_EXPORT_ALL": "1",
@@ -704,8 +822,21 @@ class Emulator:
         for h in ("Git-Protocol", "Content-Encoding"):
             if req.headers.get(h):
                 env["HTTP_" + h.upper().replace("-", "_")] = req.headers[h]
+        if push:
+            # a push with a valid token is taken (the repositories keep
+            # http.receivepack false for everyone else)
+            env.update({"REMOTE_USER": pusher["login"],
+                        "GIT_CONFIG_COUNT": "1",
+                        "GIT_CONFIG_KEY_0": "http.receivepack",
+                        "GIT_CONFIG_VALUE_0": "true"})
         p = subprocess.run(["git", "http-backend"], input=req.body,
                            capture_output=True, env=env)
+        if push and req.method == "POST" and p.returncode == 0:
+            m = re.match(r"^/([^/]+)/([^/]+)\.git/git-receive-pack$",
+                         path_info)
+            if m:
+                with self.lock:
+                    self.after_push(m.group(1), m.group(2))
         out = p.stdout
         sep = out.find(b"\r\n\r\n")
         skip = 4

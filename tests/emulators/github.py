@@ -16,6 +16,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import ApiError, Emulator, Response, link_header, main, \
     paginate  # noqa: E402
+from github_actions import GitHubActions  # noqa: E402
 
 DOCS = "https://docs.github.com/rest"
 NAME = r"([A-Za-z0-9_.-]+)"
@@ -40,7 +41,7 @@ def validation(resource, field, code, message=None, doc=DOCS):
     return err(422, "Validation Failed", doc, errors=[e])
 
 
-class GitHub(Emulator):
+class GitHub(GitHubActions, Emulator):
     name = "github"
     api_prefix = ""
     git_pull_ref = "refs/pull/%d/head"
@@ -54,10 +55,17 @@ class GitHub(Emulator):
             ("GET", "/users/" + NAME, self.get_user_login),
             ("GET", R, self.get_repo_api),
             ("GET", R + "/pulls", self.list_pulls),
+            ("POST", R + "/pulls", self.create_pull),
             ("GET", R + r"/pulls/(\d+)", self.get_pull_api),
             ("PATCH", R + r"/pulls/(\d+)", self.patch_pull),
             ("GET", R + r"/pulls/(\d+)/commits", self.list_commits),
             ("GET", R + r"/pulls/(\d+)/files", self.list_files),
+            ("GET", R + r"/pulls/(\d+)/comments",
+             self.list_review_comments),
+            ("POST", R + r"/pulls/(\d+)/comments",
+             self.post_review_comment),
+            ("GET", R + r"/pulls/(\d+)/reviews", self.list_reviews),
+            ("POST", R + r"/pulls/(\d+)/reviews", self.post_review),
             ("GET", R + r"/issues/(\d+)/comments", self.list_comments),
             ("POST", R + r"/issues/(\d+)/comments", self.post_comment),
             ("GET", R + r"/issues/(\d+)/labels", self.list_labels),
@@ -66,7 +74,7 @@ class GitHub(Emulator):
             ("DELETE", R + r"/issues/(\d+)/labels", self.clear_labels),
             ("DELETE", R + r"/issues/(\d+)/labels/([^/]+)",
              self.remove_label),
-        ]
+        ] + self.ci_routes()
 
     # ---- forge-specific plumbing ----
 
@@ -304,6 +312,42 @@ class GitHub(Emulator):
         return self.paged(req, pulls, lambda p: self.pull_json(
             req.base, owner, repo, p, False))
 
+    def create_pull(self, req, owner, repo):
+        u = self.need_user(req)
+        self.get_repo(owner, repo)
+        j = req.json(self.bad_json)
+        if not isinstance(j, dict):
+            raise self.bad_json()
+        doc = "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"
+        for k in ("title", "head", "base"):
+            if not isinstance(j.get(k), str) or not j[k]:
+                raise validation("PullRequest", k, "missing_field", doc=doc)
+        who, _, ref = j["head"].rpartition(":")
+        who = who or owner
+        if self.branch_sha(who, repo, ref) is None:
+            raise validation("PullRequest", "head", "invalid", doc=doc)
+        if self.branch_sha(owner, repo, j["base"]) is None:
+            raise validation("PullRequest", "base", "invalid", doc=doc)
+        if self.open_pull_of(owner, repo, who, ref):
+            raise err(422, "Validation Failed", doc, errors=[{
+                "resource": "PullRequest", "code": "custom",
+                "message": "A pull request already exists for %s:%s." %
+                (who, ref)}])
+        if not self.has_commits(owner, repo,
+                                self.branch_sha(who, repo, ref), j["base"]):
+            raise err(422, "Validation Failed", doc, errors=[{
+                "resource": "PullRequest", "code": "custom",
+                "message": "No commits between %s and %s" %
+                (j["base"], ref)}])
+        pr = self.new_pull(owner, repo, u["login"], j["title"],
+                           j.get("body") or "", who, ref, j["base"],
+                           bool(j.get("draft", False)))
+        self.open_from_branch(owner, repo, pr)
+        r = Response(201, self.pull_json(req.base, owner, repo, pr, True))
+        r.headers["Location"] = "%s/repos/%s/%s/pulls/%d" % (
+            req.base, owner, repo, pr["number"])
+        return r
+
     def get_pull_api(self, req, owner, repo, n):
         pr = self.get_pull(owner, repo, int(n))
         accept = req.headers.get("Accept", "")
@@ -425,6 +469,120 @@ class GitHub(Emulator):
         r.headers["Location"] = "%s/repos/%s/%s/issues/comments/%d" % (
             req.base, owner, repo, c["id"])
         return r
+
+    # ---- reviews ----
+
+    def review_comment_json(self, base, owner, repo, pr, c):
+        api = "%s/repos/%s/%s" % (base, owner, repo)
+        d = {"id": c["id"], "node_id": "PRRC_%d" % c["id"],
+             "url": "%s/pulls/comments/%d" % (api, c["id"]),
+             "pull_request_review_id": c.get("review_id"),
+             "diff_hunk": c["diff_hunk"], "path": c["path"],
+             "position": None, "original_position": None,
+             "commit_id": c["commit_id"],
+             "original_commit_id": c["commit_id"],
+             "user": self.user_json(base, c["user"]), "body": c["body"],
+             "created_at": iso(c["created_at"]),
+             "updated_at": iso(c["updated_at"]),
+             "html_url": "%s/%s/%s/pull/%d#discussion_r%d" % (
+                 base, owner, repo, pr["number"], c["id"]),
+             "pull_request_url": "%s/pulls/%d" % (api, pr["number"]),
+             "author_association": "NONE",
+             "line": c["line"], "original_line": c["line"],
+             "side": "RIGHT", "start_line": None,
+             "original_start_line": None, "start_side": None}
+        if c.get("in_reply_to"):
+            d["in_reply_to_id"] = c["in_reply_to"]
+        return d
+
+    def review_json(self, base, owner, repo, pr, r):
+        return {"id": r["id"], "node_id": "PRR_%d" % r["id"],
+                "user": self.user_json(base, r["user"]),
+                "body": r["body"], "state": r["state"],
+                "html_url": "%s/%s/%s/pull/%d#pullrequestreview-%d" % (
+                    base, owner, repo, pr["number"], r["id"]),
+                "pull_request_url": "%s/repos/%s/%s/pulls/%d" % (
+                    base, owner, repo, pr["number"]),
+                "commit_id": r["commit_id"],
+                "submitted_at": iso(r["created_at"]),
+                "author_association": "NONE"}
+
+    def list_review_comments(self, req, owner, repo, n):
+        pr = self.get_pull(owner, repo, int(n))
+        return self.paged(req, pr.get("review_comments", []),
+                          lambda c: self.review_comment_json(
+                              req.base, owner, repo, pr, c))
+
+    def new_review_comment(self, owner, repo, pr, user, j, review_id=None):
+        """A comment on a line of the PR's diff, as GitHub checks it."""
+        doc = "https://docs.github.com/rest/pulls/comments" \
+            "#create-a-review-comment-for-a-pull-request"
+        if not isinstance(j.get("body"), str) or not j["body"]:
+            raise validation("PullRequestReviewComment", "body",
+                             "missing_field", doc=doc)
+        if j.get("in_reply_to"):
+            for c in pr.get("review_comments", []):
+                if c["id"] == int(j["in_reply_to"]):
+                    return self.add_comment(
+                        pr, user, j["body"], where="review_comments",
+                        path=c["path"], line=c["line"],
+                        diff_hunk=c["diff_hunk"], commit_id=c["commit_id"],
+                        in_reply_to=c["id"], review_id=review_id)
+            raise err(404, "Not Found")
+        path, line = j.get("path"), j.get("line")
+        if not isinstance(path, str) or not isinstance(line, int):
+            raise validation("PullRequestReviewComment", "line",
+                             "missing_field", doc=doc)
+        hunk = self.diff_hunk(owner, repo, pr, path, line)
+        if hunk is None:
+            raise err(422, "Validation Failed", doc, errors=[{
+                "resource": "PullRequestReviewComment", "code": "custom",
+                "field": "pull_request_review_thread.line",
+                "message": "could not be resolved"}])
+        return self.add_comment(pr, user, j["body"],
+                                where="review_comments", path=path,
+                                line=line, diff_hunk=hunk,
+                                commit_id=j.get("commit_id") or
+                                pr["head_sha"], review_id=review_id)
+
+    def post_review_comment(self, req, owner, repo, n):
+        u = self.need_user(req)
+        pr = self.get_pull(owner, repo, int(n))
+        j = req.json(self.bad_json)
+        if not isinstance(j, dict):
+            raise self.bad_json()
+        c = self.new_review_comment(owner, repo, pr, u["login"], j)
+        return Response(201, self.review_comment_json(req.base, owner, repo,
+                                                      pr, c))
+
+    def list_reviews(self, req, owner, repo, n):
+        pr = self.get_pull(owner, repo, int(n))
+        return self.paged(req, pr.get("reviews", []),
+                          lambda r: self.review_json(req.base, owner, repo,
+                                                     pr, r))
+
+    def post_review(self, req, owner, repo, n):
+        u = self.need_user(req)
+        pr = self.get_pull(owner, repo, int(n))
+        j = req.json(self.bad_json)
+        if not isinstance(j, dict):
+            raise self.bad_json()
+        states = {"APPROVE": "APPROVED", "REQUEST_CHANGES":
+                  "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
+        event = j.get("event")
+        if event not in states:
+            raise validation("PullRequestReview", "event", "invalid")
+        body = j.get("body") or ""
+        if event != "APPROVE" and not body and not j.get("comments"):
+            raise err(422, "Unprocessable Entity", errors=[
+                "Review Can not request changes or comment on a pull "
+                "request without a body or comments"])
+        r = self.add_comment(pr, u["login"], body, where="reviews",
+                             state=states[event],
+                             commit_id=pr["head_sha"])
+        for c in j.get("comments") or []:
+            self.new_review_comment(owner, repo, pr, u["login"], c, r["id"])
+        return Response(200, self.review_json(req.base, owner, repo, pr, r))
 
     def labels_response(self, req, owner, repo, pr):
         return Response(200, [self.label_json(req.base, owner, repo, x)

@@ -16,6 +16,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import ApiError, Emulator, Response, http_date, \
     link_header, main, paginate  # noqa: E402
+from gitlab_ci import GitLabCI  # noqa: E402
 
 
 def iso(t):
@@ -25,7 +26,7 @@ def iso(t):
         ".%03dZ" % (int(t * 1000) % 1000)
 
 
-class GitLab(Emulator):
+class GitLab(GitLabCI, Emulator):
     name = "gitlab"
     api_prefix = "/api/v4"
     git_pull_ref = "refs/merge-requests/%d/head"
@@ -38,13 +39,15 @@ class GitLab(Emulator):
             ("GET", "/user", self.get_user),
             ("GET", P, self.get_project),
             ("GET", P + "/merge_requests", self.list_mrs),
+            ("POST", P + "/merge_requests", self.create_mr),
             ("GET", M, self.get_mr),
             ("PUT", M, self.put_mr),
             ("GET", M + "/commits", self.list_commits),
             ("GET", M + "/diffs", self.list_diffs),
             ("GET", M + "/notes", self.list_notes),
             ("POST", M + "/notes", self.post_note),
-        ]
+            ("POST", M + "/discussions", self.post_discussion),
+        ] + self.ci_routes()
 
     def authenticate(self, req):
         token = req.headers.get("PRIVATE-TOKEN")
@@ -112,6 +115,15 @@ class GitLab(Emulator):
             "Link": link_header(req, page, pages, always_first_last=True)})
         return r
 
+    def params(self, req):
+        """A request's parameters: its query, then its JSON or form body
+        (GitLab takes them from either)."""
+        j = dict((k, v[-1]) for k, v in req.query.items())
+        body = req.json(self.bad_json)
+        if isinstance(body, dict):
+            j.update(body)
+        return j
+
     def project(self, pid):
         for key, r in self.state["repos"].items():
             if key == pid or str(r["id"]) == pid:
@@ -172,6 +184,14 @@ class GitLab(Emulator):
         return d
 
     def note_json(self, base, pr, c):
+        d = self.plain_note_json(base, pr, c)
+        if c.get("position"):
+            d["type"] = "DiffNote"
+            d["position"] = c["position"]
+            d["resolvable"] = True
+        return d
+
+    def plain_note_json(self, base, pr, c):
         return {"id": c["id"], "type": None, "body": c["body"],
                 "author": self.user_json(base, c["user"]),
                 "created_at": iso(c["created_at"]),
@@ -232,6 +252,36 @@ class GitLab(Emulator):
         return self.paged(req, mrs, lambda p: self.mr_json(
             req.base, owner, repo, p, False))
 
+    def create_mr(self, req, pid):
+        u = self.need_user(req)
+        owner, repo = self.project(pid)
+        j = self.params(req)
+        keys = ("source_branch", "target_branch", "title")
+        missing = [k for k in keys if not j.get(k)]
+        if missing:
+            raise ApiError(400, {"error": ", ".join(
+                "%s is missing" % k for k in missing)})
+        src, dst = j["source_branch"], j["target_branch"]
+        if src == dst:
+            raise ApiError(422, {"message": [
+                "You can't use same project/branch for source and target"]})
+        if self.branch_sha(owner, repo, src) is None:
+            raise ApiError(422, {"message": {"source_branch":
+                                             ["does not exist"]}})
+        if self.branch_sha(owner, repo, dst) is None:
+            raise ApiError(422, {"message": {"target_branch":
+                                             ["does not exist"]}})
+        old = self.open_pull_of(owner, repo, owner, src)
+        if old:
+            raise ApiError(409, {"message": [
+                "Another open merge request already exists for this "
+                "source branch: !%d" % old["number"]]})
+        pr = self.new_pull(owner, repo, u["login"], j["title"],
+                           j.get("description") or "", owner, src, dst,
+                           False)
+        self.open_from_branch(owner, repo, pr)
+        return Response(201, self.mr_json(req.base, owner, repo, pr, True))
+
     def get_mr(self, req, pid, iid):
         owner, repo = self.project(pid)
         pr = self.get_pull(owner, repo, int(iid))
@@ -241,10 +291,7 @@ class GitLab(Emulator):
         u = self.need_user(req)
         owner, repo = self.project(pid)
         pr = self.get_pull(owner, repo, int(iid))
-        j = dict((k, v[-1]) for k, v in req.query.items())
-        body = req.json(self.bad_json)
-        if isinstance(body, dict):
-            j.update(body)
+        j = self.params(req)
         keys = ("state_event", "title", "description", "labels",
                 "add_labels", "remove_labels", "target_branch")
         if not any(k in j for k in keys):
@@ -314,6 +361,37 @@ class GitLab(Emulator):
                     "too_large": False}
         return self.paged(req, self.pr_files(owner, repo, pr), render)
 
+    def post_discussion(self, req, pid, iid):
+        """A new thread: with a position, a comment on a line of the
+        diff (a DiffNote), as GitLab checks the position."""
+        u = self.need_user(req)
+        owner, repo = self.project(pid)
+        pr = self.get_pull(owner, repo, int(iid))
+        j = self.params(req)
+        if not str(j.get("body", "")).strip():
+            raise ApiError(400, {"error": "body is missing"})
+        pos = j.get("position")
+        if pos is not None:
+            if not isinstance(pos, dict) or \
+                    pos.get("position_type") != "text":
+                raise ApiError(400, {"error": "position[position_type] "
+                                     "does not have a valid value"})
+            line = pos.get("new_line")
+            if isinstance(line, str) and line.isdigit():
+                line = int(line)
+            ok = pos.get("head_sha") == pr["head_sha"] and \
+                isinstance(line, int) and self.diff_hunk(
+                    owner, repo, pr, pos.get("new_path"), line) is not None
+            if not ok:
+                raise ApiError(400, {"message": "400 Bad request - Note "
+                                     "{:line_code=>[\"can't be blank\", "
+                                     "\"must be a valid line code\"]}"})
+            pos = dict(pos, new_line=line)
+        c = self.add_comment(pr, u["login"], str(j["body"]), position=pos)
+        return Response(201, {"id": "%040x" % c["id"],
+                              "individual_note": pos is None,
+                              "notes": [self.note_json(req.base, pr, c)]})
+
     def list_notes(self, req, pid, iid):
         owner, repo = self.project(pid)
         pr = self.get_pull(owner, repo, int(iid))
@@ -329,10 +407,7 @@ class GitLab(Emulator):
         u = self.need_user(req)
         owner, repo = self.project(pid)
         pr = self.get_pull(owner, repo, int(iid))
-        j = dict((k, v[-1]) for k, v in req.query.items())
-        body = req.json(self.bad_json)
-        if isinstance(body, dict):
-            j.update(body)
+        j = self.params(req)
         if "body" not in j:
             raise ApiError(400, {"error": "body is missing"})
         if not str(j["body"]).strip():

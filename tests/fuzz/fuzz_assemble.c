@@ -1,13 +1,27 @@
 /*
- * Series assembly on mails made from the input: each line is
- * "message-id in-reply-to author subject..." ('-' for no id), so the
- * fuzzer drives threads, prefixes and authors at once.
+ * Series assembly on mails made from the input, in one of two forms:
+ * - an mbox (the input starts with "From "): split, each mail read as
+ *   git mailinfo reads it, as `patchrelay parse` and the mail sources do;
+ * - lines "message-id in-reply-to author [@TIME] subject..." ('-' for no
+ *   id, TIME seconds since the epoch), so the fuzzer drives threads,
+ *   prefixes, authors and Patchwork's 20-minute window at once.
  */
 #include "base/pr.h"
 
+#include "mail/am.h"
 #include "mail/assemble.h"
+#include "mail/mbox.h"
 #include "model/model.h"
 #include "model/subject.h"
+
+#define MAX_MAILS 64
+
+struct mails {
+	struct pr_patch *v[MAX_MAILS];
+	size_t nr;
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static bool input_mail(struct pr_patch *const *mails, size_t nr,
 		       const struct pr_patch *p)
@@ -19,8 +33,6 @@ static bool input_mail(struct pr_patch *const *mails, size_t nr,
 			return true;
 	return false;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The next space-separated word of line[*pos..n), malloc'd. */
 static char *word(const char *line, size_t n, size_t *pos)
@@ -35,14 +47,11 @@ static char *word(const char *line, size_t n, size_t *pos)
 	return pr_strndup(line + s, *pos - s);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void read_lines(struct mails *m, const char *text, size_t size)
 {
-	struct pr_patch *mails[64] = { 0 };
-	struct pr_assembly a = { 0 };
-	const char *text = (const char *)data;
-	size_t nr = 0, pos = 0, i, j, k, m;
+	size_t pos = 0;
 
-	while (pos < size && nr < PR_ARRAY_SIZE(mails)) {
+	while (pos < size && m->nr < MAX_MAILS) {
 		const char *nl = memchr(text + pos, '\n', size - pos);
 		size_t n = nl ? (size_t)(nl - text) - pos : size - pos, w = 0;
 		const char *line = text + pos;
@@ -61,44 +70,98 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			p->nr_references = p->alloc_references = 1;
 		}
 		p->author.email = word(line, n, &w);
+		while (w < n && line[w] == ' ')
+			w++;
+		if (w < n && line[w] == '@') {
+			char *t = word(line, n, &w);
+
+			p->time = strtoll(t + 1, NULL, 10);
+			free(t);
+		}
 		p->subject_raw = pr_strndup(line + w, n - w);
 		p->subject = pr_strdup(p->subject_raw);
 		pr_subject_parse_prefix(&p->prefix, p->subject_raw);
-		mails[nr++] = p;
+		m->v[m->nr++] = p;
 	}
-	if (pr_assemble_mails(&a, mails, nr) == 0) {
-		/*
-		 * Every patch is one of the input mails and a version holds
-		 * none twice.  The same mail may be in two versions: a b4
-		 * partial re-roll is filled from the version before.
-		 */
-		for (i = 0; i < a.nr; i++) {
-			if (!a.series[i].nr)
-				abort();
-			for (j = 0; j < a.series[i].nr; j++) {
-				const struct pr_asm_version *v =
-					&a.series[i].versions[j];
+}
 
-				if (j && v->number <= v[-1].number)
+static int one_mail(const char *data, size_t len, const struct pr_mbox_where *w,
+		    void *payload)
+{
+	struct mails *m = payload;
+	struct pr_patch *p = NULL;
+
+	PR_UNUSED(w);
+	if (m->nr >= MAX_MAILS)
+		return 1;
+	if (!pr_am_patch_parse(&p, data, len))
+		m->v[m->nr++] = p;
+	pr_error_clear();
+	return 0;
+}
+
+/*
+ * Every patch is one of the input mails and a version holds none twice.
+ * The same mail may be in two versions: a partial re-roll or resend is
+ * filled from the version before.  Versions ascend by number, postings of
+ * one number by start; only an incomplete version is superseded.
+ */
+static void check(const struct pr_assembly *a, struct pr_patch *const *mails,
+		  size_t nr)
+{
+	size_t i, j, k, m;
+
+	for (i = 0; i < a->nr; i++) {
+		if (!a->series[i].nr)
+			abort();
+		for (j = 0; j < a->series[i].nr; j++) {
+			const struct pr_asm_version *v =
+				&a->series[i].versions[j];
+
+			if (j && (v->number < v[-1].number ||
+				  (v->number == v[-1].number &&
+				   v->first <= v[-1].first)))
+				abort();
+			if (v->superseded && v->complete)
+				abort();
+			for (k = 0; k < v->nr; k++)
+				if (v->patches[k] == v->cover ||
+				    !input_mail(mails, nr, v->patches[k]))
 					abort();
-				for (k = 0; k < v->nr; k++)
-					if (v->patches[k] == v->cover ||
-					    !input_mail(mails, nr,
-							v->patches[k]))
+			for (k = 0; k < v->nr; k++)
+				for (m = k + 1; m < v->nr; m++)
+					if (v->patches[k] == v->patches[m])
 						abort();
-				for (k = 0; k < v->nr; k++)
-					for (m = k + 1; m < v->nr; m++)
-						if (v->patches[k] ==
-						    v->patches[m])
-							abort();
-				if (v->cover &&
-				    !input_mail(mails, nr, v->cover))
-					abort();
-			}
+			if (v->cover && !input_mail(mails, nr, v->cover))
+				abort();
 		}
 	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct mails m = { { 0 }, 0 };
+	struct pr_patch *given[MAX_MAILS];
+	struct pr_assembly a = { 0 };
+	const char *text = (const char *)data;
+	size_t i, n;
+
+	if (size >= 5 && !memcmp(text, "From ", 5)) {
+		pr_mbox_split(text, size, "fuzz", NULL, one_mail, &m);
+		/* what the callers give: patches and covers, no replies */
+		n = pr_am_series_mails(given, m.v, m.nr);
+	} else {
+		read_lines(&m, text, size);
+		/* everything, replies too (the assembler leaves them out) */
+		for (n = 0; n < m.nr; n++)
+			given[n] = m.v[n];
+	}
+	pr_error_clear();
+	if (pr_assemble_mails(&a, given, n) == 0)
+		check(&a, m.v, m.nr);
+	pr_error_clear();
 	pr_assemble_release(&a);
-	for (i = 0; i < nr; i++)
-		pr_patch_free(mails[i]);
+	for (i = 0; i < m.nr; i++)
+		pr_patch_free(m.v[i]);
 	return 0;
 }

@@ -466,6 +466,19 @@ pw_ctl() {
 	emu_ctl POST "/_emu$1" "$2" >/dev/null
 }
 
+# pw_netdev: the patchwork emulator (emu_url) with the project netdev
+# (list netdev.example.org) kept by ci (token ci-token), and a git
+# repository tree whose main holds base.c, committed by Ada Demo
+pw_netdev() {
+	start_emulator patchwork "$tmp/emu"
+	pw_ctl /projects '{"link_name":"netdev","list_id":"netdev.example.org","maintainers":["ci"]}'
+	pw_ctl /users '{"login":"ci","token":"ci-token","email":"ci@example.org"}'
+	git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
+	mkdir "$tmp/tree"
+	echo base >"$tmp/tree/base.c"
+	git_base "$tmp/tree"
+}
+
 # pw_feed FILE...: the mails of the mbox files, to the patchwork emulator
 # as its list got them
 pw_feed() {
@@ -696,4 +709,31 @@ kernel_tree() {
 			touch "$L/.pr-extracted"
 		fi
 	) 9>"$C/linux-source.lock" || exit $?
+}
+
+# kernel_git: kernel_tree, and G, a bare git repository of it (one commit)
+# made once in the cache under a lock, for kernel-ci's worktrees.  `add
+# -f`: Debian's top .gitignore ignores everything at the top level.
+kernel_git() {
+	kernel_tree
+	G="$C/linux.git"
+	(
+		flock 9
+		if [ ! -f "$G/pr-made" ]; then
+			rm -rf "$G"
+			git init -q --bare "$G" &&
+				git --git-dir="$G" config gc.auto 0 &&
+				git --git-dir="$G" --work-tree="$L" add -A -f -- . \
+					':!.pr-extracted' &&
+				GIT_AUTHOR_NAME=linux-source \
+				GIT_AUTHOR_EMAIL=root@localhost \
+				GIT_COMMITTER_NAME=linux-source \
+				GIT_COMMITTER_EMAIL=root@localhost \
+				GIT_AUTHOR_DATE=2000-01-01T00:00:00Z \
+				GIT_COMMITTER_DATE=2000-01-01T00:00:00Z \
+				git --git-dir="$G" --work-tree="$L" commit -q \
+				-m "Debian's linux-source" &&
+				touch "$G/pr-made"
+		fi
+	) 9>"$C/linux.git.lock" || fail "no git repository of the kernel tree"
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
-# The mbox source: a folder where each mbox file (git format-patch
-# --cover-letter --stdout) is one series version.  The mails delivered to
+# The mbox source: a folder of mbox files, read as one stream of mails
+# (here each file is git format-patch --cover-letter --stdout, one series
+# version, without Message-IDs).  The mails delivered to
 # a maildir carry the input's patches (git mailinfo and git patch-id of
 # both sides agree), a second pass sends nothing, a touched file sends
 # nothing, a v2 file becomes v2 of the same series, and a bad file is an
@@ -111,7 +112,8 @@ git -C repo commit -q -a -m "file: add line 3" -m "Line 3 of the file.
 Signed-off-by: Ada Demo <ada@example.org>"
 git -C repo format-patch -q -v2 --cover-letter --stdout main..HEAD | cover \
 	>in/02-lines-v2.mbox
-printf 'From nobody Mon Sep 17 00:00:00 2001\nSubject: hello\n\nno patch here\n' \
+# not mail (a mail without a patch is list traffic, not an error)
+printf 'From nobody Mon Sep 17 00:00:00 2001\n\nno mail here\n' \
 	>in/00-bad.mbox
 rc=0
 "$PATCHRELAY" run -c relay.conf --once 2>log4 || rc=$?
@@ -129,12 +131,12 @@ git patch-id --stable <in/02-lines-v2.mbox | cut -d' ' -f1 >want2.ids
 cat $new/patchrelay.*-v2.[123] | git patch-id --stable | cut -d' ' -f1 >got2.ids
 cmp -s want2.ids got2.ids || fail "v2 patch-ids differ"
 
-# the bad file is told once; the next pass is clean and sends nothing,
-# and reads no file again: the cursor (the files in name order) is found
+# the bad file is told once; the next pass is clean and sends nothing:
+# the cursor (the time of the poll, then the files in name order) is found
 # whole, so it is not rewritten
 cursor() { sqlite3 state.db "SELECT cursor FROM cursors"; }
 cursor >cursor4
-[ "$(awk 'NF { print $4 }' cursor4 | tr '\n' ' ')" = \
+[ "$(awk 'NF == 4 { print $4 }' cursor4 | tr '\n' ' ')" = \
 	"00-bad.mbox 01-lines.mbox 02-lines-v2.mbox " ] ||
 	fail "pass 4 cursor: $(cat cursor4)"
 "$PATCHRELAY" run -c relay.conf --once 2>log5 || fail "pass 5: $(cat log5)"

@@ -65,7 +65,7 @@ PYEOF
 nr_notes() { git mailsplit -o"$1" notes.mbox; }
 mkdir notes1
 [ "$(nr_notes notes1)" -eq 1 ] || fail "feedback mails: $(cat notes.mbox)"
-grep -q '^Subject: \[patchrelay\] repo:topic: sent as v1 to inbox$' notes1/0001 ||
+grep -q '^Subject: \[patchrelay\] repo:topic: sent as v1 to inbox; Message-ID: <[^>]*>$' notes1/0001 ||
 	fail "feedback subject: $(cat notes1/0001)"
 grep -q 'sink list rejected message 1/2: .*554' notes1/0001 ||
 	fail "feedback without the rejection: $(cat notes1/0001)"

@@ -35,6 +35,15 @@ static struct pr_patch *mk(struct mails *m, const char *id, const char *irt,
 	return p;
 }
 
+/* v1 of three patches: cover "c", patches "1", "2", "3". */
+static void v1_of_three(struct mails *m)
+{
+	mk(m, "c", NULL, "[PATCH 0/3] cover", "a@x");
+	mk(m, "1", "c", "[PATCH 1/3] a", "a@x");
+	mk(m, "2", "c", "[PATCH 2/3] b", "a@x");
+	mk(m, "3", "c", "[PATCH 3/3] c", "a@x");
+}
+
 static void release(struct mails *m, struct pr_assembly *a)
 {
 	size_t i;
@@ -185,7 +194,7 @@ static void test_resend_new_thread(void **state)
 {
 	struct mails m = { 0 };
 	struct pr_assembly a = { 0 };
-	const struct pr_asm_version *v;
+	const struct pr_asm_series *s;
 
 	mk(&m, "c", NULL, "[PATCH v2 0/2] cover", "a@x");
 	mk(&m, "1", "c", "[PATCH v2 1/2] a", "a@x");
@@ -193,18 +202,26 @@ static void test_resend_new_thread(void **state)
 	mk(&m, "rc", NULL, "[PATCH v2 RESEND 0/2] cover", "a@x");
 	mk(&m, "r1", "rc", "[PATCH v2 RESEND 1/2] a", "a@x");
 	mk(&m, "r2", "rc", "[PATCH v2 RESEND 2/2] b", "a@x");
-	/* same subject, other author: not merged even with overlap */
+	/* same subject, other author: not joined even with overlap */
 	mk(&m, "oc", NULL, "[PATCH v2 0/2] cover", "o@x");
 	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
 	assert_int_equal(a.nr, 2);
-	assert_int_equal(a.series[0].nr, 1);
-	v = &a.series[0].versions[0];
-	assert_int_equal(v->number, 2);
-	assert_true(v->complete);
-	assert_string_equal(v->cover->message_id, "c");
-	assert_int_equal(v->nr, 2);
-	assert_string_equal(id_at(v, 0), "1");
-	assert_string_equal(id_at(v, 1), "r2");
+	/* two postings (two Patchwork series), one series: the resend is
+	 * a version of its own, and completes what the first lacked */
+	s = &a.series[0];
+	assert_int_equal(s->nr, 2);
+	assert_int_equal(s->versions[0].number, 2);
+	assert_false(s->versions[0].complete);
+	assert_true(s->versions[0].superseded);
+	assert_string_equal(s->versions[0].cover->message_id, "c");
+	assert_int_equal(s->versions[0].nr, 1);
+	assert_int_equal(s->versions[1].number, 2);
+	assert_true(s->versions[1].complete);
+	assert_false(s->versions[1].superseded);
+	assert_string_equal(s->versions[1].cover->message_id, "rc");
+	assert_string_equal(id_at(&s->versions[1], 0), "r1");
+	assert_string_equal(id_at(&s->versions[1], 1), "r2");
+	assert_ptr_equal(pr_assemble_latest_complete(s), &s->versions[1]);
 	assert_string_equal(a.series[1].versions[0].cover->message_id, "oc");
 	release(&m, &a);
 }
@@ -362,10 +379,7 @@ static void test_partial_reroll(void **state)
 	const struct pr_asm_series *s;
 	const struct pr_asm_version *v;
 
-	mk(&m, "c", NULL, "[PATCH 0/3] cover", "a@x");
-	mk(&m, "1", "c", "[PATCH 1/3] a", "a@x");
-	mk(&m, "2", "c", "[PATCH 2/3] b", "a@x");
-	mk(&m, "3", "c", "[PATCH 3/3] c", "a@x");
+	v1_of_three(&m);
 	/* only 2/3 re-rolled, as a reply to v1's 2/3 */
 	mk(&m, "2v2", "2", "[PATCH v2 2/3] b", "a@x");
 	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
@@ -393,10 +407,7 @@ static void test_partial_not_reroll(void **state)
 	struct pr_assembly a = { 0 };
 	const struct pr_asm_version *v;
 
-	mk(&m, "c", NULL, "[PATCH 0/3] cover", "a@x");
-	mk(&m, "1", "c", "[PATCH 1/3] a", "a@x");
-	mk(&m, "2", "c", "[PATCH 2/3] b", "a@x");
-	mk(&m, "3", "c", "[PATCH 3/3] c", "a@x");
+	v1_of_three(&m);
 	/* a v2 patch answering v1's 1/3 as its 2/3: not b4's re-roll */
 	mk(&m, "2v2", "1", "[PATCH v2 2/3] b", "a@x");
 	/* and a v3 with another total */
@@ -428,9 +439,11 @@ static void test_resend_same_patch_ids(void **state)
 	memcpy(p->patch_id, "1111111111111111111111111111111111111111", 41);
 	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
 	assert_int_equal(a.nr, 2);
-	assert_int_equal(a.series[0].nr, 1);
+	/* the resend is a posting of its own, joined by its patch-ids */
+	assert_int_equal(a.series[0].nr, 2);
 	assert_int_equal(a.series[0].versions[0].nr, 1);
 	assert_string_equal(id_at(&a.series[0].versions[0], 0), "o");
+	assert_string_equal(id_at(&a.series[0].versions[1], 0), "r");
 	assert_string_equal(a.series[0].key, "o");
 	assert_string_equal(a.series[1].key, "u");
 	release(&m, &a);
@@ -460,6 +473,236 @@ static void test_keys(void **state)
 	release(&m, &a);
 }
 
+/* A mail dated `min` minutes after a fixed time. */
+static struct pr_patch *mkt(struct mails *m, const char *id, const char *irt,
+			    const char *subject, const char *email, int min)
+{
+	struct pr_patch *p = mk(m, id, irt, subject, email);
+
+	p->time = 1473632523 + min * 60;
+	return p;
+}
+
+static void test_markers(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	const struct pr_asm_series *s;
+
+	/* no references at all: one author, version and total, 8 min apart */
+	mkt(&m, "a1", NULL, "[net,v2,1/2] a", "a@x", 0);
+	mkt(&m, "b1", NULL, "[PATCH 1/2] other author", "b@x", 1);
+	mkt(&m, "a2", NULL, "[net,v2,2/2] b", "A@x", 8);
+	/* the same again an hour later: a new posting (unlabeled revision) */
+	mkt(&m, "a3", NULL, "[net,v2,1/2] a", "a@x", 60);
+	mkt(&m, "a4", NULL, "[net,v2,2/2] b", "a@x", 68);
+	/* another total, or no date: not the same markers */
+	mkt(&m, "a5", NULL, "[net,v2,2/3] c", "a@x", 69);
+	mk(&m, "a6", NULL, "[net,v2,1/2] a", "a@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 3);
+	s = &a.series[0];
+	/* a1+a2 and a3+a4: two postings of v2, one series by subject */
+	assert_int_equal(s->nr, 3);
+	assert_true(s->versions[0].complete);
+	assert_string_equal(id_at(&s->versions[0], 0), "a1");
+	assert_string_equal(id_at(&s->versions[0], 1), "a2");
+	assert_true(s->versions[1].complete);
+	assert_string_equal(id_at(&s->versions[1], 0), "a3");
+	assert_string_equal(id_at(&s->versions[1], 1), "a4");
+	/* a6 is alone; its subject joins it to the others, and as a
+	 * partial resend it borrows 2/2 from the posting before it */
+	assert_int_equal(s->versions[2].nr, 2);
+	assert_string_equal(id_at(&s->versions[2], 0), "a6");
+	assert_string_equal(id_at(&s->versions[2], 1), "a4");
+	assert_true(s->versions[2].partial_reroll);
+	assert_string_equal(id_at(&a.series[1].versions[0], 0), "b1");
+	assert_string_equal(id_at(&a.series[2].versions[0], 0), "a5");
+	release(&m, &a);
+}
+
+static void test_patch_taken(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	const struct pr_asm_series *s;
+
+	/* v1 without a cover; an unlabeled v2 answers it */
+	mkt(&m, "a1", NULL, "[PATCH 1/2] a", "a@x", 0);
+	mkt(&m, "a2", "a1", "[PATCH 2/2] b", "a@x", 0);
+	mkt(&m, "b1", "a1", "[PATCH 1/2] a", "a@x", 9);
+	mkt(&m, "b2", "b1", "[PATCH 2/2] b", "a@x", 9);
+	/* the same patch three times in quick succession, no references */
+	mkt(&m, "s1", NULL, "[PATCH v2 1/4] x", "s@x", 2);
+	mkt(&m, "s2", NULL, "[PATCH v2 1/4] x", "s@x", 3);
+	mkt(&m, "s3", NULL, "[PATCH v2 1/4] x", "s@x", 0);
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 2);
+	s = &a.series[0];
+	assert_int_equal(s->nr, 2);
+	assert_string_equal(id_at(&s->versions[0], 1), "a2");
+	assert_string_equal(id_at(&s->versions[1], 0), "b1");
+	assert_string_equal(id_at(&s->versions[1], 1), "b2");
+	s = &a.series[1];
+	assert_int_equal(s->nr, 3);
+	assert_string_equal(id_at(&s->versions[0], 0), "s1");
+	assert_string_equal(id_at(&s->versions[1], 0), "s2");
+	assert_string_equal(id_at(&s->versions[2], 0), "s3");
+	assert_false(s->versions[2].complete);
+	assert_false(s->versions[0].superseded);
+	release(&m, &a);
+}
+
+static void test_orphan_and_cover_comment(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+
+	mkt(&m, "c", NULL, "[PATCH 0/2] A sample series", "a@x", 0);
+	mkt(&m, "1", "c", "[PATCH 1/2] a", "a@x", 0);
+	/* a diff without n/N answering the cover: a series of its own */
+	mkt(&m, "o", "c", "This is an orphaned patch!", "a@x", 0);
+	/* the cover's subject again, answering: Patchwork's comment */
+	mkt(&m, "cc", "c", "[PATCH 0/2] A sample series", "a@x", 1);
+	/* the same subject without references: a new cover letter */
+	mkt(&m, "c2", NULL, "[PATCH 0/2] A sample series", "a@x", 30);
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 2);
+	assert_int_equal(a.series[0].nr, 2);
+	assert_string_equal(a.series[0].versions[0].cover->message_id, "c");
+	assert_string_equal(a.series[0].versions[1].cover->message_id, "c2");
+	assert_int_equal(a.series[0].versions[1].nr, 0);
+	assert_int_equal(a.series[1].nr, 1);
+	assert_int_equal(a.series[1].versions[0].total, 1);
+	assert_string_equal(id_at(&a.series[1].versions[0], 0), "o");
+	release(&m, &a);
+}
+
+static void test_other_version_reference(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	const struct pr_asm_series *s;
+
+	mkt(&m, "c1", NULL, "[PATCH 0/2] s", "a@x", 0);
+	mkt(&m, "a1", "c1", "[PATCH 1/2] a", "a@x", 0);
+	/* v2 2/2 (no cover) answers v1's cover two days later: v1's
+	 * posting lacks patch 2, but a v2 patch is not v1's (Patchwork
+	 * would put it there) */
+	mkt(&m, "b2", "c1", "[PATCH v2 2/2] b", "a@x", 2 * 24 * 60);
+	mkt(&m, "b1", "c1", "[PATCH v2 1/2] a", "a@x", 2 * 24 * 60);
+	/* unlabeled patches under a v3 cover take its version */
+	mkt(&m, "c3", NULL, "[PATCH net-next v3 0/2] s (v3)", "a@x", 3000);
+	mkt(&m, "d1", "c3", "[PATCH 1/2] a", "a@x", 3001);
+	mkt(&m, "d2", "c3", "[PATCH 2/2] b", "a@x", 3001);
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 1);
+	s = &a.series[0];
+	assert_int_equal(s->nr, 3);
+	assert_false(s->versions[0].complete);
+	assert_true(s->versions[0].superseded);
+	assert_int_equal(s->versions[1].number, 2);
+	assert_true(s->versions[1].complete);
+	assert_string_equal(id_at(&s->versions[1], 0), "b1");
+	assert_int_equal(s->versions[2].number, 3);
+	assert_true(s->versions[2].complete);
+	assert_string_equal(s->versions[2].cover->message_id, "c3");
+	release(&m, &a);
+}
+
+static void test_no_message_ids(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	const struct pr_asm_series *s;
+
+	/* git format-patch --stdout: no ids, each patch its author date */
+	mkt(&m, NULL, NULL, "[PATCH 0/2] s", "a@x", 5000);
+	mkt(&m, NULL, NULL, "[PATCH 1/2] a", "a@x", 0);
+	mkt(&m, NULL, NULL, "[PATCH 2/2] b", "a@x", 900);
+	mkt(&m, NULL, NULL, "[PATCH v2 0/2] s", "a@x", 9000);
+	mkt(&m, NULL, NULL, "[PATCH v2 1/2] a", "a@x", 0);
+	mkt(&m, NULL, NULL, "[PATCH v2 2/2] b", "a@x", 900);
+	/* the same mail read twice counts once */
+	mkt(&m, "d", NULL, "[PATCH] d", "a@x", 0);
+	mkt(&m, "d", NULL, "[PATCH] d", "a@x", 0);
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 2);
+	s = &a.series[0];
+	assert_int_equal(s->nr, 2);
+	assert_true(s->versions[0].complete);
+	assert_non_null(s->versions[0].cover);
+	assert_int_equal(s->versions[1].number, 2);
+	assert_true(s->versions[1].complete);
+	assert_int_equal(a.series[1].nr, 1);
+	assert_int_equal(a.series[1].versions[0].nr, 1);
+	release(&m, &a);
+}
+
+static void test_partial_resend(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	const struct pr_asm_version *v;
+
+	v1_of_three(&m);
+	/* 2/3 resent in the thread: a posting of its own, filled */
+	mk(&m, "2r", "c", "[PATCH RESEND 2/3] b", "a@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 1);
+	assert_int_equal(a.series[0].nr, 2);
+	v = &a.series[0].versions[1];
+	assert_true(v->complete);
+	assert_true(v->partial_reroll);
+	assert_int_equal(v->nr, 3);
+	assert_string_equal(id_at(v, 0), "1");
+	assert_string_equal(id_at(v, 1), "2r");
+	assert_string_equal(id_at(v, 2), "3");
+	assert_string_equal(v->supersedes, "c");
+	release(&m, &a);
+}
+
+static void test_submitter_is_sender(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+	struct pr_patch *p;
+
+	/* a maintainer sends others' patches, unthreaded: the in-body
+	 * From: (the author) differs, the From: header (the submitter)
+	 * is the same, as the cover letter's */
+	p = mkt(&m, "c", NULL, "[PATCH 0/2] fixes", "m@x", 0);
+	p = mkt(&m, "1", NULL, "[PATCH 1/2] a", "one@x", 1);
+	p->sender = pr_strdup("M@x");
+	p = mkt(&m, "2", NULL, "[PATCH 2/2] b", "two@x", 1);
+	p->sender = pr_strdup("m@x");
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 1);
+	assert_int_equal(a.series[0].nr, 1);
+	assert_true(a.series[0].versions[0].complete);
+	assert_string_equal(a.series[0].versions[0].cover->message_id, "c");
+	release(&m, &a);
+}
+
+static void test_cover_version_wins(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+
+	/* patches without a version before their "v3" cover letter: the
+	 * version is v3 (Patchwork keeps the first mail's, v1) */
+	mkt(&m, "1", "c", "[PATCH 1/2] a", "a@x", 0);
+	mkt(&m, "2", "c", "[PATCH 2/2] b", "a@x", 0);
+	mkt(&m, "c", NULL, "[PATCH v3 0/2] s", "a@x", 0);
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 1);
+	assert_int_equal(a.series[0].nr, 1);
+	assert_int_equal(a.series[0].versions[0].number, 3);
+	assert_string_equal(a.series[0].versions[0].cover->message_id, "c");
+	assert_true(a.series[0].versions[0].complete);
+	release(&m, &a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -479,6 +722,14 @@ int main(void)
 		cmocka_unit_test(test_partial_not_reroll),
 		cmocka_unit_test(test_resend_same_patch_ids),
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_markers),
+		cmocka_unit_test(test_patch_taken),
+		cmocka_unit_test(test_orphan_and_cover_comment),
+		cmocka_unit_test(test_other_version_reference),
+		cmocka_unit_test(test_no_message_ids),
+		cmocka_unit_test(test_partial_resend),
+		cmocka_unit_test(test_submitter_is_sender),
+		cmocka_unit_test(test_cover_version_wins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,6 +64,8 @@ static void test_inbody(void **state)
 	parse_file(&mi, "inbody.eml");
 	assert_string_equal(mi.name, "Real Author");
 	assert_string_equal(mi.email, "real@example.com");
+	/* the submitter stays the From: header's */
+	assert_string_equal(mi.sender, "sender@example.com");
 	/* git keeps the in-body header's newline as a space */
 	assert_string_equal(mi.date, "Fri, 5 Jan 2024 01:02:03 +0000 ");
 	assert_string_equal(mi.subject, "the in-body subject continued");

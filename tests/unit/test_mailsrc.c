@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "mail/mail.h"
 #include "mailsrc.h"
 
 /* ---- cursor text ---- */
@@ -85,26 +86,22 @@ static void test_dates(void **state)
 
 	PR_UNUSED(state);
 	assert_int_equal(
-		pr_mailsrc_parse_date(&t, "Tue, 10 Nov 2026 10:01:00 +0000"),
-		0);
+		pr_mail_parse_date(&t, "Tue, 10 Nov 2026 10:01:00 +0000"), 0);
 	assert_int_equal(t, 1794304860);
 	/* a zone east of UTC is earlier in UTC; no day name, no seconds */
-	assert_int_equal(pr_mailsrc_parse_date(&t, "10 Nov 2026 12:01 +0200"),
-			 0);
+	assert_int_equal(pr_mail_parse_date(&t, "10 Nov 2026 12:01 +0200"), 0);
 	assert_int_equal(t, 1794304860);
-	assert_int_equal(pr_mailsrc_parse_date(&t, "1 Jan 1970 00:00:00 GMT"),
-			 0);
+	assert_int_equal(pr_mail_parse_date(&t, "1 Jan 1970 00:00:00 GMT"), 0);
 	assert_int_equal(t, 0);
 	/* a two-digit year after 1950 is 19xx */
-	assert_int_equal(pr_mailsrc_parse_date(&t, "29 Feb 96 23:59:59 -0100"),
-			 0);
+	assert_int_equal(pr_mail_parse_date(&t, "29 Feb 96 23:59:59 -0100"), 0);
 	assert_int_equal(t, 825641999);
-	assert_int_equal(pr_mailsrc_parse_date(&t, "tomorrow"), PR_EPARSE);
-	assert_int_equal(pr_mailsrc_parse_date(&t, "10 Foo 2026 10:00"),
+	assert_int_equal(pr_mail_parse_date(&t, "tomorrow"), PR_EPARSE);
+	assert_int_equal(pr_mail_parse_date(&t, "10 Foo 2026 10:00"),
 			 PR_EPARSE);
-	assert_int_equal(pr_mailsrc_parse_date(&t, "10 Nov 2026 25:00"),
+	assert_int_equal(pr_mail_parse_date(&t, "10 Nov 2026 25:00"),
 			 PR_EPARSE);
-	assert_int_equal(pr_mailsrc_parse_date(&t, NULL), PR_EPARSE);
+	assert_int_equal(pr_mail_parse_date(&t, NULL), PR_EPARSE);
 }
 
 /* ---- emitting ---- */
@@ -172,7 +169,7 @@ static void add_reply(struct pr_mailsrc_batch *b)
 }
 
 /* One poll of b from `from` (NULL: the beginning) at time `now`. */
-static void poll_once(struct seen *s, const struct pr_mailsrc_batch *b,
+static void poll_once(struct seen *s, struct pr_mailsrc_batch *b,
 		      const char *from, int64_t now, int64_t wait_ms)
 {
 	struct pr_mailsrc_cursor prev;

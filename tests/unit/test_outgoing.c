@@ -589,6 +589,51 @@ static void test_helpers(void **state)
 	pr_buf_release(&b);
 }
 
+/* A mirrored review: threaded under its patch, names encoded, once. */
+static void test_reply(void **state)
+{
+	struct pr_ident from = { "Zo\xc3\xab Reviewer", "relay@example.org" };
+	struct pr_ident bad = { "Eve\r\nBcc: x@y", "relay@example.org" };
+	struct pr_outgoing_rcpt rcpt = { 0 };
+	struct pr_outgoing_reply r = { 0 };
+	struct pr_buf b = PR_BUF_INIT;
+
+	(void)state;
+	pr_recipient_list_add(&rcpt.to, "List", "list@example.org", PR_RCPT_TO,
+			      "");
+	r.message_id = "abc-v2.0@example.org";
+	r.time = 1796299200;
+	r.from = &from;
+	r.rcpt = &rcpt;
+	r.subject = "Re: [PATCH v2 2/3] net: add dev2";
+	r.in_reply_to = "k-v2.2@example.org";
+	r.refs = "k-v2.0@example.org";
+	r.body = "Patch Set 2: Code-Review+1\n\nd\xc3\xa9j\xc3\xa0 vu";
+	assert_int_equal(pr_outgoing_reply(&b, &r), 0);
+	assert_string_equal(
+		b.ptr,
+		"From: =?UTF-8?q?Zo=C3=AB=20Reviewer?= <relay@example.org>\n"
+		"To: List <list@example.org>\n"
+		"Subject: Re: [PATCH v2 2/3] net: add dev2\n"
+		"Date: Thu, 3 Dec 2026 12:00:00 +0000\n"
+		"Message-ID: <abc-v2.0@example.org>\n"
+		"In-Reply-To: <k-v2.2@example.org>\n"
+		"References:\n <k-v2.0@example.org>\n"
+		" <k-v2.2@example.org>\n"
+		"MIME-Version: 1.0\n"
+		"Content-Type: text/plain; charset=UTF-8\n"
+		"Content-Transfer-Encoding: 8bit\n"
+		"\n"
+		"Patch Set 2: Code-Review+1\n\nd\xc3\xa9j\xc3\xa0 vu\n");
+	/* a name cannot break out of its header */
+	pr_buf_reset(&b);
+	r.from = &bad;
+	assert_int_equal(pr_outgoing_reply(&b, &r), PR_EINVAL);
+	assert_int_equal(b.len, 0);
+	pr_outgoing_rcpt_release(&rcpt);
+	pr_buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -600,6 +645,7 @@ int main(void)
 		cmocka_unit_test(test_parse_names),
 		cmocka_unit_test(test_in_body_from),
 		cmocka_unit_test(test_helpers),
+		cmocka_unit_test(test_reply),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,516 @@
+#include "base/pr.h"
+
+#include <ctype.h>
+
+#include "mail/asm_identity.h"
+
+static int index_of(const struct pr_patch *p)
+{
+	/* a lone "[PATCH]" counts as 1/1 */
+	return p->prefix.total ? p->prefix.index : 1;
+}
+
+static int version_key(const struct pr_patch *p)
+{
+	int idx = index_of(p), total = p->prefix.total ? p->prefix.total : 1;
+
+	/* extras sort after every numbered patch, in their own order */
+	return idx > total ? 1000000 + idx : idx;
+}
+
+void pr_asm_finish_version(struct pr_asm_version *v)
+{
+	size_t i, j, out = 0;
+	int have = 0;
+
+	for (i = 1; i < v->nr; i++) {
+		struct pr_patch *p = v->patches[i];
+
+		for (j = i;
+		     j > 0 && version_key(v->patches[j - 1]) > version_key(p);
+		     j--)
+			v->patches[j] = v->patches[j - 1];
+		v->patches[j] = p;
+	}
+	for (i = 0; i < v->nr; i++) {
+		if (out &&
+		    index_of(v->patches[out - 1]) == index_of(v->patches[i]))
+			continue; /* the same index twice: the first stays */
+		v->patches[out++] = v->patches[i];
+	}
+	v->nr = out;
+	for (i = 0; i < v->nr; i++) {
+		int idx = index_of(v->patches[i]);
+
+		if (idx >= 1 && idx <= v->total)
+			have++;
+	}
+	v->complete = v->total > 0 && have == v->total;
+}
+
+int pr_asm_cmp_version(const void *a, const void *b)
+{
+	const struct pr_asm_version *x = a, *y = b;
+
+	if (x->number != y->number)
+		return (x->number > y->number) - (x->number < y->number);
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* Two mails from the same submitter (any case) with the same subject. */
+static bool same_mail_kind(const struct pr_patch *a, const struct pr_patch *b)
+{
+	const char *ea = pr_assemble_submitter(a);
+	const char *eb = pr_assemble_submitter(b);
+
+	return *ea && !strcasecmp(ea, eb) && same_text(a->subject, b->subject);
+}
+
+/*
+ * Do two versions look like the same series: their cover letters, else
+ * their first patches, from one submitter under one subject?
+ */
+static bool same_series(const struct pr_asm_version *a,
+			const struct pr_asm_version *b)
+{
+	if (a->cover && b->cover)
+		return same_mail_kind(a->cover, b->cover);
+	return a->nr && b->nr && same_mail_kind(a->patches[0], b->patches[0]);
+}
+
+static bool has_prefix(const char *s, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+
+	return n >= k && !strncmp(s, prefix, k);
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Append seg[0..n) with %XX decoded and angle brackets dropped. */
+static int add_decoded(struct pr_buf *out, const char *seg, size_t n)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		if (seg[i] == '%' && i + 2 < n && hexval(seg[i + 1]) >= 0 &&
+		    hexval(seg[i + 2]) >= 0) {
+			err = pr_buf_addch(out, hexval(seg[i + 1]) * 16 +
+							hexval(seg[i + 2]));
+			i += 2;
+		} else if (seg[i] != '<' && seg[i] != '>') {
+			err = pr_buf_addch(out, seg[i]);
+		}
+	}
+	return err;
+}
+
+int pr_assemble_link_msgid(struct pr_buf *out, const char *url, size_t len)
+{
+	const char *p, *end, *seg, *pick = NULL, *after_r = NULL;
+	size_t pick_n = 0, after_r_n = 0, n;
+
+	p = memmem(url, len, "://", 3);
+	if (!p)
+		return pr_error(PR_ENOENT, "link '%.*s' is not a URL",
+				(int)(len > 200 ? 200 : len), url);
+	end = url + len;
+	/* a query or fragment ("#t", "?q=") is not part of the path */
+	for (seg = p + 3; seg < end; seg++)
+		if (*seg == '?' || *seg == '#' || isspace((unsigned char)*seg))
+			break;
+	end = seg;
+	p = memchr(p + 3, '/', (size_t)(end - p - 3));
+	while (p && p < end) {
+		const char *next;
+
+		seg = p + 1;
+		next = memchr(seg, '/', (size_t)(end - seg));
+		n = (size_t)((next ? next : end) - seg);
+		if (n == 1 && seg[0] == 'r' && next && next + 1 < end &&
+		    !after_r) {
+			const char *nn =
+				memchr(next + 1, '/', (size_t)(end - next - 1));
+
+			after_r = next + 1;
+			after_r_n = (size_t)((nn ? nn : end) - after_r);
+		}
+		if (n && (memchr(seg, '@', n) || memmem(seg, n, "%40", 3))) {
+			pick = seg;
+			pick_n = n;
+		}
+		p = next;
+	}
+	if (after_r && after_r_n) {
+		pick = after_r;
+		pick_n = after_r_n;
+	}
+	if (!pick || !pick_n)
+		return pr_error(PR_ENOENT, "link '%.*s' names no message",
+				(int)(len > 200 ? 200 : len), url);
+	return add_decoded(out, pick, pick_n);
+}
+
+/* The first whitespace-delimited word of s[0..n), its length in *wn. */
+static const char *first_word(const char *s, size_t n, size_t *wn)
+{
+	size_t i = 0, j;
+
+	while (i < n && isspace((unsigned char)s[i]))
+		i++;
+	for (j = i; j < n && !isspace((unsigned char)s[j]); j++)
+		;
+	*wn = j - i;
+	return s + i;
+}
+
+/* Note that v's mails name version `number` as the Message-ID in word. */
+static void set_prev(struct pr_asm_version *v, int number, const char *w,
+		     size_t wn, bool url)
+{
+	struct pr_buf id = PR_BUF_INIT;
+
+	/* only the newest version before this one counts */
+	if (number < 1 || number >= v->number || number <= v->prev_number)
+		return;
+	pr_buf_init(&id, PR_LIMIT_HEADER_BYTES);
+	if (url ? pr_assemble_link_msgid(&id, w, wn) == 0
+		: add_decoded(&id, w, wn) == 0 && id.len) {
+		free(v->prev_id);
+		v->prev_id = pr_buf_detach(&id, NULL);
+		v->prev_number = number;
+	}
+	pr_error_clear();
+	pr_buf_release(&id);
+}
+
+/* One line of a mail's text: b4's change-id and previous-version links. */
+static void scan_line(struct pr_asm_version *v, const char *l, size_t n)
+{
+	const char *w;
+	size_t wn;
+	int num = 0;
+
+	while (n && (*l == ' ' || *l == '\t')) {
+		l++;
+		n--;
+	}
+	while (n && isspace((unsigned char)l[n - 1]))
+		n--;
+	if (has_prefix(l, n, "change-id:")) {
+		w = first_word(l + 10, n - 10, &wn);
+		if (wn && !v->change_id)
+			v->change_id = pr_strndup(w, wn);
+		return;
+	}
+	if (has_prefix(l, n, "Supersedes:")) {
+		w = first_word(l + 11, n - 11, &wn);
+		if (wn)
+			set_prev(v, v->number - 1, w, wn,
+				 memmem(w, wn, "://", 3) != NULL);
+		return;
+	}
+	/* "v1: URL", "- v1: URL", "- Link to v1: URL" */
+	if (has_prefix(l, n, "- ") || has_prefix(l, n, "* ")) {
+		l += 2;
+		n -= 2;
+	}
+	if (has_prefix(l, n, "Link to ")) {
+		l += 8;
+		n -= 8;
+	}
+	if (!n || (*l != 'v' && *l != 'V'))
+		return;
+	l++;
+	n--;
+	while (n && isdigit((unsigned char)*l) && num < 100000) {
+		num = num * 10 + (*l - '0');
+		l++;
+		n--;
+	}
+	if (!num || !n || *l != ':')
+		return;
+	w = first_word(l + 1, n - 1, &wn);
+	if (wn && memmem(w, wn, "://", 3))
+		set_prev(v, num, w, wn, true);
+}
+
+static void scan_text(struct pr_asm_version *v, const char *text)
+{
+	const char *l = text, *nl;
+
+	while (l && *l) {
+		nl = strchr(l, '\n');
+		scan_line(v, l, nl ? (size_t)(nl - l) : strlen(l));
+		l = nl ? nl + 1 : NULL;
+	}
+}
+
+static void scan_mail(struct pr_asm_version *v, const struct pr_patch *p)
+{
+	size_t i;
+
+	scan_text(v, p->body);
+	scan_text(v, p->diff);
+	for (i = 0; i < p->trailers.nr && !v->change_id; i++)
+		if (!strcmp(p->trailers.items[i].key, "change-id"))
+			v->change_id = pr_strdup(p->trailers.items[i].value);
+}
+
+/* What the mails of v say about its identity (see assemble.h). */
+void pr_asm_scan_version(struct pr_asm_version *v)
+{
+	size_t i;
+
+	if (v->cover)
+		scan_mail(v, v->cover);
+	for (i = 0; i < v->nr; i++)
+		scan_mail(v, v->patches[i]);
+}
+
+static const char *series_change_id(const struct pr_asm_series *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		if (s->versions[i].change_id)
+			return s->versions[i].change_id;
+	return NULL;
+}
+
+static bool version_has_mail(const struct pr_asm_version *v, const char *id)
+{
+	size_t i;
+
+	if (v->cover && v->cover->message_id &&
+	    !strcmp(v->cover->message_id, id))
+		return true;
+	for (i = 0; i < v->nr; i++)
+		if (v->patches[i]->message_id &&
+		    !strcmp(v->patches[i]->message_id, id))
+			return true;
+	return false;
+}
+
+/* Does a version of x name a mail of y as its previous version? */
+static bool names_prev(const struct pr_asm_series *x,
+		       const struct pr_asm_series *y)
+{
+	size_t i, j;
+
+	for (i = 0; i < x->nr; i++)
+		for (j = 0; x->versions[i].prev_id && j < y->nr; j++)
+			if (version_has_mail(&y->versions[j],
+					     x->versions[i].prev_id))
+				return true;
+	return false;
+}
+
+/* The same patches (by git patch-id, all computed) in the same order. */
+static bool same_patch_ids(const struct pr_asm_version *a,
+			   const struct pr_asm_version *b)
+{
+	size_t i;
+
+	if (!a->nr || a->nr != b->nr)
+		return false;
+	for (i = 0; i < a->nr; i++)
+		if (!a->patches[i]->patch_id[0] ||
+		    strcmp(a->patches[i]->patch_id, b->patches[i]->patch_id))
+			return false;
+	return true;
+}
+
+/*
+ * Are sa and sb one series?  By change-id when both have one, then by a
+ * previous version one names in the other; else when they share a version
+ * number (an unlabeled revision, a resend) by a pair of those versions
+ * with the same patch-ids or the same author and subject, else by sa's
+ * newest and sb's oldest version.
+ */
+static bool series_match(const struct pr_asm_series *sa,
+			 const struct pr_asm_series *sb)
+{
+	const char *ca = series_change_id(sa), *cb = series_change_id(sb);
+	bool shared = false;
+	size_t i, j;
+
+	if (ca && cb)
+		return !strcmp(ca, cb);
+	if (names_prev(sa, sb) || names_prev(sb, sa))
+		return true;
+	for (i = 0; i < sb->nr; i++) {
+		for (j = 0; j < sa->nr; j++) {
+			const struct pr_asm_version *va = &sa->versions[j];
+			const struct pr_asm_version *vb = &sb->versions[i];
+
+			if (va->number != vb->number)
+				continue;
+			if (same_patch_ids(va, vb) || same_series(va, vb))
+				return true;
+			shared = true;
+		}
+	}
+	return !shared &&
+	       same_series(&sa->versions[sa->nr - 1], &sb->versions[0]);
+}
+
+/* Move the versions of series b of out into series a (a < b), drop b. */
+static void join_series(struct pr_assembly *out, size_t a, size_t b)
+{
+	struct pr_asm_series *sa = &out->series[a], *sb = &out->series[b];
+	size_t i;
+
+	for (i = 0; i < sb->nr; i++) {
+		PR_ALLOC_GROW(sa->versions, sa->nr + 1, sa->alloc);
+		sa->versions[sa->nr++] = sb->versions[i];
+	}
+	qsort(sa->versions, sa->nr, sizeof(*sa->versions), pr_asm_cmp_version);
+	free(sb->versions);
+	free(sb->key);
+	memmove(sb, sb + 1, (out->nr - b - 1) * sizeof(*out->series));
+	out->nr--;
+}
+
+void pr_asm_merge_series(struct pr_assembly *out)
+{
+	size_t a, b;
+	bool changed = true;
+
+	while (changed) {
+		changed = false;
+		for (a = 0; a < out->nr; a++) {
+			for (b = a + 1; b < out->nr;) {
+				if (!series_match(&out->series[a],
+						  &out->series[b])) {
+					b++;
+					continue;
+				}
+				join_series(out, a, b);
+				changed = true;
+			}
+		}
+	}
+}
+
+/* The mail a version starts from: its cover, else its first own patch. */
+static const char *root_id(const struct pr_asm_version *v)
+{
+	if (v->cover)
+		return v->cover->message_id;
+	return v->nr ? v->patches[0]->message_id : NULL;
+}
+
+/* The series key and each version's supersedes (see assemble.h). */
+static void set_identity(struct pr_asm_series *s)
+{
+	const char *key = series_change_id(s);
+	size_t i;
+
+	if (!key && s->nr)
+		key = root_id(&s->versions[0]);
+	s->key = key ? pr_strdup(key) : NULL;
+	for (i = 0; i < s->nr; i++)
+		s->versions[i].supersedes = i ? root_id(&s->versions[i - 1])
+					      : s->versions[i].prev_id;
+}
+
+/* Does each patch of v answer the same n/M of prev (b4's partial re-roll)? */
+static bool is_partial_reroll(const struct pr_asm_version *v,
+			      const struct pr_asm_version *prev)
+{
+	size_t i, j;
+
+	if (v->complete || v->cover || !v->nr || v->number < 2 ||
+	    prev->total != v->total || !v->total)
+		return false;
+	for (i = 0; i < v->nr; i++) {
+		const struct pr_patch *p = v->patches[i];
+		bool found = false;
+
+		for (j = 0; j < prev->nr && !found && p->in_reply_to; j++)
+			found = index_of(prev->patches[j]) == index_of(p) &&
+				prev->patches[j]->message_id &&
+				!strcmp(prev->patches[j]->message_id,
+					p->in_reply_to);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A partial resend: v has no cover letter and lacks patches, and the
+ * version before it, of the same number and total, has every index v has.
+ */
+static bool is_partial_resend(const struct pr_asm_version *v,
+			      const struct pr_asm_version *prev)
+{
+	size_t i, j;
+
+	if (v->complete || v->cover || !v->nr || !v->total ||
+	    v->number != prev->number || v->total != prev->total)
+		return false;
+	for (i = 0; i < v->nr; i++) {
+		bool found = false;
+
+		for (j = 0; j < prev->nr && !found; j++)
+			found = index_of(prev->patches[j]) ==
+				index_of(v->patches[i]);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* Fill the holes of v from prev: the indexes 1..total v lacks. */
+static void fill_from(struct pr_asm_version *v,
+		      const struct pr_asm_version *prev)
+{
+	size_t j, k, own = v->nr;
+
+	for (j = 0; j < prev->nr; j++) {
+		int idx = index_of(prev->patches[j]);
+		bool have = idx < 1 || idx > v->total;
+
+		for (k = 0; k < own && !have; k++)
+			have = index_of(v->patches[k]) == idx;
+		if (have)
+			continue;
+		PR_ALLOC_GROW(v->patches, v->nr + 1, v->alloc);
+		v->patches[v->nr++] = prev->patches[j];
+	}
+	pr_asm_finish_version(v);
+	v->partial_reroll = v->complete;
+}
+
+void pr_asm_finish_series(struct pr_asm_series *s)
+{
+	size_t i, j;
+
+	set_identity(s);
+	/* oldest first: a filled version may fill the next */
+	for (i = 1; i < s->nr; i++) {
+		struct pr_asm_version *v = &s->versions[i];
+		const struct pr_asm_version *prev = &s->versions[i - 1];
+
+		if (is_partial_reroll(v, prev) || is_partial_resend(v, prev))
+			fill_from(v, prev);
+	}
+	for (i = 0; i < s->nr; i++)
+		for (j = i + 1; j < s->nr && !s->versions[i].complete; j++)
+			if (s->versions[j].complete)
+				s->versions[i].superseded = true;
+}
