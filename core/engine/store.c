@@ -538,6 +538,17 @@ int pr_store_delivery_attempts(struct pr_store *st, int64_t delivery,
 			      delivery, index);
 }
 
+int pr_store_delivery_cut_short(struct pr_store *st, int64_t delivery,
+				size_t index)
+{
+	/* an attempt that returned noted its error, or marked the row */
+	return message_column(st,
+			      "SELECT status = 0 AND attempts > 0 AND"
+			      " last_error IS NULL FROM delivery_messages"
+			      " WHERE delivery_id = ? AND idx = ?",
+			      delivery, index);
+}
+
 /* After an update of one message row: it must have existed. */
 static int one_message(struct pr_store *st, int err, int64_t delivery,
 		       size_t index)

@@ -201,6 +201,14 @@ int pr_store_delivery_mark_rejected(struct pr_store *st, int64_t delivery,
 /* Attempts made for message `index`. */
 int pr_store_delivery_attempts(struct pr_store *st, int64_t delivery,
 			       size_t index);
+/*
+ * 1 when the last attempt of message `index` never returned: it is
+ * pending, was attempted, and no error was noted (the engine notes one
+ * for every attempt that comes back unsent), so the process ended during
+ * it and the sink may have taken the message; else 0.
+ */
+int pr_store_delivery_cut_short(struct pr_store *st, int64_t delivery,
+				size_t index);
 /* Messages of the delivery still pending. */
 int pr_store_delivery_pending(struct pr_store *st, int64_t delivery);
 

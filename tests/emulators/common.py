@@ -64,7 +64,11 @@ class Request:
         self.query = urllib.parse.parse_qs(query, keep_blank_values=True)
         self.headers = headers
         self.body = body
-        self.base = "http://" + host
+        # behind a proxy that speaks TLS (tests/servers/fault_proxy.py),
+        # the links name https, as Django's SECURE_PROXY_SSL_HEADER does
+        proto = headers.get("X-Forwarded-Proto", "http")
+        self.base = (proto if proto in ("http", "https") else "http") + \
+            "://" + host
         self.user = None
         self._json = None
 
