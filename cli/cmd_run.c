@@ -2,8 +2,6 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,6 +12,7 @@
 #include "engine/graph.h"
 #include "engine/store.h"
 #include "metrics.h"
+#include "sdnotify.h"
 #include "web.h"
 
 #define DEFAULT_INTERVAL 30
@@ -328,36 +327,11 @@ static void on_delivered(const char *sink, size_t sent, int64_t ms,
 	pr_metrics_delivery(sc->metrics, sink, (double)ms / 1000);
 }
 
-/*
- * Tell systemd (Type=notify) how the service stands: READY=1,
- * RELOADING=1, STOPPING=1.  The datagram protocol of sd_notify(3): one
- * message to the unix socket $NOTIFY_SOCKET names ('@': an abstract
- * one); without it, nothing.
- */
+/* Tell systemd how the service stands; a failure is only a warning. */
 static void notify(const char *state)
 {
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa;
-	size_t n;
-	int fd;
-
-	if (!path || (path[0] != '/' && path[0] != '@') ||
-	    (n = strlen(path)) >= sizeof(sa.sun_path) || n < 2)
-		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path, path, n);
-	if (path[0] == '@')
-		sa.sun_path[0] = '\0';
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL,
-		   (struct sockaddr *)&sa,
-		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n)) < 0)
-		pr_log_warn("run", "cannot tell systemd '%s': %s", state,
-			    strerror(errno));
-	close(fd);
+	if (pr_sd_notify(state))
+		pr_log_warn("run", "%s", pr_error_message());
 }
 
 /* A webhook secret with no web server to take its hooks: say so once. */
