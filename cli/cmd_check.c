@@ -57,6 +57,25 @@ static bool looks_like_mail(const char *raw)
 	       !strncasecmp(raw, "Message-ID:", 11);
 }
 
+/*
+ * The "base-commit: <40 hex>" line git format-patch --base writes after a
+ * patch's diff (which pr_am_bare_diff cuts off) as the version's base, for
+ * steps that apply it (kernel-ci); the first one found wins.
+ */
+static void take_base(struct pr_version *v, const char *text)
+{
+	const char *q = text;
+
+	while (!v->base_commit[0] && q && (q = strstr(q, "base-commit: "))) {
+		q += 13;
+		if (strspn(q, "0123456789abcdef") == 40 &&
+		    (q - 13 == text || q[-14] == '\n')) {
+			memcpy(v->base_commit, q, 40);
+			v->base_commit[40] = '\0';
+		}
+	}
+}
+
 /* One message of a mail file into a new patch of v; a cover is skipped. */
 static int read_mail(const char *data, size_t len,
 		     const struct pr_mbox_where *where, void *payload)
@@ -77,6 +96,7 @@ static int read_mail(const char *data, size_t len,
 				    where->path, where->number, where->line);
 		goto done;
 	}
+	take_base(v, p->diff);
 	pr_am_bare_diff(p);
 	pr_version_add_patch(v, p);
 done:
@@ -164,6 +184,7 @@ static int read_text_patch(struct pr_version *ver, const char *path,
 		goto done;
 	if (rest) {
 		p->diff = pr_strndup(rest, (size_t)(raw + len - rest));
+		take_base(ver, p->diff);
 		pr_am_bare_diff(p);
 	}
 	pr_version_add_patch(ver, p);

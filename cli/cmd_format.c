@@ -22,6 +22,7 @@ struct format_args {
 	bool cover;
 	bool to_stdout;
 	bool no_binary;
+	struct pr_sim_opts diff; /* -M, -C, -B, --no-renames... */
 };
 
 static void format_usage(void)
@@ -33,7 +34,10 @@ static void format_usage(void)
 		"[--signature S]\n"
 		"                         [--from[=IDENT]] [--in-reply-to ID] "
 		"[--thread[=shallow]]\n"
-		"                         [--stdout] [--[no-]binary] REVRANGE\n");
+		"                         [--stdout] [--[no-]binary] "
+		"[-M[<n>]] [-C[<n>]] [-B[<n>][/<m>]]\n"
+		"                         [--find-copies-harder] "
+		"[--no-renames] [-l<n>] REVRANGE\n");
 }
 
 /*
@@ -71,13 +75,38 @@ static bool opt_value(int argc, char **argv, int *i, const char *shortopt,
 	return true;
 }
 
+/*
+ * -C is git's -C DIR when DIR (the next word, or what follows -C) is a
+ * folder, else format-patch's -C[<n>] (find copies).
+ */
+static bool is_dir_option(int argc, char **argv, int i)
+{
+	const char *a = argv[i], *score = a + 2;
+	struct stat st;
+
+	if (strncmp(a, "-C", 2))
+		return false;
+	if (a[2]) {
+		pr_sim_parse_score(&score);
+		return *score && !stat(a + 2, &st) && S_ISDIR(st.st_mode);
+	}
+	return i + 1 < argc && argv[i + 1][0] != '-' &&
+	       !stat(argv[i + 1], &st) && S_ISDIR(st.st_mode);
+}
+
 static int parse_args(struct format_args *fa, int argc, char **argv)
 {
-	int i;
+	int i, r;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
+		if (!is_dir_option(argc, argv, i) &&
+		    (r = pr_sim_option(&fa->diff, a)) != 0) {
+			if (r < 0)
+				return -1;
+			continue;
+		}
 		if (!strcmp(a, "--cover-letter"))
 			fa->cover = true;
 		else if (!strcmp(a, "--stdout"))
@@ -262,6 +291,7 @@ static int write_file(const char *path, const struct pr_buf *b)
 int cmd_format(int argc, char **argv)
 {
 	struct format_args fa = { 0 };
+	const struct pr_sim_opts diff_init = PR_SIM_OPTS_INIT;
 	struct pr_format_opts opts = { 0 };
 	struct pr_version *v = NULL;
 	struct pr_buf prefix = PR_BUF_INIT, mail = PR_BUF_INIT,
@@ -276,7 +306,10 @@ int cmd_format(int argc, char **argv)
 	int ret = PR_EXIT_RUNTIME;
 	size_t i;
 
+	fa.diff = diff_init;
 	if (parse_args(&fa, argc, argv)) {
+		if (*pr_error_message())
+			pr_cli_error("format");
 		format_usage();
 		return PR_EXIT_USAGE;
 	}
@@ -290,7 +323,8 @@ int cmd_format(int argc, char **argv)
 	if (pr_gitrepo_load_flags(&v, ".", fa.range,
 				  (fa.no_binary ? PR_GITREPO_NO_BINARY : 0) |
 					  (fa.cover ? PR_GITREPO_COVER_STAT
-						    : 0))) {
+						    : 0),
+				  &fa.diff)) {
 		pr_cli_error("format");
 		goto done;
 	}
@@ -339,8 +373,9 @@ int cmd_format(int argc, char **argv)
 		if (nostat)
 			parent[0] = '\0';
 		if (!err && parent[0])
-			err = pr_gitrepo_stat(&stat, ".", parent,
-					      v->patches[v->nr - 1]->commit_id);
+			err = pr_gitrepo_stat_opts(
+				&stat, ".", parent,
+				v->patches[v->nr - 1]->commit_id, &fa.diff);
 		opts.base_info = base_info.len ? base_info.ptr : NULL;
 		if (fa.thread) {
 			pr_format_patch_message_id(&root, "cover", epoch,

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "mail/mail.h"
 #include "mail/mailinfo.h"
+#include "mail/mailjson.h"
 #include "mail/mbox.h"
 
 #include <jansson.h>
@@ -18,83 +19,6 @@ struct parse_ctx {
 	struct pr_patch **mails;
 	size_t nr, alloc;
 };
-
-static json_t *str(const char *s)
-{
-	json_t *j = json_string(s ? s : "");
-
-	/* the parser guarantees UTF-8; a NUL inside cuts the string */
-	return j ? j : json_string("");
-}
-
-/*
- * The patch keeps mailinfo's bytes, which need not be UTF-8 (a latin-1
- * mail's diff); JSON needs UTF-8, so such a patch is printed read as latin-1.
- */
-static json_t *strn(const struct pr_buf *b)
-{
-	struct pr_buf u = PR_BUF_INIT;
-	json_t *j;
-
-	if (pr_mail_is_utf8(b->ptr, b->len))
-		return json_stringn(b->ptr, b->len);
-	pr_mail_add_utf8_or_latin1(&u, b->ptr, b->len);
-	j = json_stringn(u.ptr, u.len);
-	pr_buf_release(&u);
-	return j ? j : json_string("");
-}
-
-static json_t *message_json(const struct pr_mailinfo *mi)
-{
-	json_t *m = json_object(), *refs = json_array(), *from = json_object(),
-	       *prefix = json_object(), *trailers = json_array();
-	size_t i;
-
-	json_object_set_new(m, "message_id", str(mi->message_id));
-	json_object_set_new(m, "in_reply_to", str(mi->in_reply_to));
-	for (i = 0; i < mi->nr_references; i++)
-		json_array_append_new(refs, str(mi->references[i]));
-	json_object_set_new(m, "references", refs);
-	json_object_set_new(from, "name", str(mi->name));
-	json_object_set_new(from, "email", str(mi->email));
-	json_object_set_new(m, "from", from);
-	json_object_set_new(m, "date", str(mi->date));
-	json_object_set_new(m, "subject", str(mi->subject));
-	json_object_set_new(m, "subject_raw", str(mi->subject_raw));
-	json_object_set_new(prefix, "list",
-			    mi->prefix.list ? str(mi->prefix.list)
-					    : json_null());
-	json_object_set_new(prefix, "rfc", json_boolean(mi->prefix.rfc));
-	json_object_set_new(prefix, "version",
-			    json_integer(mi->prefix.version));
-	json_object_set_new(prefix, "index", json_integer(mi->prefix.index));
-	json_object_set_new(prefix, "total", json_integer(mi->prefix.total));
-	json_object_set_new(m, "prefix", prefix);
-	json_object_set_new(m, "kind", str(pr_mail_kind_name(mi->kind)));
-	json_object_set_new(m, "body", strn(&mi->msg));
-	json_object_set_new(m, "diff", strn(&mi->patch));
-	for (i = 0; i < mi->trailers.nr; i++) {
-		json_t *t = json_object();
-
-		json_object_set_new(t, "key", str(mi->trailers.items[i].key));
-		json_object_set_new(t, "value",
-				    str(mi->trailers.items[i].value));
-		json_array_append_new(trailers, t);
-	}
-	json_object_set_new(m, "trailers", trailers);
-	if (mi->pull_url) {
-		json_t *p = json_object();
-
-		json_object_set_new(p, "url", str(mi->pull_url));
-		json_object_set_new(p, "ref",
-				    mi->pull_ref ? str(mi->pull_ref)
-						 : json_null());
-		json_object_set_new(m, "pull", p);
-	} else {
-		json_object_set_new(m, "pull", json_null());
-	}
-	return m;
-}
 
 static int one_message(const char *data, size_t len,
 		       const struct pr_mbox_where *w, void *payload)
@@ -116,7 +40,7 @@ static int one_message(const char *data, size_t len,
 	if (ctx->json) {
 		struct pr_patch *p = NULL;
 
-		json_array_append_new(ctx->messages, message_json(&mi));
+		json_array_append_new(ctx->messages, pr_mailjson_message(&mi));
 		if (ctx->nr < PR_LIMIT_SERIES_PATCHES * 4 &&
 		    !pr_am_patch_from_mailinfo(&p, &mi)) {
 			PR_ALLOC_GROW(ctx->mails, ctx->nr + 1, ctx->alloc);
@@ -132,17 +56,13 @@ done:
 	return 0;
 }
 
-static json_t *id_or_null(const char *id)
-{
-	return id ? str(id) : json_null();
-}
-
 /* The "series" list: mails grouped as core/mail/assemble.h says. */
 static int series_json(json_t **out, struct pr_patch *const *mails, size_t nr)
 {
 	struct pr_patch **pat = pr_calloc(nr ? nr : 1, sizeof(*pat));
 	struct pr_assembly a = { 0 };
 	json_t *list = json_array();
+	char **ids = NULL;
 	size_t n, i, j, k;
 	int err;
 
@@ -153,9 +73,9 @@ static int series_json(json_t **out, struct pr_patch *const *mails, size_t nr)
 
 		for (j = 0; j < s->nr; j++) {
 			const struct pr_asm_version *v = &s->versions[j];
-			json_t *o = json_object(), *ids = json_array();
+			json_t *o = json_object();
 
-			json_object_set_new(o, "key", id_or_null(s->key));
+			pr_mailjson_set_str(o, "key", s->key);
 			json_object_set_new(o, "version",
 					    json_integer(v->number));
 			json_object_set_new(o, "total", json_integer(v->total));
@@ -165,21 +85,20 @@ static int series_json(json_t **out, struct pr_patch *const *mails, size_t nr)
 					    json_boolean(v->partial_reroll));
 			json_object_set_new(o, "superseded",
 					    json_boolean(v->superseded));
-			json_object_set_new(
-				o, "cover",
-				id_or_null(v->cover ? v->cover->message_id
-						    : NULL));
+			pr_mailjson_set_str(o, "cover",
+					    v->cover ? v->cover->message_id
+						     : NULL);
+			ids = pr_reallocarray(ids, v->nr ? v->nr : 1,
+					      sizeof(*ids));
 			for (k = 0; k < v->nr; k++)
-				json_array_append_new(
-					ids,
-					id_or_null(v->patches[k]->message_id));
-			json_object_set_new(o, "patches", ids);
-			json_object_set_new(o, "supersedes",
-					    id_or_null(v->supersedes));
+				ids[k] = v->patches[k]->message_id;
+			pr_mailjson_set_list(o, "patches", ids, v->nr);
+			pr_mailjson_set_str(o, "supersedes", v->supersedes);
 			json_array_append_new(list, o);
 		}
 	}
 	pr_assemble_release(&a);
+	free(ids);
 	free(pat);
 	if (err)
 		json_decref(list);

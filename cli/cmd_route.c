@@ -12,6 +12,12 @@
  * patchrelay route: the recipients of patches from MAINTAINERS, printed
  * byte for byte as `scripts/get_maintainer.pl --no-git --no-git-fallback`
  * prints them with the same flags.
+ *
+ * This file is built twice: into patchrelay-full, and with PR_ROUTE_FRONT
+ * into the `patchrelay` front (cli/front.c), which links no libgit2.  The
+ * front routes by itself unless a Fixes: tag must be looked up in the
+ * tree's git repository, or --bench runs the plugin: then it answers
+ * PR_EXIT_FULL and the front exec()s patchrelay-full with the same argv.
  */
 
 static int usage(void)
@@ -20,10 +26,26 @@ static int usage(void)
 		"usage: patchrelay route [--kernel-tree DIR | --maintainers FILE]\n"
 		"       [--rolestats|--no-rolestats] [--m|--no-m] [--r|--no-r]\n"
 		"       [--l|--no-l] [--subsystem] [--status] [--separator S]\n"
-		"       [--keywords|--no-keywords] PATCH...\n"
+		"       [--keywords|--no-keywords] [--fixes|--no-fixes]\n"
+		"       [--no-cache] PATCH...\n"
 		"       patchrelay route --bench ROUNDS [--kernel-tree DIR | "
 		"--maintainers FILE] PATCH...\n");
 	return PR_EXIT_USAGE;
+}
+
+/*
+ * Where the compiled MAINTAINERS index is kept: $XDG_CACHE_HOME/patchrelay,
+ * else ~/.cache/patchrelay; NULL (no cache) without either.
+ */
+static void cache_dir(struct pr_buf *out)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	/* the spec: a relative XDG path is ignored */
+	if (xdg && xdg[0] == '/')
+		pr_buf_addf(out, "%s/patchrelay", xdg);
+	else if (home && home[0] == '/')
+		pr_buf_addf(out, "%s/.cache/patchrelay", home);
 }
 
 /* "--name VALUE" or "--name=VALUE"; advances *i past what it used. */
@@ -41,6 +63,21 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 	return argv[*i];
 }
 
+#ifdef PR_ROUTE_FRONT
+/*
+ * The front's commit lookup: none, but a Fixes: tag in a git tree means
+ * the answer needs libgit2, so the full binary must route.
+ */
+static int front_commit(struct pr_buf *author, struct pr_buf *body,
+			const char *rev, void *payload)
+{
+	const char **tree = payload;
+
+	if (pr_maint_git_present(tree[0]))
+		tree[1] = "yes";
+	return 1;
+}
+#else
 static double now_us(void)
 {
 	struct timespec ts;
@@ -147,12 +184,15 @@ done:
 	free(t);
 	return ret;
 }
+#endif
 
 int cmd_route(int argc, char **argv)
 {
 	struct pr_maint_opts o;
 	struct pr_maint *m = NULL;
 	struct pr_buf out = PR_BUF_INIT, path = PR_BUF_INIT;
+	struct pr_buf cache = PR_BUF_INIT;
+	bool use_cache = true;
 	struct pr_buf *patches = NULL;
 	const char *tree = NULL, *file = NULL, *v;
 	char **names = NULL;
@@ -167,8 +207,14 @@ int cmd_route(int argc, char **argv)
 		{ "rolestats", &o.rolestats }, { "m", &o.maintainers },
 		{ "r", &o.reviewers },	       { "l", &o.lists },
 		{ "subsystem", &o.subsystem }, { "status", &o.status },
-		{ "keywords", &o.keywords },
+		{ "keywords", &o.keywords },   { "fixes", &o.fixes },
 	};
+#ifdef PR_ROUTE_FRONT
+	/* the tree, and whether a Fixes: tag asked its repository */
+	const char *front[2] = { NULL, NULL };
+#else
+	struct pr_maint_git *git = NULL;
+#endif
 
 	pr_maint_opts_init(&o);
 	patches = pr_calloc((size_t)argc, sizeof(*patches));
@@ -202,6 +248,8 @@ int cmd_route(int argc, char **argv)
 				ret = PR_EXIT_USAGE;
 				goto done;
 			}
+		} else if (!strcmp(arg, "--no-cache")) {
+			use_cache = false;
 		} else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			ret = usage();
 			goto done;
@@ -230,6 +278,15 @@ int cmd_route(int argc, char **argv)
 		ret = PR_EXIT_USAGE;
 		goto done;
 	}
+#ifdef PR_ROUTE_FRONT
+	if (rounds) {
+		ret = PR_EXIT_FULL;
+		goto done;
+	}
+	front[0] = tree;
+	o.commit = front_commit;
+	o.commit_payload = front;
+#else
 	if (rounds) {
 		ret = bench(tree   ? tree
 			    : file ? NULL
@@ -237,16 +294,29 @@ int cmd_route(int argc, char **argv)
 			    file, rounds, patches, names, npatches);
 		goto done;
 	}
+	/* get_maintainer.pl runs git in its cwd: the tree */
+	git = pr_maint_git_new(tree);
+	o.commit = pr_maint_git_commit;
+	o.commit_payload = git;
+#endif
 	if (!file) {
 		pr_buf_addf(&path, "%s/MAINTAINERS", tree ? tree : ".");
 		file = path.ptr;
 	}
-	if (pr_maint_load(&m, file, tree) < 0 ||
+	if (use_cache)
+		cache_dir(&cache);
+	if (pr_maint_open(&m, file, tree, cache.len ? cache.ptr : NULL) < 0 ||
 	    pr_maint_route(&out, m, &o, patches, npatches) < 0) {
 		pr_cli_error("route");
 		ret = PR_EXIT_RUNTIME;
 		goto done;
 	}
+#ifdef PR_ROUTE_FRONT
+	if (front[1]) {
+		ret = PR_EXIT_FULL;
+		goto done;
+	}
+#endif
 	fwrite(out.ptr, 1, out.len, stdout);
 done:
 	for (i = 0; i < npatches; i++)
@@ -255,6 +325,10 @@ done:
 	free(names);
 	pr_buf_release(&out);
 	pr_buf_release(&path);
+	pr_buf_release(&cache);
 	pr_maint_free(m);
+#ifndef PR_ROUTE_FRONT
+	pr_maint_git_free(git);
+#endif
 	return ret;
 }

@@ -5,16 +5,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/strlist.h"
 #include "engine/cfg.h"
 #include "commands.h"
 #include "engine/engine.h"
 #include "engine/graph.h"
 #include "engine/store.h"
+#include "metrics.h"
+#include "sdnotify.h"
+#include "web.h"
 
 #define DEFAULT_INTERVAL 30
 #define MAX_BACKOFF 16
 /* a backed-off source is still polled at least once an hour */
 #define MAX_BACKOFF_MS (3600 * 1000)
+/* a source its hooks make poll at once is polled at most once a second */
+#define HOOK_GAP_MS 1000
 
 /*
  * The one mutable global: a signal handler can only talk to the loop
@@ -29,9 +35,9 @@ static void on_signal(int sig)
 
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: patchrelay run -c FILE [--once] "
-		"[--interval SECONDS] [--dry-run [--dry-run-dir DIR]]\n");
+	fprintf(stderr, "usage: patchrelay run -c FILE [--once] "
+			"[--interval SECONDS] [--dry-run [--dry-run-dir DIR]]\n"
+			"                      [--log-format=text|json]\n");
 }
 
 static int load(struct pr_graph **out, const char *file)
@@ -52,12 +58,11 @@ static int load(struct pr_graph **out, const char *file)
 		/* an open() failure is a config error naming the instance */
 		pr_graph_free(*out);
 		*out = NULL;
-		pr_cli_error(NULL);
+		pr_log_error(NULL, "%s", pr_error_message());
 	} else if (err < 0) {
 		for (i = 0; i < problems.nr; i++)
-			fprintf(stderr, "patchrelay: error: %s\n",
-				problems.items[i]);
-		pr_cli_error(NULL);
+			pr_log_error(NULL, "%s", problems.items[i]);
+		pr_log_error(NULL, "%s", pr_error_message());
 	}
 	pr_strlist_release(&problems);
 	return err;
@@ -74,6 +79,8 @@ struct sched {
 	int64_t interval_ms;
 	int64_t next_due; /* CLOCK_MONOTONIC ms */
 	int64_t backoff; /* 1, 2, 4 .. MAX_BACKOFF intervals */
+	int64_t polled_at; /* when its last poll ended, 0: never */
+	int64_t hold_until; /* rate limited until then, 0: not */
 	unsigned failures; /* in a row */
 	char *last_error; /* of the last failure, NULL: none */
 	/* what this pass's polls said; several routes may poll it */
@@ -88,6 +95,8 @@ struct schedule {
 	size_t nr;
 	const char **due; /* names, for pr_engine_opts */
 	size_t nr_due;
+	struct pr_metrics *metrics;
+	int64_t mark; /* when the pass began or the last poll ended */
 };
 
 static int64_t now_ms(void)
@@ -112,7 +121,9 @@ static void schedule_release(struct schedule *sc)
 		sched_release(&sc->items[i]);
 	free(sc->items);
 	free(sc->due);
-	memset(sc, 0, sizeof(*sc));
+	sc->items = NULL;
+	sc->due = NULL;
+	sc->nr = sc->nr_due = 0;
 }
 
 static struct sched *schedule_find(struct schedule *sc, const char *name)
@@ -134,7 +145,7 @@ static void schedule_build(struct schedule *sc, const struct pr_graph *g,
 {
 	size_t i;
 
-	memset(sc, 0, sizeof(*sc));
+	sc->nr = sc->nr_due = 0;
 	sc->items = pr_calloc(g->nr_routes + 1, sizeof(*sc->items));
 	sc->due = pr_calloc(g->nr_routes + 1, sizeof(*sc->due));
 	for (i = 0; i < g->nr_routes; i++) {
@@ -154,6 +165,8 @@ static void schedule_build(struct schedule *sc, const struct pr_graph *g,
 		if (was) {
 			s->next_due = was->next_due;
 			s->backoff = was->backoff;
+			s->polled_at = was->polled_at;
+			s->hold_until = was->hold_until;
 			s->failures = was->failures;
 			s->last_error = was->last_error;
 			was->last_error = NULL;
@@ -167,8 +180,14 @@ static void schedule_build(struct schedule *sc, const struct pr_graph *g,
 static void on_polled(const char *source, int err, int64_t retry_at,
 		      void *payload)
 {
-	struct sched *s = schedule_find(payload, source);
+	struct schedule *sc = payload;
+	struct sched *s = schedule_find(sc, source);
+	int64_t now = now_ms();
 
+	/* polls run one after another: this one began at the mark */
+	pr_metrics_poll(sc->metrics, source, (double)(now - sc->mark) / 1000,
+			err);
+	sc->mark = now;
 	if (!s)
 		return;
 	s->polled = true;
@@ -235,10 +254,15 @@ static void schedule_update(struct schedule *sc)
 		if (s->backoff > 1 && wait > MAX_BACKOFF_MS)
 			wait = s->interval_ms > MAX_BACKOFF_MS ? s->interval_ms
 							       : MAX_BACKOFF_MS;
+		s->hold_until = 0;
 		if (s->retry_at) {
 			/* a rate limit is wall-clock time; the loop's is not */
 			int64_t until =
 				(s->retry_at - (int64_t)time(NULL)) * 1000;
+
+			/* not even a hook may make it poll before that */
+			if (until > 0)
+				s->hold_until = now + until;
 
 			if (until > wait) {
 				pr_log_info(s->prefix,
@@ -248,10 +272,78 @@ static void schedule_update(struct schedule *sc)
 			}
 		}
 		s->next_due = now + wait;
+		s->polled_at = now;
 		s->polled = false;
 		s->err = 0;
 		s->retry_at = 0;
 	}
+}
+
+/* Sources failing now, for the metrics. */
+static size_t schedule_failing(const struct schedule *sc)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < sc->nr; i++)
+		n += sc->items[i].failures > 0;
+	return n;
+}
+
+/*
+ * The sources hooks asked for are due now: unless polled in the last
+ * HOOK_GAP_MS (a burst of hooks costs a poll a second, not one a hook) or
+ * rate limited.  Their failures and backoff stay as they are.
+ */
+static void schedule_hooked(struct schedule *sc, struct pr_web *web)
+{
+	struct pr_strlist names = { 0 };
+	int64_t now = now_ms(), due;
+	size_t i;
+
+	pr_web_take(web, &names);
+	for (i = 0; i < names.nr; i++) {
+		struct sched *s = schedule_find(sc, names.items[i]);
+
+		if (!s)
+			continue;
+		due = now;
+		if (s->polled_at && s->polled_at + HOOK_GAP_MS > due)
+			due = s->polled_at + HOOK_GAP_MS;
+		if (s->hold_until > due)
+			due = s->hold_until;
+		if (due < s->next_due)
+			s->next_due = due;
+	}
+	pr_strlist_release(&names);
+}
+
+/* A sink took a version: how long it took, for the metrics. */
+static void on_delivered(const char *sink, size_t sent, int64_t ms,
+			 void *payload)
+{
+	struct schedule *sc = payload;
+
+	PR_UNUSED(sent);
+	pr_metrics_delivery(sc->metrics, sink, (double)ms / 1000);
+}
+
+/* Tell systemd how the service stands; a failure is only a warning. */
+static void notify(const char *state)
+{
+	if (pr_sd_notify(state))
+		pr_log_warn("run", "%s", pr_error_message());
+}
+
+/* A webhook secret with no web server to take its hooks: say so once. */
+static void warn_unheard(const struct pr_graph *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nr_nodes && !g->http; i++)
+		if (g->nodes[i].webhook_secret)
+			pr_log_warn(g->nodes[i].inst.prefix,
+				    "webhook-secret set but core.http is not: "
+				    "no hooks are taken");
 }
 
 /* Fill sc->due with the sources due now; ms until the next one due. */
@@ -299,8 +391,9 @@ int cmd_run(int argc, char **argv)
 	struct schedule sc = { 0 };
 	struct pr_graph *g = NULL;
 	struct pr_store *st = NULL;
+	struct pr_web *web = NULL;
 	struct sigaction sa;
-	const char *file = NULL;
+	const char *file = NULL, *state;
 	long interval = DEFAULT_INTERVAL;
 	bool once = false;
 	int i, ret = PR_EXIT_OK;
@@ -314,6 +407,19 @@ int cmd_run(int argc, char **argv)
 			opts.dry_run_dir = argv[++i];
 		} else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
 			file = argv[++i];
+		} else if (!strncmp(argv[i], "--log-format=", 13) ||
+			   (!strcmp(argv[i], "--log-format") && i + 1 < argc)) {
+			enum pr_log_format format;
+			const char *name = argv[i][12] == '=' ? argv[i] + 13
+							      : argv[++i];
+
+			if (pr_log_format_parse(&format, name) < 0) {
+				pr_cli_error(NULL);
+				usage();
+				return PR_EXIT_USAGE;
+			}
+			/* before anything is logged, the config's errors too */
+			pr_log_set_format(format);
 		} else if (!strcmp(argv[i], "--interval") && i + 1 < argc) {
 			char *end;
 
@@ -338,12 +444,17 @@ int cmd_run(int argc, char **argv)
 		once = true;
 	if (load(&g, file) < 0)
 		return PR_EXIT_USAGE;
-	if (pr_store_open(&st, g->state ? g->state : PR_CLI_DEFAULT_STATE) <
-	    0) {
-		pr_cli_error(NULL);
+	state = g->state ? g->state : PR_CLI_DEFAULT_STATE;
+	sc.metrics = pr_metrics_new();
+	if (pr_store_open(&st, state) < 0 ||
+	    /* one pass needs no server: it would be gone before a hook */
+	    (!once && pr_web_start(&web, g, state, sc.metrics) < 0)) {
+		pr_log_error(NULL, "%s", pr_error_message());
 		ret = PR_EXIT_RUNTIME;
 		goto done;
 	}
+	if (!once)
+		warn_unheard(g);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -352,11 +463,15 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	schedule_build(&sc, g, (int64_t)interval * 1000, NULL);
 	opts.polled = on_polled;
+	opts.delivered = on_delivered;
 	opts.payload = &sc;
+	if (!once)
+		notify("READY=1");
 	for (;;) {
 		int64_t wait;
 		int err;
 
+		sc.mark = now_ms();
 		if (!once) {
 			/* every source is due at the start of the loop */
 			schedule_due(&sc);
@@ -365,6 +480,7 @@ int cmd_run(int argc, char **argv)
 		}
 		err = pr_engine_pass(&stats, g, st, &opts);
 		schedule_update(&sc);
+		pr_metrics_pass(sc.metrics, &stats, schedule_failing(&sc));
 		/* a pass that did something says so; an idle one is debug */
 		pr_log(once || stats.events || stats.sent || stats.pending ||
 				       stats.refused || stats.rejected ||
@@ -383,34 +499,51 @@ int cmd_run(int argc, char **argv)
 				ret = PR_EXIT_RUNTIME;
 			break;
 		}
-		while ((wait = schedule_due(&sc)) > 0 && !run_signal)
-			nap(wait);
+		/* until a source is due, a hook comes or a signal */
+		for (;;) {
+			if (web)
+				schedule_hooked(&sc, web);
+			if ((wait = schedule_due(&sc)) <= 0 || run_signal)
+				break;
+			if (web)
+				pr_web_wait(web, wait < 100 ? wait : 100);
+			else
+				nap(wait);
+		}
 		if (run_signal == SIGHUP) {
 			struct pr_graph *ng = NULL;
 
 			run_signal = 0;
+			notify("RELOADING=1");
 			if (load(&ng, file) == 0) {
 				struct schedule old = sc;
 
 				/* the old names live until the old graph goes */
 				schedule_build(&sc, ng,
 					       (int64_t)interval * 1000, &old);
+				pr_web_update(web, ng);
 				pr_engine_close(g);
 				pr_graph_free(g);
 				g = ng;
 				pr_log_info("run", "reloaded '%s'", file);
+				warn_unheard(g);
 			} else {
 				pr_log_warn("run",
 					    "'%s' does not validate: "
 					    "kept the running config",
 					    file);
 			}
+			notify("READY=1");
 		}
 		if (run_signal == SIGTERM || run_signal == SIGINT)
 			break;
 	}
+	if (!once)
+		notify("STOPPING=1");
 done:
+	pr_web_stop(web);
 	schedule_release(&sc);
+	pr_metrics_free(sc.metrics);
 	pr_store_free(st);
 	pr_engine_close(g);
 	pr_graph_free(g);

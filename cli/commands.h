@@ -15,6 +15,8 @@ enum {
 	PR_EXIT_VERDICT = 1,
 	PR_EXIT_USAGE = 2,
 	PR_EXIT_RUNTIME = 3,
+	/* the front only (cli/front.c): run the command in patchrelay-full */
+	PR_EXIT_FULL = -1,
 };
 
 int cmd_am(int argc, char **argv);

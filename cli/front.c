@@ -91,8 +91,13 @@ int main(int argc, char **argv)
 {
 	struct pr_buf full = PR_BUF_INIT, tried = PR_BUF_INIT;
 
-	if (argc >= 2 && !strcmp(argv[1], "route"))
-		return cmd_route(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "route")) {
+		int ret = cmd_route(argc - 1, argv + 1);
+
+		/* a Fixes: tag to look up with libgit2, or --bench */
+		if (ret != PR_EXIT_FULL)
+			return ret;
+	}
 	if (!find_full(&full, &tried)) {
 		execv(full.ptr, argv);
 		pr_error(PR_EIO, "exec '%s': %s", full.ptr, strerror(errno));

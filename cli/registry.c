@@ -5,6 +5,7 @@
 #include "patchwork.h"
 #include "plugins.h"
 #include "checks.h"
+#include "hook.h"
 
 /*
  * The built-in connector and plugin types.  Each type's definition lives in
@@ -31,6 +32,7 @@ static const struct pr_connector_type *const connectors[] = {
 /* clang-format off */
 static const struct pr_plugin_type *const plugins[] = {
 	&pr_plugin_exec,
+	&pr_plugin_kernel_ci,
 	&pr_plugin_maintainers,
 	&pr_plugin_mass_edit,
 	&pr_plugin_msg_lint,
@@ -40,10 +42,9 @@ static const struct pr_plugin_type *const plugins[] = {
 /* clang-format on */
 
 static const struct pr_registry builtin = {
-	connectors,
-	PR_ARRAY_SIZE(connectors) - 1,
-	plugins,
-	PR_ARRAY_SIZE(plugins) - 1,
+	connectors,    PR_ARRAY_SIZE(connectors) - 1,
+	plugins,       PR_ARRAY_SIZE(plugins) - 1,
+	pr_hook_types,
 };
 
 const struct pr_registry *pr_builtin_registry(void)

@@ -45,6 +45,8 @@ struct pr_git_ctx {
 	char *password;
 	char *ssh_key;
 	char *known_hosts;
+	int64_t timeout; /* milliseconds without a byte moving */
+	char *ca_file;
 };
 
 /*

@@ -93,6 +93,13 @@ static const struct pr_option git_options[] = {
 	{ "known-hosts", PR_OPT_PATH, NULL,
 	  "the ssh host keys taken (default: ~/.ssh/known_hosts)",
 	  offsetof(struct pr_git_ctx, known_hosts), false, NULL },
+	{ "timeout", PR_OPT_DURATION, "60s",
+	  "give up on a remote after this long without a byte moving",
+	  offsetof(struct pr_git_ctx, timeout), false, NULL },
+	{ "ca-file", PR_OPT_PATH, NULL,
+	  "CA certificates an https remote may be signed by, besides the "
+	  "system's",
+	  offsetof(struct pr_git_ctx, ca_file), false, NULL },
 	PR_OPTIONS_END,
 };
 
@@ -335,8 +342,9 @@ static int sync_cache(struct pr_buf *dir, struct pr_instance *inst)
 {
 	const struct pr_git_ctx *ctx = inst->ctx;
 	const char *names[3];
-	struct pr_gitfetch_auth auth = { ctx->user, ctx->password, ctx->ssh_key,
-					 ctx->known_hosts };
+	struct pr_gitfetch_auth auth = { ctx->user,    ctx->password,
+					 ctx->ssh_key, ctx->known_hosts,
+					 ctx->timeout, ctx->ca_file };
 	git_repository *repo = NULL;
 	size_t nr = 0;
 	int err = 0;
@@ -514,8 +522,9 @@ static int git_deliver_version(struct pr_instance *inst,
 {
 	const struct pr_git_ctx *ctx = inst->ctx;
 	const struct pr_version *v = d->version;
-	struct pr_gitfetch_auth auth = { ctx->user, ctx->password, ctx->ssh_key,
-					 ctx->known_hosts };
+	struct pr_gitfetch_auth auth = { ctx->user,    ctx->password,
+					 ctx->ssh_key, ctx->known_hosts,
+					 ctx->timeout, ctx->ca_file };
 	struct pr_gitpush p = { inst->name,
 				ctx->url,
 				&auth,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "gitfetch.h"
+#include "gitnet.h"
 
 /* Bytes kept as they are in a cache directory name; the rest is %XX. */
 static bool plain_byte(unsigned char c)
@@ -217,10 +218,53 @@ done:
 }
 
 /*
+ * A TLS certificate libgit2 did not verify: its words in parentheses when
+ * it left any (the first flag of mbed TLS's verdict, which may say "CN
+ * mismatch" for a certificate nobody signed), and what to change.
+ */
+static int tls_refused(const struct pr_gitfetch_auth *a)
+{
+	const git_error *e = git_error_last();
+	struct pr_buf why = PR_BUF_INIT;
+
+	/* libgit2 1.5's http client takes its own words away before asking */
+	pr_buf_adds(&why, "the server's certificate is not trusted");
+	if (e && e->message)
+		pr_buf_addf(&why, " (%s)", e->message);
+	pr_buf_adds(&why, ": ");
+	if (a->ca_file)
+		pr_buf_addf(&why,
+			    "no CA of ca-file '%s' signed it, or it does "
+			    "not name the host",
+			    a->ca_file);
+	else
+		pr_buf_adds(&why, "none of the system's CAs signed it, or it "
+				  "does not name the host; set ca-file to "
+				  "the CA that did");
+	git_error_set_str(GIT_ERROR_SSL, why.ptr);
+	pr_buf_release(&why);
+	return GIT_ECERTIFICATE;
+}
+
+int pr_gitfetch_trust(const struct pr_gitfetch_auth *auth)
+{
+	const git_error *e;
+
+	if (!auth || !auth->ca_file ||
+	    git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, auth->ca_file,
+			     NULL) == 0)
+		return 0;
+	e = git_error_last();
+	return pr_error(PR_ECONFIG, "ca-file '%s': %s", auth->ca_file,
+			e && e->message ? e->message : "cannot be read");
+}
+
+/*
  * An ssh host key is taken only when the known_hosts file holds it for
  * the host (and port), as ssh's StrictHostKeyChecking=yes.  libgit2's own
  * verdict (`valid`, from ~/.ssh/known_hosts) is not used: the file is the
- * configured one.  TLS is left to libgit2's own check (GIT_PASSTHROUGH).
+ * configured one.  A TLS certificate is libgit2's to verify; one it did
+ * not is refused with what to change.
  */
 static int check_host(git_cert *cert, int valid, const char *host,
 		      void *payload)
@@ -230,7 +274,8 @@ static int check_host(git_cert *cert, int valid, const char *host,
 	struct pr_buf why = PR_BUF_INIT;
 	int rc;
 
-	PR_UNUSED(valid);
+	if (cert->cert_type == GIT_CERT_X509)
+		return valid ? 0 : tls_refused(c->auth);
 	if (cert->cert_type != GIT_CERT_HOSTKEY_LIBSSH2)
 		return GIT_PASSTHROUGH;
 	rc = pr_gitfetch_known_host(&why, c->auth->known_hosts, host,
@@ -248,7 +293,8 @@ static int check_host(git_cert *cert, int valid, const char *host,
 void pr_gitfetch_callbacks(git_remote_callbacks *out, struct pr_gitfetch_cb *cb,
 			   const struct pr_gitfetch_auth *auth, const char *url)
 {
-	static const struct pr_gitfetch_auth none = { NULL, NULL, NULL, NULL };
+	static const struct pr_gitfetch_auth none = { NULL, NULL, NULL,
+						      NULL, 0,	  NULL };
 
 	cb->auth = auth ? auth : &none;
 	cb->url = url;
@@ -371,9 +417,9 @@ static void fetch_close(git_remote *remote)
 	git_remote_free(remote);
 }
 
-int pr_gitfetch(git_repository *repo, const char *url, const char *const *specs,
-		size_t nr, const struct pr_gitfetch_auth *auth,
-		const char *what)
+static int fetch_here(git_repository *repo, const char *url,
+		      const char *const *specs, size_t nr,
+		      const struct pr_gitfetch_auth *auth, const char *what)
 {
 	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
 	git_remote *remote = NULL;
@@ -486,7 +532,7 @@ static int drop_shadows(git_repository *repo, const char *name, size_t rank)
 	return err;
 }
 
-int pr_gitfetch_names(git_repository *repo, const char *url,
+static int names_here(git_repository *repo, const char *url,
 		      const char *const *names, size_t nr,
 		      const struct pr_gitfetch_auth *auth, const char *what)
 {
@@ -542,4 +588,69 @@ done:
 	free(rank);
 	pr_buf_release(&ref);
 	return err;
+}
+
+/* The arguments of a fetch, for the child of pr_gitnet_run. */
+struct fetch_job {
+	git_repository *repo;
+	const char *url;
+	const char *const *list; /* specs, or names */
+	size_t nr;
+	const struct pr_gitfetch_auth *auth;
+	const char *what;
+};
+
+static int fetch_specs_job(struct pr_buf *extra, void *payload)
+{
+	const struct fetch_job *j = payload;
+	int err = pr_gitfetch_trust(j->auth);
+
+	PR_UNUSED(extra);
+	return err ? err
+		   : fetch_here(j->repo, j->url, j->list, j->nr, j->auth,
+				j->what);
+}
+
+static int fetch_names_job(struct pr_buf *extra, void *payload)
+{
+	const struct fetch_job *j = payload;
+	int err = pr_gitfetch_trust(j->auth);
+
+	PR_UNUSED(extra);
+	return err ? err
+		   : names_here(j->repo, j->url, j->list, j->nr, j->auth,
+				j->what);
+}
+
+/* Run a fetch job in a child, under the auth's timeout (gitnet.h). */
+static int run_job(pr_gitnet_fn fn, const struct fetch_job *j)
+{
+	struct pr_buf head = PR_BUF_INIT;
+	int err;
+
+	if (!(err = pr_buf_addf(&head, "fetch %s from '", j->what)) &&
+	    !(err = pr_gitfetch_safe_url(&head, j->url)) &&
+	    !(err = pr_buf_addch(&head, '\'')))
+		err = pr_gitnet_run(NULL, j->auth ? j->auth->timeout_ms : 0,
+				    head.ptr, fn, (void *)j);
+	pr_buf_release(&head);
+	return err;
+}
+
+int pr_gitfetch(git_repository *repo, const char *url, const char *const *specs,
+		size_t nr, const struct pr_gitfetch_auth *auth,
+		const char *what)
+{
+	struct fetch_job j = { repo, url, specs, nr, auth, what };
+
+	return run_job(fetch_specs_job, &j);
+}
+
+int pr_gitfetch_names(git_repository *repo, const char *url,
+		      const char *const *names, size_t nr,
+		      const struct pr_gitfetch_auth *auth, const char *what)
+{
+	struct fetch_job j = { repo, url, names, nr, auth, what };
+
+	return run_job(fetch_names_job, &j);
 }

@@ -2,6 +2,7 @@
 #define PR_CONNECTORS_GITFETCH_H
 
 #include <git2.h>
+#include <stdint.h>
 
 #include "base/buf.h"
 
@@ -20,18 +21,30 @@
  * - Tags are not followed, FETCH_HEAD is not written, nothing is pruned.
  * - Messages name the URL with its password (user:PASSWORD@) as
  *   <redacted>, and never hold auth->password.
- * - TLS certificates are checked by libgit2; an ssh host key must be in
- *   auth->known_hosts (libgit2 1.5 on its own reads ~/.ssh/known_hosts
+ * - TLS certificates are checked by libgit2, against auth->ca_file's CAs
+ *   too when it is set (in the transfer's child process only, see
+ *   pr_gitfetch_trust), and a certificate that does not verify says so
+ *   and what to change; an ssh host key must be in auth->known_hosts (libgit2 1.5 on its own reads ~/.ssh/known_hosts
  *   only, and says no more than "invalid or unknown remote ssh hostkey").
  * - The caller holds git_libgit2_init().
+ * - pr_gitfetch and pr_gitfetch_names run in a child process under
+ *   gitnet.h's watchdog: a server that stops answering is PR_ETIMEOUT
+ *   after auth->timeout_ms without a byte moving, not a hang.
  */
 
-/* What is offered when the server asks for credentials, each once. */
+/*
+ * How the remote is reached: what is offered when the server asks for
+ * credentials (each once), the CAs its TLS certificate must come from,
+ * and how long a transfer may go without a byte moving before it is given
+ * up (connectors/gitnet.h).
+ */
 struct pr_gitfetch_auth {
 	const char *user; /* HTTP user; ssh user when the URL has none */
 	const char *password; /* HTTP password or token (a secret) */
 	const char *ssh_key; /* private key file; NULL: ssh-agent */
 	const char *known_hosts; /* NULL: ~/.ssh/known_hosts */
+	int64_t timeout_ms; /* 0: 60 s */
+	const char *ca_file; /* NULL: the system's CAs */
 };
 
 /*
@@ -50,6 +63,13 @@ struct pr_gitfetch_cb {
 void pr_gitfetch_callbacks(git_remote_callbacks *out, struct pr_gitfetch_cb *cb,
 			   const struct pr_gitfetch_auth *auth,
 			   const char *url);
+
+/*
+ * In the child of a transfer (gitnet.h) only: make libgit2 trust the CAs
+ * of auth->ca_file besides the system's (a process-wide setting, which the
+ * child's end takes away).  Nothing when it is NULL.
+ */
+int pr_gitfetch_trust(const struct pr_gitfetch_auth *auth);
 
 /* Append name as one directory name: bytes outside [A-Za-z0-9._-] %XX. */
 int pr_gitfetch_escape(struct pr_buf *out, const char *name);

@@ -1,11 +1,15 @@
 #include "base/pr.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <git2.h>
 
 #include "gitcommit.h"
 #include "gitfetch.h"
+#include "gitnet.h"
 #include "gitpush.h"
 #include "mail/am.h"
 
@@ -45,7 +49,7 @@ static int rm_entry(const char *path, const struct stat *sb, int flag,
 struct target {
 	git_repository *repo;
 	git_remote *remote; /* NULL: local */
-	char scratch[64];
+	char scratch[96];
 	/* a remote's callbacks: gitfetch's first, then push_status's */
 	struct push_cb {
 		struct pr_gitfetch_cb cb;
@@ -65,8 +69,104 @@ static int remote_fail(int code, const char *sink, const char *url)
 	return err;
 }
 
+#define SCRATCH_PREFIX "patchrelay-git-"
+
+/*
+ * Remove the scratch repositories a relay that was killed left in dir:
+ * ours (this user's), named after a process that is gone.
+ */
+static void sweep_scratch(const char *dir)
+{
+	struct pr_buf path = PR_BUF_INIT;
+	struct dirent *e;
+	struct stat sb;
+	DIR *d = opendir(dir);
+	long pid;
+	char *end;
+
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, SCRATCH_PREFIX, strlen(SCRATCH_PREFIX)))
+			continue;
+		pid = strtol(e->d_name + strlen(SCRATCH_PREFIX), &end, 10);
+		if (pid <= 0 || *end != '-' || !kill((pid_t)pid, 0) ||
+		    errno != ESRCH)
+			continue;
+		pr_buf_reset(&path);
+		if (pr_buf_addf(&path, "%s/%s", dir, e->d_name) ||
+		    lstat(path.ptr, &sb) || !S_ISDIR(sb.st_mode) ||
+		    sb.st_uid != getuid())
+			continue;
+		nftw(path.ptr, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	if (d)
+		closedir(d);
+	pr_buf_release(&path);
+}
+
+/*
+ * A transfer of the remote, run in a child process under gitnet.h's
+ * watchdog (libgit2 alone would wait for ever on a server that does not
+ * answer); what the push refused comes back in t->cb.why.
+ */
+struct remote_job {
+	struct target *t;
+	const struct pr_gitpush *p;
+	git_strarray *specs;
+	git_fetch_options *fo;
+	git_push_options *po;
+};
+
+static int fetch_job(struct pr_buf *extra, void *payload)
+{
+	const struct remote_job *j = payload;
+
+	PR_UNUSED(extra);
+	if (pr_gitfetch_trust(j->p->auth))
+		return pr_error_wrap(PR_ECONFIG, "sink '%s'", j->p->sink);
+	if (git_remote_fetch(j->t->remote, j->specs, j->fo, NULL) < 0)
+		return remote_fail(PR_ENET, j->p->sink, j->p->url);
+	return 0;
+}
+
+static int push_job(struct pr_buf *extra, void *payload)
+{
+	const struct remote_job *j = payload;
+	struct pr_buf what = PR_BUF_INIT;
+	int err;
+
+	if (pr_gitfetch_trust(j->p->auth))
+		return pr_error_wrap(PR_ECONFIG, "sink '%s'", j->p->sink);
+	if (git_remote_push(j->t->remote, j->specs, j->po) < 0) {
+		/* the message names the remote, its password as <redacted> */
+		pr_buf_adds(&what, "push to '");
+		pr_gitfetch_safe_url(&what, j->p->url);
+		pr_buf_addch(&what, '\'');
+		err = pr_gitcommit_fail(PR_ENET, j->p->sink, what.ptr);
+		pr_buf_release(&what);
+		return err;
+	}
+	return pr_buf_addbuf(extra, &j->t->cb.why);
+}
+
+static int remote_run(const char *verb, struct remote_job *job, pr_gitnet_fn fn)
+{
+	struct pr_buf what = PR_BUF_INIT;
+	int err;
+
+	if (!(err = pr_buf_addf(&what, "sink '%s': %s '", job->p->sink,
+				verb)) &&
+	    !(err = pr_gitfetch_safe_url(&what, job->p->url)) &&
+	    !(err = pr_buf_addch(&what, '\'')))
+		err = pr_gitnet_run(&job->t->cb.why,
+				    job->p->auth ? job->p->auth->timeout_ms : 0,
+				    what.ptr, fn, job);
+	pr_buf_release(&what);
+	return err;
+}
+
 static int open_target(struct target *t, const struct pr_gitpush *p)
 {
+	struct remote_job job = { NULL, NULL, NULL, NULL, NULL };
 	static const char *const fetch_specs[] = { "+refs/heads/*:refs/heads/*",
 						   "+refs/tags/*:refs/tags/*" };
 	git_strarray specs = { (char **)fetch_specs, 2 };
@@ -83,8 +183,11 @@ static int open_target(struct target *t, const struct pr_gitpush *p)
 			return pr_gitcommit_fail(PR_EIO, p->sink, p->url);
 		return 0;
 	}
-	snprintf(t->scratch, sizeof(t->scratch), "%.40s/patchrelay-git-XXXXXX",
-		 tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+	if (!tmp || !*tmp || strlen(tmp) >= 40)
+		tmp = "/tmp";
+	sweep_scratch(tmp);
+	snprintf(t->scratch, sizeof(t->scratch),
+		 "%s/" SCRATCH_PREFIX "%d-XXXXXX", tmp, (int)getpid());
 	if (!mkdtemp(t->scratch)) {
 		t->scratch[0] = '\0';
 		return pr_error(PR_EIO,
@@ -105,9 +208,11 @@ static int open_target(struct target *t, const struct pr_gitpush *p)
 		return remote_fail(PR_EINVAL, p->sink, p->url);
 	pr_gitfetch_callbacks(&fo.callbacks, &t->cb.cb, p->auth, p->url);
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-	if (git_remote_fetch(t->remote, &specs, &fo, NULL) < 0)
-		return remote_fail(PR_ENET, p->sink, p->url);
-	return 0;
+	job.t = t;
+	job.p = p;
+	job.specs = &specs;
+	job.fo = &fo;
+	return remote_run("fetch from", &job, fetch_job);
 }
 
 static void close_target(struct target *t)
@@ -139,12 +244,23 @@ static int set_branch(struct target *t, const struct pr_gitpush *p,
 		      struct pr_deliver_result *out)
 {
 	git_push_options po = GIT_PUSH_OPTIONS_INIT;
+	struct remote_job job = { NULL, NULL, NULL, NULL, NULL };
 	git_reference *ref = NULL;
 	struct pr_buf spec = PR_BUF_INIT;
 	char *specp;
 	git_strarray specs = { &specp, 1 };
+	git_oid had;
 	int err = 0;
 
+	/*
+	 * The remote's branches were fetched: one already at tip (a push
+	 * whose answer was lost, or a crash before it was recorded) is not
+	 * pushed again, not even as a no-op update.
+	 */
+	if (t->remote && !git_reference_name_to_id(&had, t->repo, refname) &&
+	    git_oid_equal(&had, tip))
+		goto done;
+	git_error_clear();
 	if (git_reference_create(&ref, t->repo, refname, tip, 1, log) < 0) {
 		err = pr_gitcommit_fail(PR_EIO, p->sink, refname);
 		goto done;
@@ -157,10 +273,12 @@ static int set_branch(struct target *t, const struct pr_gitpush *p,
 	specp = spec.ptr;
 	pr_gitfetch_callbacks(&po.callbacks, &t->cb.cb, p->auth, p->url);
 	po.callbacks.push_update_reference = push_status;
-	if (git_remote_push(t->remote, &specs, &po) < 0) {
-		err = remote_fail(PR_ENET, p->sink, p->url);
+	job.t = t;
+	job.p = p;
+	job.specs = &specs;
+	job.po = &po;
+	if ((err = remote_run("push to", &job, push_job)))
 		goto done;
-	}
 	if (t->cb.why.len) {
 		pr_gitcommit_reject(out, "push refused: %s", t->cb.why.ptr);
 		err = 1;

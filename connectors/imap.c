@@ -45,6 +45,7 @@ struct imap_src {
 	bool cap_seen; /* a CAPABILITY came on this request's connection */
 	bool no_starttls; /* and the first one did not offer STARTTLS */
 	bool warned; /* the plain text login was logged */
+	char refusal[160]; /* the text of this request's tagged NO or BAD */
 	struct pr_trace trace; /* PATCHRELAY_TRACE=imap */
 };
 
@@ -74,6 +75,25 @@ static bool has_token(const char *s, size_t n, const char *tok)
 }
 
 /*
+ * A tagged answer ("A003 NO [NONEXISTENT] Mailbox doesn't exist: x"): a NO
+ * or BAD is kept, printable ASCII only, for the error to quote.
+ */
+static void keep_refusal(struct imap_src *s, const char *data, size_t size)
+{
+	const char *sp = memchr(data, ' ', size);
+	size_t i, n = 0;
+
+	if (!sp || (size - (size_t)(sp + 1 - data) < 3) ||
+	    (strncmp(sp + 1, "NO ", 3) && strncmp(sp + 1, "BAD ", 4)))
+		return;
+	for (i = (size_t)(sp + 1 - data);
+	     i < size && n + 1 < sizeof(s->refusal); i++)
+		if (data[i] >= ' ' && data[i] < 127)
+			s->refusal[n++] = data[i];
+	s->refusal[n] = '\0';
+}
+
+/*
  * libcurl's trace: only the server's lines are looked at, and only for
  * the capabilities; nothing of it is kept.  It is written only redacted,
  * when PATCHRELAY_TRACE names imap (core/base/trace.h): the lines going out
@@ -87,6 +107,9 @@ static int on_trace(CURL *h, curl_infotype type, char *data, size_t size,
 
 	PR_UNUSED(h);
 	pr_trace_curl(&s->trace, type, data, size);
+	if (type == CURLINFO_HEADER_IN && size > 2 && data[0] != '*' &&
+	    data[0] != '+')
+		keep_refusal(s, data, size);
 	if (type != CURLINFO_HEADER_IN || size < 2 || data[0] != '*')
 		return 0;
 	if (!has_token(data, size, "CAPABILITY") &&
@@ -240,6 +263,11 @@ static int request_error(struct imap_src *s, CURLcode rc, const char *what)
 		return pr_error(PR_ENET, "imap '%s': cannot connect: %s",
 				s->base.ptr, why);
 	default:
+		if (s->refusal[0])
+			return pr_error(PR_ENET,
+					"imap '%s': %s refused: the server "
+					"said '%s'",
+					s->base.ptr, what, s->refusal);
 		return pr_error(PR_ENET, "imap '%s': %s failed: %s",
 				s->base.ptr, what, why);
 	}
@@ -261,6 +289,7 @@ static int request(struct imap_src *s, const char *url, const char *command,
 	s->too_big = false;
 	s->login_disabled = false;
 	s->cap_seen = s->no_starttls = false;
+	s->refusal[0] = '\0';
 	curl_easy_setopt(s->h, CURLOPT_URL, url);
 	curl_easy_setopt(s->h, CURLOPT_CUSTOMREQUEST, command);
 	rc = curl_easy_perform(s->h);

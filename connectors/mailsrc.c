@@ -754,8 +754,12 @@ int pr_mailsrc_emit_seen(const struct pr_mailsrc_batch *b,
 		goto done;
 	index_assembly(&e);
 	e.keys = pr_calloc(e.a.nr + 1, sizeof(*e.keys));
-	for (i = 0; i < e.a.nr; i++)
+	for (i = 0; i < e.a.nr; i++) {
 		e.keys[i] = series_key(&e, i);
+		if (o->rekey && (err = o->rekey(&e.keys[i], &e.a.series[i],
+						o->rekey_payload)))
+			goto done;
+	}
 	for (i = 0; i < e.a.nr; i++) {
 		for (j = 0; j < e.a.series[i].nr; j++) {
 			const struct pr_asm_version *v =

@@ -7,6 +7,8 @@
 
 #include "engine/registry.h"
 
+struct pr_asm_series;
+
 /*
  * What the three mail sources (maildir, imap, public-inbox) share: a batch
  * of raw messages read from a list becomes series, versions and comments,
@@ -100,6 +102,14 @@ struct pr_mailsrc_opts {
 	 * a version still waiting (NULL: none waits) */
 	int (*cursor)(struct pr_buf *out, const char *low, void *payload);
 	void *cursor_payload;
+	/*
+	 * NULL, or may give a series another key than the one computed (the
+	 * patchwork source: an earlier poll's key for a later version); the
+	 * new *key must outlive the pr_mailsrc_emit_seen() call
+	 */
+	int (*rekey)(const char **key, const struct pr_asm_series *s,
+		     void *payload);
+	void *rekey_payload;
 	/* NULL, or gets the position of each message that does not parse */
 	struct pr_strlist *skipped;
 	/* NULL, or gets the position of each mail of a version that waits */

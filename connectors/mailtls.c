@@ -1,6 +1,8 @@
 #include "base/pr.h"
 #include "mailtls.h"
 
+#include "base/http.h"
+
 const char *const pr_mailtls_starttls_choices[] = { "required", "optional",
 						    "never", NULL };
 
@@ -20,47 +22,16 @@ long pr_mailtls_use_ssl(const char *url, const char *starttls)
 
 bool pr_mailtls_failure(CURLcode rc)
 {
-	return rc == CURLE_USE_SSL_FAILED || rc == CURLE_SSL_CONNECT_ERROR ||
-	       rc == CURLE_PEER_FAILED_VERIFICATION ||
-	       rc == CURLE_SSL_CACERT_BADFILE || rc == CURLE_SSL_CERTPROBLEM;
+	return rc == CURLE_USE_SSL_FAILED || pr_http_tls_failure(rc);
 }
 
 int pr_mailtls_add_reason(struct pr_buf *out, CURLcode rc, const char *detail,
 			  const char *ca_file)
 {
-	switch (rc) {
-	case CURLE_PEER_FAILED_VERIFICATION:
-		if (ca_file)
-			return pr_buf_addf(out,
-					   "the server's certificate is not "
-					   "trusted (%s): no CA of ca-file "
-					   "'%s' signed it, or it does not "
-					   "name the host",
-					   detail, ca_file);
-		return pr_buf_addf(out,
-				   "the server's certificate is not trusted "
-				   "(%s): none of the system's CAs signed it; "
-				   "set ca-file to the CA that did",
-				   detail);
-	case CURLE_USE_SSL_FAILED:
+	if (rc == CURLE_USE_SSL_FAILED)
 		return pr_buf_addf(out,
 				   "the server does not offer STARTTLS (%s) "
 				   "and starttls is 'required'",
 				   detail);
-	case CURLE_SSL_CACERT_BADFILE:
-		if (ca_file)
-			return pr_buf_addf(out,
-					   "ca-file '%s' holds no usable CA "
-					   "certificate (%s)",
-					   ca_file, detail);
-		return pr_buf_addf(out,
-				   "the system's CA certificates cannot be "
-				   "read (%s)",
-				   detail);
-	case CURLE_SSL_CONNECT_ERROR:
-		return pr_buf_addf(out, "the TLS handshake failed (%s)",
-				   detail);
-	default:
-		return pr_buf_addf(out, "TLS failed (%s)", detail);
-	}
+	return pr_http_tls_reason(out, rc, detail, ca_file);
 }

@@ -67,9 +67,15 @@ static int position(struct pr_buf *out, int64_t time, const char *mid)
 	return pr_buf_addf(out, "%020lld.%s", (long long)time, mid);
 }
 
-/* GET url into resp; anything but 200 is an error, logged with the url. */
+/*
+ * GET url into resp; anything but 200 is an error, logged with the url.
+ * A server that asks to wait (429 or 503 with Retry-After, a used-up rate
+ * limit) gets "rate limited until T", so that the daemon does not ask
+ * again before T.
+ */
 static int get(struct pi_src *s, struct pr_http_response *resp, const char *url)
 {
+	int64_t until;
 	int err = pr_http_request(resp, &s->http, "GET", url, NULL, NULL);
 
 	if (err) {
@@ -80,6 +86,11 @@ static int get(struct pi_src *s, struct pr_http_response *resp, const char *url)
 	if (resp->status != 200) {
 		pr_log_warn(s->inst->prefix, "GET %s answered HTTP %ld", url,
 			    resp->status);
+		if (pr_http_rate_limited(&until, resp, (int64_t)time(NULL)))
+			return pr_error(PR_EAGAIN,
+					"public-inbox '%s': HTTP %ld: rate "
+					"limited until %lld",
+					url, resp->status, (long long)until);
 		return pr_error(resp->status == 404 ? PR_ENOENT : PR_ENET,
 				"public-inbox '%s': HTTP %ld", url,
 				resp->status);

@@ -1,9 +1,11 @@
 #include "base/pr.h"
 
 #include <errno.h>
+#include <time.h>
 
-#include "mail/am.h"
+#include "mail/assemble.h"
 #include "mail/mbox.h"
+#include "mailsrc.h"
 #include "model/model.h"
 #include "patchwork.h"
 
@@ -13,13 +15,13 @@
  * Each poll reads /api/events/?category=series-completed of the project
  * from the cursor's `since` (oldest first, every page), skips the events
  * the cursor has seen (same date, id in `seen`), and for each new one
- * fetches the series, its patches' mbox and its cover letter's, which the
- * core parses as any mail (git mailinfo).  The version's number is the
- * series' version; its series key is its b4 change-id when it has one,
- * else the key an earlier version by the same submitter with the same
- * name got (noted "src:EMAIL\x1fNAME"), else its cover letter's
- * Message-ID (or its first patch's), so a new version Patchwork shows is
- * the next version of the same series.  Each version event carries the
+ * fetches the series, its cover letter's mbox and its patches', whose
+ * mails go through the stream assembler as a poll of a list does
+ * (pr_mailsrc_emit_seen: the same grouping, versions, keys and
+ * superseding).  A later version is fetched without the versions before
+ * it, so rekey() gives it an earlier version's key (see there): a new
+ * version Patchwork shows is the next version of the same series, with
+ * the key an mbox of the list gives it.  Each version event carries the
  * cursor as it stands after it.
  *
  * The first poll without a cursor reads from `since` when it is set;
@@ -116,169 +118,195 @@ int pr_pw_cursor_format(struct pr_buf *out, const struct pr_pw_cursor *c)
 
 /* ---- one series ---- */
 
-struct mbox_patches {
-	struct pr_version *v;
-	struct pr_patch *first; /* cover mbox: its one mail */
-	bool cover;
+/* A series' mails on their way through the assembler (connectors/mailsrc.h). */
+struct pw_emit {
+	struct pr_pw *pw;
+	const struct pr_pw_series *s;
+	const struct pr_pw_cursor *cur;
+	pr_event_fn emit;
+	void *payload;
+	struct pr_mailsrc_batch batch;
+	struct pr_strlist keys; /* the keys rekey() gave, owned */
+	size_t nr_emitted;
 };
 
 static int one_mail(const char *data, size_t len,
 		    const struct pr_mbox_where *where, void *payload)
 {
-	struct mbox_patches *mp = payload;
-	struct pr_patch *p = NULL;
-	int err;
+	struct pw_emit *pe = payload;
+	char pos[24];
 
 	PR_UNUSED(where);
-	if ((err = pr_am_patch_parse(&p, data, len)))
-		return err;
-	if (!mp->cover)
-		pr_version_add_patch(mp->v, p);
-	else if (!mp->first)
-		mp->first = p;
-	else
-		pr_patch_free(p);
+	/* positions keep the order read: the cover letter first */
+	snprintf(pos, sizeof(pos), "%020zu", pe->batch.nr);
+	pr_mailsrc_batch_add(&pe->batch, pos, data, len, 0);
 	return 0;
 }
 
-/* GET an mbox URL and parse its mails into mp. */
-static int fetch_mbox(struct pr_pw *pw, struct mbox_patches *mp,
-		      const char *url)
+/* GET an mbox URL and add its mails to the batch. */
+static int fetch_mbox(struct pw_emit *pe, const char *url)
 {
 	struct pr_http_response resp;
 	int err;
 
 	memset(&resp, 0, sizeof(resp));
-	if (!(err = pr_pw_request(pw, &resp, "GET", url, NULL)))
+	if (!(err = pr_pw_request(pe->pw, &resp, "GET", url, NULL)))
 		err = pr_mbox_split(resp.body.ptr, resp.body.len, url, NULL,
-				    one_mail, mp);
+				    one_mail, pe);
 	pr_http_response_release(&resp);
 	return err;
 }
 
-/* b4's change-id of the version: a "change-id: X" line of its mails. */
-static char *change_id(const struct pr_version *v)
+/* The note `prefix` + a (+ "\x1f" + b) into val; false when there is none. */
+static bool noted(struct pr_pw *pw, struct pr_buf *val, const char *prefix,
+		  const char *a, const char *b)
 {
-	size_t i;
-	const char *texts[2];
+	struct pr_buf name = PR_BUF_INIT;
+	bool found;
 
-	for (i = 0; i <= v->nr; i++) {
-		const char *p;
-		size_t k;
-
-		texts[0] = i == v->nr ? (v->cover ? v->cover->body : NULL)
-				      : v->patches[i]->body;
-		for (p = texts[0]; p && *p; p += strcspn(p, "\n"), p += !!*p) {
-			if (strncmp(p, "change-id:", 10))
-				continue;
-			p += 10 + strspn(p + 10, " \t");
-			k = strcspn(p, " \t\r\n");
-			if (k)
-				return pr_strndup(p, k);
-		}
-	}
-	return NULL;
+	pr_buf_reset(val);
+	found = !pr_buf_addf(&name, b ? "%s%s\x1f%s" : "%s%s", prefix, a,
+			     b ? b : "") &&
+		!pr_pw_note_get(pw, val, name.ptr) && val->len;
+	pr_buf_release(&name);
+	return found;
 }
 
-/* The series key (see above), malloc'ed in *out. */
-static int series_key(struct pr_pw *pw, char **out,
-		      const struct pr_pw_series *s, const struct pr_version *v)
+static int note(struct pr_pw *pw, const char *prefix, const char *a,
+		const char *b, const char *key)
 {
-	struct pr_buf note = PR_BUF_INIT, val = PR_BUF_INIT;
-	const char *root = v->cover && v->cover->message_id
-				   ? v->cover->message_id
-			   : v->nr ? v->patches[0]->message_id
-				   : NULL;
-	char *cid = change_id(v);
+	struct pr_buf name = PR_BUF_INIT;
 	int err;
 
-	*out = NULL;
-	if ((err = pr_buf_addf(&note, "src:%s\x1f%s",
-			       s->submitter_email ? s->submitter_email : "",
-			       s->name ? s->name : "")))
-		goto done;
-	if (cid) {
-		*out = cid;
-		cid = NULL;
-	} else if (s->version > 1 && pr_pw_note_get(pw, &val, note.ptr) == 0 &&
-		   val.len) {
-		*out = pr_strdup(val.ptr);
-	} else if (root) {
-		*out = pr_strdup(root);
-	} else {
-		err = pr_buf_addf(&val, "patchwork-series-%lld",
-				  (long long)s->id);
-		*out = pr_buf_detach(&val, NULL);
+	if (!(err = pr_buf_addf(&name, b ? "%s%s\x1f%s" : "%s%s", prefix, a,
+				b ? b : "")))
+		err = pr_pw_note_set(pw, name.ptr, key);
+	pr_buf_release(&name);
+	return err;
+}
+
+/*
+ * The key of a series the assembler made of one Patchwork series.  Its
+ * mails alone give the key any mail source gives (b4's change-id, else the
+ * root of its thread); a later version fetched alone gets the key of the
+ * version before it when its thread root or the previous version its mails
+ * name ("v1: URL", "Supersedes:") is a mail of a version fetched before
+ * (noted "id:MSGID"), or, for v2 and later, when a version by the same
+ * submitter with the same Patchwork name was (noted "src:EMAIL\x1fNAME"):
+ * what the assembler's identity rules find when it reads both at once.
+ */
+static int rekey(const char **key, const struct pr_asm_series *as,
+		 void *payload)
+{
+	struct pw_emit *pe = payload;
+	const char *email = pe->s->submitter_email ? pe->s->submitter_email
+						   : "";
+	const char *name = pe->s->name ? pe->s->name : "";
+	const struct pr_asm_version *v = as->nr ? &as->versions[0] : NULL;
+	struct pr_buf val = PR_BUF_INIT;
+	size_t i, j;
+	int err;
+
+	if (!v)
+		return 0;
+	if (!v->change_id &&
+	    (noted(pe->pw, &val, "id:", *key, NULL) ||
+	     (v->prev_id && noted(pe->pw, &val, "id:", v->prev_id, NULL)) ||
+	     (v->number > 1 && noted(pe->pw, &val, "src:", email, name)))) {
+		pr_strlist_add(&pe->keys, val.ptr);
+		*key = pe->keys.items[pe->keys.nr - 1];
 	}
-	if (!err)
-		err = pr_pw_note_set(pw, note.ptr, *out);
-done:
-	free(cid);
-	pr_buf_release(&note);
+	err = note(pe->pw, "src:", email, name, *key);
+	for (i = 0; i < as->nr && !err; i++) {
+		v = &as->versions[i];
+		if (v->cover && v->cover->message_id)
+			err = note(pe->pw, "id:", v->cover->message_id, NULL,
+				   *key);
+		for (j = 0; j < v->nr && !err; j++)
+			if (v->patches[j]->message_id)
+				err = note(pe->pw,
+					   "id:", v->patches[j]->message_id,
+					   NULL, *key);
+	}
 	pr_buf_release(&val);
 	return err;
 }
 
-/* The version of series `sid`: its detail, its mbox and its cover's. */
-static int load_series(struct pr_pw *pw, struct pr_series **out, int64_t sid)
+/* The cursor after this series' event: where the poll stands. */
+static int series_cursor(struct pr_buf *out, const char *low, void *payload)
+{
+	const struct pw_emit *pe = payload;
+
+	PR_UNUSED(low);
+	return pr_pw_cursor_format(out, pe->cur);
+}
+
+/* Each version the assembler emits, with Patchwork's link to the series. */
+static int series_event(const struct pr_event *ev, void *payload)
+{
+	struct pw_emit *pe = payload;
+
+	if (ev->series && !ev->series->url && pe->s->web_url)
+		ev->series->url = pr_strdup(pe->s->web_url);
+	if (ev->series && ev->series->nr)
+		pr_log_info(pe->pw->inst->prefix,
+			    "series %lld '%s' v%d: %zu patch(es)",
+			    (long long)pe->s->id,
+			    pe->s->name ? pe->s->name : "",
+			    pr_series_latest(ev->series)->number,
+			    pr_series_latest(ev->series)->nr);
+	pe->nr_emitted++;
+	return pe->emit(ev, pe->payload);
+}
+
+/*
+ * Series `sid`: its detail, its cover letter's mbox and its patches',
+ * whose mails go through the assembler as a poll of a list does; its
+ * events carry cur.
+ */
+static int emit_series(struct pr_pw *pw, const struct pr_pw_cursor *cur,
+		       int64_t sid, pr_event_fn emit, void *payload)
 {
 	struct pr_http_response resp;
 	struct pr_pw_series s;
-	struct mbox_patches mp = { NULL, NULL, false };
+	struct pw_emit pe;
+	struct pr_mailsrc_opts o;
 	struct pr_buf url = PR_BUF_INIT;
-	char *key = NULL;
 	int err;
 
-	*out = NULL;
 	memset(&resp, 0, sizeof(resp));
 	memset(&s, 0, sizeof(s));
+	memset(&pe, 0, sizeof(pe));
+	memset(&o, 0, sizeof(o));
+	pe.pw = pw;
+	pe.s = &s;
+	pe.cur = cur;
+	pe.emit = emit;
+	pe.payload = payload;
 	if ((err = pr_buf_addf(&url, "series/%lld/", (long long)sid)) ||
 	    (err = pr_pw_request(pw, &resp, "GET", url.ptr, NULL)) ||
-	    (err = pr_pw_series_parse(&s, resp.body.ptr, resp.body.len)))
+	    (err = pr_pw_series_parse(&s, resp.body.ptr, resp.body.len)) ||
+	    (s.cover_mbox && (err = fetch_mbox(&pe, s.cover_mbox))) ||
+	    (err = fetch_mbox(&pe, s.mbox)))
 		goto done;
-	mp.v = pr_version_new(s.version);
-	if ((err = fetch_mbox(pw, &mp, s.mbox)))
+	/* Patchwork completed it: nothing waits, nothing was seen */
+	o.origin = pw->inst->name;
+	o.prefix = pw->inst->prefix;
+	o.now = (int64_t)time(NULL);
+	o.cursor = series_cursor;
+	o.cursor_payload = &pe;
+	o.rekey = rekey;
+	o.rekey_payload = &pe;
+	if ((err = pr_mailsrc_emit_seen(&pe.batch, &o, series_event, &pe)))
 		goto done;
-	if (s.cover_mbox) {
-		mp.cover = true;
-		if ((err = fetch_mbox(pw, &mp, s.cover_mbox)))
-			goto done;
-		if (mp.first) {
-			mp.v->cover = pr_calloc(1, sizeof(*mp.v->cover));
-			mp.v->cover->subject = pr_strdup(
-				mp.first->subject ? mp.first->subject : "");
-			mp.v->cover->body =
-				pr_strdup(mp.first->body ? mp.first->body : "");
-			mp.v->cover->message_id =
-				mp.first->message_id
-					? pr_strdup(mp.first->message_id)
-					: NULL;
-		}
-	}
-	if (!mp.v->nr) {
+	if (!pe.nr_emitted)
 		err = pr_error(PR_EPARSE,
 			       "patchwork '%s': series %lld: its "
 			       "mbox holds no patch",
 			       pw->inst->name, (long long)sid);
-		goto done;
-	}
-	if ((err = series_key(pw, &key, &s, mp.v)))
-		goto done;
-	*out = pr_series_new(pw->inst->name, key);
-	pr_ident_set(&(*out)->submitter,
-		     s.submitter_name ? s.submitter_name : "",
-		     s.submitter_email ? s.submitter_email : "");
-	if (s.web_url)
-		(*out)->url = pr_strdup(s.web_url);
-	pr_series_add_version(*out, mp.v);
-	mp.v = NULL;
-	pr_log_info(pw->inst->prefix, "series %lld '%s' v%d: %zu patch(es)",
-		    (long long)sid, s.name ? s.name : "", s.version,
-		    pr_series_latest(*out)->nr);
 done:
-	free(key);
-	pr_patch_free(mp.first);
-	pr_version_free(mp.v);
+	pr_strlist_release(&pe.keys);
+	pr_mailsrc_batch_release(&pe.batch);
 	pr_pw_series_release(&s);
 	pr_http_response_release(&resp);
 	pr_buf_release(&url);
@@ -379,37 +407,20 @@ int pr_pw_poll(struct pr_instance *inst, const char *cursor, pr_event_fn emit,
 		qsort(evs.items, evs.nr, sizeof(*evs.items), cmp_event);
 	for (i = 0; i < evs.nr && !err; i++) {
 		const struct pr_pw_event *e = &evs.items[i];
-		struct pr_event ev;
-		struct pr_buf text = PR_BUF_INIT;
 
 		if (strcmp(e->category, "series-completed") || !e->series_id ||
 		    cursor_seen(&cur, e->date, e->id) ||
 		    strcmp(e->date, cur.since) < 0)
 			continue;
-		memset(&ev, 0, sizeof(ev));
-		err = load_series(pw, &ev.series, e->series_id);
+		cursor_see(&cur, e->date, e->id);
+		err = emit_series(pw, &cur, e->series_id, emit, payload);
 		if (err == PR_ENOENT) {
-			/* deleted since: nothing to read */
+			/* deleted since: nothing to read, the cursor moves */
 			pr_log_warn(inst->prefix, "series %lld: %s",
 				    (long long)e->series_id,
 				    pr_error_message());
-			err = 0;
+			err = emit_cursor(&cur, emit, payload);
 		}
-		if (err)
-			break;
-		cursor_see(&cur, e->date, e->id);
-		if (!(err = pr_pw_cursor_format(&text, &cur))) {
-			ev.cursor = pr_buf_detach(&text, NULL);
-			if (ev.series)
-				ev.kind = pr_series_latest(ev.series)->number >
-							  1
-						  ? PR_EVENT_VERSION
-						  : PR_EVENT_SERIES;
-			else
-				ev.kind = PR_EVENT_STATE;
-			err = emit(&ev, payload);
-		}
-		pr_event_release(&ev);
 	}
 done:
 	pr_pw_event_list_release(&evs);

@@ -27,7 +27,17 @@
  *   records it, so a series that fails part-way resumes at the first
  *   unsent message.  A 4xx answer or a lost connection asks for a retry,
  *   a 5xx answer rejects the message, a TLS or certificate failure is an
- *   error (a retry cannot help until the configuration changes).
+ *   error (a retry cannot help until the configuration changes).  Each
+ *   failure names the server's url and says, when the whole message had
+ *   gone out before the connection was lost, that the server may have it
+ *   (the retry sends it again, with the same Message-ID).
+ * - One connection carries the messages of the instance: the libcurl
+ *   handle is kept in inst->state from one call to the next, so that
+ *   deliver() returns as soon as the server said 250 for its message
+ *   (the QUIT of a connection waits for the next call or close()), and
+ *   the time in which a crash loses the record of a message the server
+ *   took is the engine's one store write.  It is closed after a failure,
+ *   and before a rate-limit wait over SMTP_KEEP_MS.
  * - The password never reaches a log line: it is only handed to libcurl,
  *   whose trace goes to on_trace (which reads the server's first EHLO
  *   answer for STARTTLS and keeps nothing), and a URL with user
@@ -43,8 +53,10 @@
 
 #define SMTP_LINE_MAX 998
 #define SMTP_RETRY_MS 30000
+#define SMTP_KEEP_MS 10000 /* longest rate-limit wait on an open connection */
 
 struct smtp_state {
+	CURL *h; /* the open connection's handle, NULL: none */
 	bool sent_before;
 	struct timespec last;
 	bool warned_plain; /* the warning for a server without STARTTLS */
@@ -165,8 +177,18 @@ static int smtp_open(struct pr_instance *inst)
 	return check_options(inst);
 }
 
+/* Close the instance's connection, if one is open (QUIT). */
+static void hang_up(struct smtp_state *st)
+{
+	if (st && st->h) {
+		curl_easy_cleanup(st->h);
+		st->h = NULL;
+	}
+}
+
 static void smtp_close(struct pr_instance *inst)
 {
+	hang_up(inst->state);
 	free(inst->state);
 	inst->state = NULL;
 }
@@ -477,6 +499,9 @@ static int rate_wait(struct pr_instance *inst)
 
 		pr_log_debug(inst->prefix, "rate limit: waiting %lld ms",
 			     (long long)wait);
+		/* a server may drop a connection idle for long */
+		if (wait > SMTP_KEEP_MS)
+			hang_up(st);
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 			;
 	}
@@ -489,6 +514,39 @@ static void rate_note(struct pr_instance *inst)
 
 	st->sent_before = true;
 	clock_gettime(CLOCK_MONOTONIC, &st->last);
+}
+
+/*
+ * What failure rc means, in words, or NULL (libcurl's words and the code
+ * of the server's last answer say it).
+ */
+static const char *failure_words(CURLcode rc, long code)
+{
+	switch (rc) {
+	case CURLE_COULDNT_RESOLVE_HOST:
+		return "cannot resolve the host";
+	case CURLE_COULDNT_CONNECT:
+		return "cannot connect";
+	case CURLE_GOT_NOTHING:
+	case CURLE_RECV_ERROR:
+		return "the connection ended before the server's answer";
+	case CURLE_SEND_ERROR:
+		return "the connection ended while sending";
+	case CURLE_WEIRD_SERVER_REPLY:
+		/* libcurl's word for a refusal it did not expect, too */
+		return code >= 400 ? NULL : "the server's answer is not SMTP";
+	default:
+		return NULL;
+	}
+}
+
+/* Whether the server may have taken a message that failed with rc. */
+static bool maybe_taken(CURLcode rc, const struct reader *r)
+{
+	/* all of it went to libcurl, and no answer came back */
+	return r->pos == r->len &&
+	       (rc == CURLE_GOT_NOTHING || rc == CURLE_RECV_ERROR ||
+		rc == CURLE_OPERATION_TIMEDOUT);
 }
 
 /* Send one message; fills in *out, or returns an error. */
@@ -504,13 +562,19 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 	struct smtp_state *st = inst->state;
 	struct ehlo ehlo = { false, false, { NULL, NULL, false, false } };
 	long use_ssl = pr_mailtls_use_ssl(ctx->url, ctx->starttls);
+	const char *words;
 	long code = 0;
 	CURLcode rc;
 	CURL *c;
 	int err = 0;
 
 	pr_trace_init(&ehlo.trace, "smtp", inst->prefix);
-	c = curl_easy_init();
+	/* the open connection, if any, is reused (its options start over) */
+	if (st->h)
+		curl_easy_reset(st->h);
+	else
+		st->h = curl_easy_init();
+	c = st->h;
 	if (!c) {
 		err = pr_error(PR_EINTERNAL, "cannot start libcurl");
 		goto done;
@@ -564,21 +628,28 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 			    d->index + 1, d->nr, mid);
 		goto done;
 	}
-	pr_buf_addf(&why, "message %zu/%zu %s: ", d->index + 1, d->nr, mid);
+	pr_buf_addf(&why, "message %zu/%zu %s: smtp '%s': ", d->index + 1,
+		    d->nr, mid, ctx->url);
 	if (pr_mailtls_failure(rc)) {
-		pr_buf_addf(&why, "smtp '%s': ", ctx->url);
 		pr_mailtls_add_reason(
 			&why, rc, errbuf[0] ? errbuf : curl_easy_strerror(rc),
 			ctx->ca_file);
 		err = pr_error(PR_ENET, "%s", why.ptr);
 		goto done;
 	}
+	words = failure_words(rc, code);
 	if (rc == CURLE_OPERATION_TIMEDOUT)
 		pr_buf_addf(&why, "timed out after %lld ms: ",
 			    (long long)ctx->timeout);
+	else if (words)
+		pr_buf_addf(&why, "%s: ", words);
 	pr_buf_adds(&why, errbuf[0] ? errbuf : curl_easy_strerror(rc));
 	if (code)
 		pr_buf_addf(&why, " (server answered %ld)", code);
+	if (maybe_taken(rc, &r))
+		pr_buf_adds(&why, "; the whole message had gone out, so the "
+				  "server may have taken it: a retry sends it "
+				  "again, with the same Message-ID");
 	if ((code >= 500 && code <= 599) || rc == CURLE_LOGIN_DENIED) {
 		out->status = PR_DELIVER_REJECTED;
 		pr_log_error(inst->prefix, "rejected %s", why.ptr);
@@ -589,8 +660,9 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 	}
 	out->reason = pr_buf_detach(&why, NULL);
 done:
-	if (c)
-		curl_easy_cleanup(c);
+	/* a connection that failed is not used again */
+	if (err || out->status != PR_DELIVER_OK)
+		hang_up(st);
 	pr_buf_release(&from);
 	pr_buf_release(&why);
 	pr_ident_release(&sender);

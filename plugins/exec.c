@@ -1,21 +1,13 @@
 #include "base/pr.h"
 #include "checks.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
+#include "exec_proc.h"
 
 /*
  * exec: runs an external command (an argv, never a shell) once per patch or
  * once for the series, with the patch or series as an mbox on standard
  * input.  Standard output and error are captured together up to a cap; the
  * rest is counted and dropped.  A command still running at its timeout is
- * killed with its whole process group.
+ * killed with its whole process group (exec_proc.c runs it).
  */
 
 void pr_exec_defaults(struct pr_exec_opts *o)
@@ -52,170 +44,8 @@ static void add_mail(struct pr_buf *b, const struct pr_patch *p, size_t idx,
 	pr_buf_adds(b, "-- \npatchrelay\n\n");
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-struct exec_result {
-	int status; /* exit status, or -signal */
-	bool timed_out;
-	uint64_t dropped; /* output bytes past the cap */
-};
-
-static void child(const struct pr_exec_opts *o, int in, int out, size_t idx,
-		  size_t total, const char *subject)
-{
-	char num[32];
-
-	setpgid(0, 0);
-	dup2(in, 0);
-	dup2(out, 1);
-	dup2(out, 2);
-	if (o->cwd && chdir(o->cwd))
-		_exit(126);
-	snprintf(num, sizeof(num), "%zu", idx);
-	setenv("PR_PATCH_INDEX", num, 1);
-	snprintf(num, sizeof(num), "%zu", total);
-	setenv("PR_PATCH_TOTAL", num, 1);
-	setenv("PR_SUBJECT", subject ? subject : "", 1);
-	execvp(o->argv[0], (char *const *)o->argv);
-	_exit(127);
-}
-
-static int run_one(struct exec_result *res, struct pr_buf *output,
-		   const struct pr_exec_opts *o, const struct pr_buf *input,
-		   size_t idx, size_t total, const char *subject)
-{
-	int inp[2] = { -1, -1 }, outp[2] = { -1, -1 }, err = 0, wst = 0;
-	int64_t deadline = now_ms() + o->timeout_ms;
-	size_t written = 0;
-	sigset_t pipe_set, old_set;
-	pid_t pid;
-	char chunk[65536];
-
-	memset(res, 0, sizeof(*res));
-	if (pipe(inp) || pipe(outp)) {
-		err = pr_error(PR_EIO, "exec '%s': pipe: %s", o->argv[0],
-			       strerror(errno));
-		goto done;
-	}
-	/* A command that does not read its input must not kill us. */
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &pipe_set, &old_set);
-	pid = fork();
-	if (pid < 0) {
-		err = pr_error(PR_EIO, "exec '%s': fork: %s", o->argv[0],
-			       strerror(errno));
-		goto restore;
-	}
-	if (pid == 0) {
-		close(inp[1]);
-		close(outp[0]);
-		sigprocmask(SIG_SETMASK, &old_set, NULL);
-		child(o, inp[0], outp[1], idx, total, subject);
-	}
-	close(inp[0]);
-	close(outp[1]);
-	inp[0] = outp[1] = -1;
-	fcntl(inp[1], F_SETFL, O_NONBLOCK);
-	if (!input->len) {
-		close(inp[1]);
-		inp[1] = -1;
-	}
-	for (;;) {
-		struct pollfd fds[2];
-		int nfds = 0, left = (int)(deadline - now_ms());
-		ssize_t n;
-
-		if (left <= 0) {
-			res->timed_out = true;
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			break;
-		}
-		fds[nfds].fd = outp[0];
-		fds[nfds++].events = POLLIN;
-		if (inp[1] >= 0) {
-			fds[nfds].fd = inp[1];
-			fds[nfds++].events = POLLOUT;
-		}
-		if (poll(fds, (nfds_t)nfds, left) < 0 && errno != EINTR)
-			break;
-		if (nfds > 1 && fds[1].revents) {
-			n = write(inp[1], input->ptr + written,
-				  input->len - written);
-			if (n > 0)
-				written += (size_t)n;
-			if (n < 0 && errno != EAGAIN && errno != EINTR)
-				written = input->len; /* EPIPE: stop */
-			if (written == input->len) {
-				close(inp[1]);
-				inp[1] = -1;
-			}
-		}
-		if (fds[0].revents) {
-			n = read(outp[0], chunk, sizeof(chunk));
-			if (n == 0 ||
-			    (n < 0 && errno != EINTR && errno != EAGAIN))
-				break;
-			if (n > 0) {
-				size_t room =
-					o->output_cap > output->len
-						? o->output_cap - output->len
-						: 0;
-				size_t keep = (size_t)n < room ? (size_t)n
-							       : room;
-
-				pr_buf_add(output, chunk, keep);
-				res->dropped += (uint64_t)n - keep;
-			}
-		}
-	}
-	/* Output closed: the command may still run; wait up to the deadline. */
-	while (!res->timed_out && waitpid(pid, &wst, WNOHANG) == 0) {
-		struct timespec ms10 = { 0, 10000000 };
-
-		if (now_ms() >= deadline) {
-			res->timed_out = true;
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			break;
-		}
-		nanosleep(&ms10, NULL);
-	}
-	if (res->timed_out)
-		waitpid(pid, &wst, 0);
-	if (WIFEXITED(wst))
-		res->status = WEXITSTATUS(wst);
-	else if (WIFSIGNALED(wst))
-		res->status = -WTERMSIG(wst);
-restore : {
-	/* Drop a SIGPIPE raised while it was blocked. */
-	struct timespec zero = { 0, 0 };
-
-	while (sigtimedwait(&pipe_set, NULL, &zero) > 0)
-		;
-}
-	sigprocmask(SIG_SETMASK, &old_set, NULL);
-done:
-	if (inp[0] >= 0)
-		close(inp[0]);
-	if (inp[1] >= 0)
-		close(inp[1]);
-	if (outp[0] >= 0)
-		close(outp[0]);
-	if (outp[1] >= 0)
-		close(outp[1]);
-	return err;
-}
-
 static enum pr_verdict verdict_of(const struct pr_exec_opts *o,
-				  const struct exec_result *res)
+				  const struct pr_proc_result *res)
 {
 	size_t i;
 
@@ -234,7 +64,11 @@ static int run_and_report(struct pr_report *r, const char *step,
 			  const struct pr_version *v, int patch)
 {
 	struct pr_buf in = PR_BUF_INIT, out = PR_BUF_INIT;
-	struct exec_result res;
+	struct pr_buf env_subject = PR_BUF_INIT;
+	char env_index[48], env_total[48];
+	const char *env[] = { env_index, env_total, NULL, NULL };
+	struct pr_proc_result res;
+	struct pr_proc p;
 	const char *subject = NULL;
 	size_t i;
 	int err;
@@ -244,8 +78,19 @@ static int run_and_report(struct pr_report *r, const char *step,
 			add_mail(&in, v->patches[i], i, v->nr);
 			subject = v->patches[i]->subject;
 		}
-	err = run_one(&res, &out, o, &in, patch < 0 ? 0 : (size_t)patch + 1,
-		      v->nr, subject);
+	snprintf(env_index, sizeof(env_index), "PR_PATCH_INDEX=%zu",
+		 patch < 0 ? 0 : (size_t)patch + 1);
+	snprintf(env_total, sizeof(env_total), "PR_PATCH_TOTAL=%zu", v->nr);
+	pr_buf_addf(&env_subject, "PR_SUBJECT=%s", subject ? subject : "");
+	env[2] = env_subject.ptr;
+	pr_proc_init(&p);
+	p.argv = o->argv;
+	p.cwd = o->cwd;
+	p.env = env;
+	p.input = &in;
+	p.timeout_ms = o->timeout_ms;
+	p.output_cap = o->output_cap;
+	err = pr_proc_run(&res, &out, &p);
 	if (err)
 		goto done;
 	if (res.dropped)
@@ -277,6 +122,7 @@ static int run_and_report(struct pr_report *r, const char *step,
 done:
 	pr_buf_release(&in);
 	pr_buf_release(&out);
+	pr_buf_release(&env_subject);
 	return err;
 }
 

@@ -35,6 +35,20 @@ void pr_maint_opts_init(struct pr_maint_opts *o)
 	o->lists = true;
 	o->rolestats = true;
 	o->keywords = true;
+	o->fixes = true;
+}
+
+bool pr_maint_git_present(const char *tree)
+{
+	struct pr_buf path = PR_BUF_INIT;
+	struct stat st;
+	bool yes;
+
+	/* vcs_exists: -e ".git" in the script's cwd, the tree */
+	pr_buf_addf(&path, "%s/.git", tree ? tree : ".");
+	yes = !stat(path.ptr, &st);
+	pr_buf_release(&path);
+	return yes;
 }
 
 struct strv {
@@ -82,7 +96,7 @@ struct route {
 	struct strv files;
 	size_t *ktvi;
 	size_t nktvi, alloc_ktvi;
-	size_t *cand; /* match_file's candidate entries */
+	uint32_t *cand; /* match_file's candidate entries */
 	size_t ncand, alloc_cand;
 	struct entry *to, *lists;
 	size_t nto, alloc_to, nlists, alloc_lists;
@@ -91,6 +105,9 @@ struct route {
 	struct strv dd_vname, dd_vaddr;
 	struct strv subsystem, status;
 	struct strv file_emails;
+	struct strv fixes; /* the Fixes: commits, each once, in order */
+	struct strv ignore; /* .get_maintainer.ignore, read when needed */
+	bool ignore_read;
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -132,14 +149,20 @@ static void add_keyword_matches(struct route *r, const char *line, size_t len,
 	size_t i;
 
 	for (i = 0; i < m->nkw; i++) {
-		struct tv *t = (struct tv *)&m->tv[m->kw[i]];
-
-		if (pr_maint_rx_match(pr_maint_tv_re(m, t, in_patch), line, len,
-				      r->md)) {
+		if (pr_maint_rx_match(pr_maint_tv_re(m, m->kw[i], in_patch),
+				      line, len, r->md)) {
 			PR_ALLOC_GROW(r->ktvi, r->nktvi + 1, r->alloc_ktvi);
 			r->ktvi[r->nktvi++] = m->kw[i];
 		}
 	}
+}
+
+/* line p[0..len) starts with lit */
+static bool starts(const char *p, size_t len, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return len >= n && !memcmp(p, lit, n);
 }
 
 static void read_patch(struct route *r, const struct pr_buf *patch)
@@ -153,17 +176,37 @@ static void read_patch(struct route *r, const struct pr_buf *patch)
 		const char *nl = memchr(p, '\n', end - p);
 		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
 
-		/* each line as Perl reads it: with its newline */
-		if (pr_maint_rx_match(m->rx[RX_MODE], p, len, md) ||
-		    pr_maint_rx_match(m->rx[RX_RENAME], p, len, md)) {
+		/*
+		 * each line as Perl reads it: with its newline; a regex is
+		 * tried only on a line with its literal start
+		 */
+		if ((starts(p, len, " mode change ") &&
+		     pr_maint_rx_match(pr_maint_rx(m, RX_MODE), p, len, md)) ||
+		    (starts(p, len, "rename ") &&
+		     pr_maint_rx_match(pr_maint_rx(m, RX_RENAME), p, len,
+				       md))) {
 			strv_push(&r->files, pr_maint_rx_group(md, p, 1));
-		} else if (pr_maint_rx_match(m->rx[RX_DIFFGIT], p, len, md)) {
+		} else if (starts(p, len, "diff --git a/") &&
+			   pr_maint_rx_match(pr_maint_rx(m, RX_DIFFGIT), p, len,
+					     md)) {
 			strv_push(&r->files, pr_maint_rx_group(md, p, 1));
 			strv_push(&r->files, pr_maint_rx_group(md, p, 2));
-		} else if (pr_maint_rx_match(m->rx[RX_FIXES], p, len, md)) {
-			/* commit signers need git history: not used */
-		} else if (pr_maint_rx_match(m->rx[RX_PLUS], p, len, md) ||
-			   pr_maint_rx_match(m->rx[RX_MINUS], p, len, md)) {
+		} else if (starts(p, len, "Fixes:") &&
+			   pr_maint_rx_match(pr_maint_rx(m, RX_FIXES), p, len,
+					     md)) {
+			char *rev = pr_maint_rx_group(md, p, 1);
+
+			/* @fixes = uniq(@fixes) */
+			if (r->o->fixes && !strv_has(&r->fixes, rev))
+				strv_push(&r->fixes, rev);
+			else
+				free(rev);
+		} else if ((starts(p, len, "+++") &&
+			    pr_maint_rx_match(pr_maint_rx(m, RX_PLUS), p, len,
+					      md)) ||
+			   (starts(p, len, "---") &&
+			    pr_maint_rx_match(pr_maint_rx(m, RX_MINUS), p, len,
+					      md))) {
 			char *f = pr_maint_rx_group(md, p, 1);
 			char *slash = strchr(f, '/');
 
@@ -172,7 +215,9 @@ static void read_patch(struct route *r, const struct pr_buf *patch)
 				memmove(f, slash + 1, strlen(slash + 1) + 1);
 			strv_push(&r->files, f);
 			in_patch = true;
-		} else if (pr_maint_rx_match(m->rx[RX_HUNK], p, len, md)) {
+		} else if (starts(p, len, "@@ -") &&
+			   pr_maint_rx_match(pr_maint_rx(m, RX_HUNK), p, len,
+					     md)) {
 			/* ranges serve only git blame */
 		} else if (r->o->keywords) {
 			add_keyword_matches(r, p, len, in_patch);
@@ -183,21 +228,24 @@ static void read_patch(struct route *r, const struct pr_buf *patch)
 }
 
 static bool file_match_pattern(struct route *r, const char *file, size_t flen,
-			       size_t fslash, struct tv *t)
+			       size_t fslash, size_t i)
 {
-	if (flen < t->prefix_len || memcmp(file, t->value, t->prefix_len))
+	const struct pr_maint *m = r->m;
+	const struct tv *t = &m->tv[i];
+
+	if (flen < t->prefix_len ||
+	    memcmp(file, pr_maint_tv_value(m, i), t->prefix_len))
 		return false;
-	if (t->literal) {
+	if (t->flags & TV_LITERAL) {
 		/* "^value" is a prefix test; "^value/" for a directory */
-		if (!t->slash_end && pr_maint_tv_isdir(r->m, t) &&
+		if (!(t->flags & TV_SLASH_END) && pr_maint_tv_isdir(m, i) &&
 		    (flen == t->prefix_len || file[t->prefix_len] != '/'))
 			return false;
-	} else if (!pr_maint_rx_match(pr_maint_tv_re(r->m, t, false), file,
-				      flen, r->md)) {
+	} else if (!pr_maint_rx_match(pr_maint_tv_re(m, i, false), file, flen,
+				      r->md)) {
 		return false;
 	}
-	return pr_maint_tv_isdir(r->m, t) ||
-	       fslash == pr_maint_tv_nslash(r->m, t);
+	return pr_maint_tv_isdir(m, i) || fslash == pr_maint_tv_nslash(m, i);
 }
 
 static size_t find_starting_index(const struct pr_maint *m, size_t i)
@@ -220,7 +268,7 @@ static size_t find_ending_index(const struct pr_maint *m, size_t i)
 /* The header, as "%.47s..." when longer than 50 bytes. */
 static char *subsystem_name(const struct pr_maint *m, size_t i)
 {
-	const char *s = m->tv[find_starting_index(m, i)].value;
+	const char *s = pr_maint_tv_value(m, find_starting_index(m, i));
 	size_t n = strlen(s);
 	char *out;
 
@@ -245,7 +293,7 @@ static char *maintainer_role(const struct pr_maint *m, size_t i)
 
 	for (j = start + 1; j < end; j++)
 		if (m->tv[j].type == 'S')
-			role = m->tv[j].value;
+			role = pr_maint_tv_value(m, j);
 	lc = pr_strdup(role);
 	for (j = 0; lc[j]; j++)
 		if (lc[j] >= 'A' && lc[j] <= 'Z')
@@ -334,7 +382,7 @@ static void push_list(struct route *r, const char *addr, const char *kind,
 
 static void add_list(struct route *r, size_t i)
 {
-	const char *v = r->m->tv[i].value;
+	const char *v = pr_maint_tv_value(r->m, i);
 	char *sub = subsystem_name(r->m, i);
 	char *addr, *extra, *laddr;
 	struct pr_buf role = PR_BUF_INIT;
@@ -382,29 +430,30 @@ static void add_categories(struct route *r, size_t idx)
 	size_t end = find_ending_index(m, idx);
 	size_t i;
 
-	strv_push(&r->subsystem, pr_strdup(m->tv[start].value));
+	strv_push(&r->subsystem, pr_strdup(pr_maint_tv_value(m, start)));
 	for (i = start + 1; i < end; i++) {
 		const struct tv *t = &m->tv[i];
+		const char *value = pr_maint_tv_value(m, i);
 
 		if (t->type == 'L') {
 			add_list(r, i);
 		} else if (t->type == 'M' && r->o->maintainers) {
 			char *role = maintainer_role(m, i);
 
-			push_email_address(r, t->value, role,
-					   PR_MAINT_MAINTAINER, start);
+			push_email_address(r, value, role, PR_MAINT_MAINTAINER,
+					   start);
 			free(role);
 		} else if (t->type == 'R' && r->o->reviewers) {
 			char *sub = subsystem_name(m, i);
 			struct pr_buf role = PR_BUF_INIT;
 
 			pr_buf_addf(&role, "reviewer:%s", sub);
-			push_email_address(r, t->value, role.ptr,
+			push_email_address(r, value, role.ptr,
 					   PR_MAINT_REVIEWER, start);
 			pr_buf_release(&role);
 			free(sub);
 		} else if (t->type == 'S') {
-			strv_push(&r->status, pr_strdup(t->value));
+			strv_push(&r->status, pr_strdup(value));
 		}
 	}
 }
@@ -421,8 +470,9 @@ static char *clean_file_email(struct route *r, const char *cand)
 	size_t n = strlen(cand), off = 0, len;
 
 	/* s/[(<{]?(ADDR)[)>}]?/<$1>/g */
-	while (off <= n && pcre2_match(m->rx[RX_FILE_CLEAN], (PCRE2_SPTR)s, n,
-				       off, 0, md, NULL) >= 0) {
+	while (off <= n &&
+	       pcre2_match(pr_maint_rx(m, RX_FILE_CLEAN), (PCRE2_SPTR)s, n, off,
+			   0, md, NULL) >= 0) {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 
 		pr_buf_add(&e, s + off, ov[0] - off);
@@ -440,8 +490,8 @@ static char *clean_file_email(struct route *r, const char *cand)
 	/* split(/[^A-Za-z...]/, $name), trailing empty fields dropped */
 	len = strlen(name);
 	off = 0;
-	while (pcre2_match(m->rx[RX_FILE_SPLIT], (PCRE2_SPTR)name, len, off, 0,
-			   md, NULL) >= 0) {
+	while (pcre2_match(pr_maint_rx(m, RX_FILE_SPLIT), (PCRE2_SPTR)name, len,
+			   off, 0, md, NULL) >= 0) {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 
 		strv_push(&nw, pr_memdup(name + off, ov[0] - off));
@@ -507,8 +557,8 @@ static void maintainers_in_file(struct route *r, const char *file)
 		goto done;
 	}
 	while (off < text.len &&
-	       pcre2_match(m->rx[RX_FILE_ADDR], (PCRE2_SPTR)text.ptr, text.len,
-			   off, 0, r->md, NULL) >= 0) {
+	       pcre2_match(pr_maint_rx(m, RX_FILE_ADDR), (PCRE2_SPTR)text.ptr,
+			   text.len, off, 0, r->md, NULL) >= 0) {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
 		char *cand = pr_memdup(text.ptr + ov[0], ov[1] - ov[0]);
 		size_t next = ov[1] > off ? ov[1] : off + 1;
@@ -523,24 +573,28 @@ done:
 	pr_buf_release(&text);
 }
 
-/* add_role($email, 'in file') */
-static void add_file_role(struct route *r, const char *email)
+/*
+ * add_role($line, $role): every entry with the line's name or address
+ * takes the role, unless its roles already match it (the script's
+ * m/$role/; the roles given here hold no regex byte: a substring test).
+ */
+static void add_role(struct route *r, const char *line, const char *role)
 {
 	char *name, *addr;
 	size_t i;
 
-	pr_maint_parse_email(r->m, r->md, email, &name, &addr);
+	pr_maint_parse_email(r->m, r->md, line, &name, &addr);
 	for (i = 0; i < r->nto; i++) {
 		char *en, *ea;
 		struct pr_buf b = PR_BUF_INIT;
 
 		pr_maint_parse_email(r->m, r->md, r->to[i].email, &en, &ea);
 		if ((!strcmp(name, en) || !strcmp(addr, ea)) &&
-		    !strstr(r->to[i].role, "in file")) {
+		    !strstr(r->to[i].role, role)) {
 			if (*r->to[i].role)
-				pr_buf_addf(&b, "%s,in file", r->to[i].role);
+				pr_buf_addf(&b, "%s,%s", r->to[i].role, role);
 			else
-				pr_buf_adds(&b, "in file");
+				pr_buf_adds(&b, role);
 			free(r->to[i].role);
 			r->to[i].role = pr_buf_detach(&b, NULL);
 		}
@@ -577,7 +631,8 @@ static void candidates(struct route *r, const char *file, size_t flen)
 	const struct fx_bucket *b =
 		slash ? pr_maint_fx_find(m, file, (size_t)(slash - file))
 		      : NULL;
-	const size_t *l[3] = { b ? b->tvi : NULL, m->fx_any, m->nk };
+	const uint32_t *l[3] = { b ? m->fx_tvi + b->first : NULL, m->fx_any,
+				 m->nk };
 	size_t nl[3] = { b ? b->nr : 0, m->nfx_any, m->nn }, at[3] = { 0 };
 
 	/* three lists in MAINTAINERS order, merged */
@@ -617,28 +672,29 @@ static size_t file_hits(struct route *r, const char *file, struct hit **hits,
 		     b++)
 			;
 		for (i = a; i < b && !exclude; i++) {
-			struct tv *t = (struct tv *)&m->tv[r->cand[i]];
+			size_t c = r->cand[i];
 
-			if (t->type == 'X' &&
-			    file_match_pattern(r, file, flen, fslash, t))
+			if (m->tv[c].type == 'X' &&
+			    file_match_pattern(r, file, flen, fslash, c))
 				exclude = true;
 		}
 		for (i = a; i < b && !exclude; i++) {
-			struct tv *t = (struct tv *)&m->tv[r->cand[i]];
+			size_t c = r->cand[i];
+			char type = m->tv[c].type;
 
-			if (t->type == 'F' &&
-			    file_match_pattern(r, file, flen, fslash, t)) {
-				long pd = (long)pr_maint_tv_nslash(m, t);
+			if (type == 'F' &&
+			    file_match_pattern(r, file, flen, fslash, c)) {
+				long pd = (long)pr_maint_tv_nslash(m, c);
 
-				if (!pr_maint_tv_isdir(m, t))
+				if (!pr_maint_tv_isdir(m, c))
 					pd++;
 				/* the converted value starts ".*" */
-				if (t->value[0] == '*')
+				if (pr_maint_tv_value(m, c)[0] == '*')
 					pd = -1;
 				depth = pd;
 				hit = true;
-			} else if (t->type == 'N' &&
-				   pr_maint_rx_match(pr_maint_tv_re(m, t,
+			} else if (type == 'N' &&
+				   pr_maint_rx_match(pr_maint_tv_re(m, c,
 								    false),
 						     file, flen, r->md)) {
 				depth = 0;
@@ -721,6 +777,318 @@ static char *deduplicate_email(struct route *r, const char *in)
 	free(name);
 	free(addr);
 	return out;
+}
+
+/*
+ * --fixes: get_maintainer.pl's vcs_add_commit_signers, reading the commit
+ * through o->commit instead of `git log`.
+ */
+
+/* Perl's \s-stripped lines of text, whitespace-only lines left out. */
+static void split_stripped(struct strv *lines, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		const char *end = nl ? nl : p + strlen(p);
+
+		/* the script strips ^\s* per line: blank lines go too */
+		while (p < end && pr_maint_perl_space((unsigned char)*p))
+			p++;
+		if (p < end)
+			strv_push(lines, pr_memdup(p, (size_t)(end - p)));
+		p = nl ? nl + 1 : end;
+	}
+}
+
+/* extract_formatted_signatures' s/\s*.*:\s*(.+)\s*\/$1/ on line. */
+static char *signer_of(struct route *r, const char *line)
+{
+	size_t n = strlen(line);
+	struct pr_buf b = PR_BUF_INIT;
+	PCRE2_SIZE *ov;
+
+	if (pcre2_match(pr_maint_rx(r->m, RX_SIGNER), (PCRE2_SPTR)line, n, 0, 0,
+			r->md, NULL) < 0)
+		return pr_strdup(line);
+	ov = pcre2_get_ovector_pointer(r->md);
+	pr_buf_add(&b, line, ov[0]);
+	pr_buf_add(&b, line + ov[2], ov[3] - ov[2]);
+	pr_buf_add(&b, line + ov[1], n - ov[1]);
+	return pr_buf_detach(&b, NULL);
+}
+
+/*
+ * get_maintainer.pl's make_rfc822re and rfc822_valid, for the entries of
+ * .get_maintainer.ignore: an entry that is no RFC 822 address is not used.
+ * Built only when an entry equals an address about to be added.
+ */
+static bool rfc822_valid(const char *s)
+{
+	const char *lwsp = "(?:(?:\\r\\n)?[ \\t])";
+	const char *specials = "()<>@,;:\\\\\".\\[\\]";
+	const char *controls = "\\000-\\037\\177";
+	struct pr_buf atom = PR_BUF_INIT, qs = PR_BUF_INIT, dl = PR_BUF_INIT;
+	struct pr_buf word = PR_BUF_INIT, domain = PR_BUF_INIT;
+	struct pr_buf spec = PR_BUF_INIT, mailbox = PR_BUF_INIT;
+	struct pr_buf re = PR_BUF_INIT, str = PR_BUF_INIT;
+	pcre2_code *strip = NULL, *valid = NULL;
+	pcre2_match_data *md = pcre2_match_data_create(OVEC, NULL);
+	bool ok = false;
+
+	pr_buf_addf(&dl, "\\[(?:[^\\[\\]\\r\\\\]|\\\\.)*\\]%s*", lwsp);
+	pr_buf_addf(&qs, "\"(?:[^\\\"\\r\\\\]|\\\\.|%s)*\"%s*", lwsp, lwsp);
+	pr_buf_addf(&atom, "[^%s %s]+(?:%s+|\\Z|(?=[\\[\"%s]))", specials,
+		    controls, lwsp, specials);
+	pr_buf_addf(&word, "(?:%s|%s)", atom.ptr, qs.ptr);
+	pr_buf_addf(&domain, "(?:%s|%s)(?:\\.%s*(?:%s|%s))*", atom.ptr, dl.ptr,
+		    lwsp, atom.ptr, dl.ptr);
+	pr_buf_addf(&spec, "%s(?:\\.%s*%s)*\\@%s*%s", word.ptr, lwsp, word.ptr,
+		    lwsp, domain.ptr);
+	/* $addr_spec | $phrase $route_addr */
+	pr_buf_addf(&mailbox,
+		    "(?:%s|%s*\\<%s*(?:\\@%s(?:,\\@%s*%s)*:%s*)?%s\\>%s*)",
+		    spec.ptr, word.ptr, lwsp, domain.ptr, lwsp, domain.ptr,
+		    lwsp, spec.ptr, lwsp);
+	/* ^ $lwsp* ($mailbox | $group) $ */
+	pr_buf_addf(&re, "^%s*(?:%s|%s*:%s*(?:%s(?:,\\s*%s)*)?;\\s*)$", lwsp,
+		    mailbox.ptr, word.ptr, lwsp, mailbox.ptr, mailbox.ptr);
+	strip = pr_maint_rx_compile(
+		"^((?:[^\"\\\\]|\\\\.)*(?:\"(?:[^\"\\\\]|\\\\.)*\"(?:[^\"\\\\]|"
+		"\\\\.)*)*)\\((?:[^()\\\\]|\\\\.)*\\)",
+		PCRE2_ZERO_TERMINATED, PCRE2_DOTALL, false);
+	valid = pr_maint_rx_compile(re.ptr, re.len, PCRE2_DOTALL, false);
+	if (!strip || !valid)
+		goto done;
+	/* rfc822_strip_comments: each comment becomes a space */
+	pr_buf_adds(&str, s);
+	while (pcre2_match(strip, (PCRE2_SPTR)str.ptr, str.len, 0, 0, md,
+			   NULL) >= 0) {
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+		struct pr_buf t = PR_BUF_INIT;
+
+		pr_buf_add(&t, str.ptr + ov[2], ov[3] - ov[2]);
+		pr_buf_addch(&t, ' ');
+		pr_buf_add(&t, str.ptr + ov[1], str.len - ov[1]);
+		pr_buf_release(&str);
+		str = t;
+	}
+	ok = pcre2_match(valid, (PCRE2_SPTR)str.ptr, str.len, 0, 0, md, NULL) >=
+	     0;
+done:
+	pcre2_code_free(strip);
+	pcre2_code_free(valid);
+	pcre2_match_data_free(md);
+	pr_buf_release(&atom);
+	pr_buf_release(&qs);
+	pr_buf_release(&dl);
+	pr_buf_release(&word);
+	pr_buf_release(&domain);
+	pr_buf_release(&spec);
+	pr_buf_release(&mailbox);
+	pr_buf_release(&re);
+	pr_buf_release(&str);
+	return ok;
+}
+
+/*
+ * The lines of .get_maintainer.ignore where get_maintainer.pl's which_conf
+ * finds it (".:$HOME:.scripts", "." being the tree), as it cleans them:
+ * trimmed, cut at '#', blank ones left out.
+ */
+static void read_ignore(struct route *r)
+{
+	const char *home = getenv("HOME");
+	struct pr_buf path = PR_BUF_INIT, text = PR_BUF_INIT;
+	struct strv raw = { 0 };
+	struct stat st;
+	size_t i, k;
+
+	r->ignore_read = true;
+	for (k = 0; k < 3; k++) {
+		pr_buf_reset(&path);
+		if (k == 0)
+			pr_buf_addf(&path, "%s/.get_maintainer.ignore",
+				    r->m->tree);
+		else if (k == 1)
+			pr_buf_addf(&path, "%s/.get_maintainer.ignore",
+				    home ? home : "");
+		else
+			pr_buf_addf(&path, "%s/.scripts/.get_maintainer.ignore",
+				    r->m->tree);
+		if (!stat(path.ptr, &st))
+			break;
+	}
+	pr_buf_init(&text, PR_LIMIT_DIFF_BYTES);
+	if (k == 3 || pr_buf_read_file(&text, path.ptr) < 0) {
+		pr_error_clear();
+		goto done;
+	}
+	split_stripped(&raw, text.ptr);
+	for (i = 0; i < raw.nr; i++) {
+		char *l = raw.v[i], *hash = strchr(l, '#');
+		size_t n;
+
+		if (hash)
+			*hash = '\0';
+		n = strlen(l);
+		while (n && pr_maint_perl_space((unsigned char)l[n - 1]))
+			n--;
+		/* the script trims before it cuts: "a@b # c" keeps "a@b " */
+		if (!hash)
+			l[n] = '\0';
+		if (n)
+			strv_push(&r->ignore, pr_strdup(l));
+	}
+done:
+	strv_release(&raw);
+	pr_buf_release(&path);
+	pr_buf_release(&text);
+}
+
+/* ignore_email_address: an entry equal to line that is an address. */
+static bool ignored(struct route *r, const char *line)
+{
+	size_t i;
+
+	if (!r->ignore_read)
+		read_ignore(r);
+	for (i = 0; i < r->ignore.nr; i++)
+		if (!strcmp(r->ignore.v[i], line) && rfc822_valid(line))
+			return true;
+	return false;
+}
+
+struct signoff {
+	const char *line;
+	size_t count;
+};
+
+/* sort -rn of uniq -c over sorted lines: ties stay in string order. */
+static int cmp_signoff(const void *a, const void *b)
+{
+	const struct signoff *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->line, y->line);
+}
+
+/*
+ * vcs_assign($role, $divisor, @lines) with the script's defaults: at most
+ * 5 signers (--git-max-maintainers), each with 1 signature or more and 5%
+ * of the divisor or more, those in the ignore list skipped uncounted.
+ */
+static void vcs_assign(struct route *r, const char *role, size_t divisor,
+		       const struct strv *lines)
+{
+	struct strv mapped = { 0 };
+	struct signoff *u = NULL;
+	size_t i, nu = 0, count = 0;
+
+	for (i = 0; i < lines->nr; i++)
+		strv_push(&mapped,
+			  pr_maint_mailmap_email(r->m, r->md, lines->v[i]));
+	if (!mapped.nr)
+		goto done;
+	qsort(mapped.v, mapped.nr, sizeof(*mapped.v), cmp_str);
+	u = pr_calloc(mapped.nr, sizeof(*u));
+	for (i = 0; i < mapped.nr; i++) {
+		if (nu && !strcmp(u[nu - 1].line, mapped.v[i])) {
+			u[nu - 1].count++;
+			continue;
+		}
+		u[nu].line = mapped.v[i];
+		u[nu++].count = 1;
+	}
+	qsort(u, nu, sizeof(*u), cmp_signoff);
+	for (i = 0; i < nu; i++) {
+		double percent = (double)u[i].count * 100 / (double)divisor;
+		struct pr_buf b = PR_BUF_INIT;
+
+		if (percent > 100)
+			percent = 100;
+		if (ignored(r, u[i].line))
+			continue;
+		if (++count > 5 || percent < 5)
+			break;
+		push_email_address(r, u[i].line, "", PR_MAINT_FIXES, SIZE_MAX);
+		if (r->o->rolestats)
+			pr_buf_addf(&b, "%s:%zu/%zu=%.0f%%", role, u[i].count,
+				    divisor, percent);
+		else
+			pr_buf_adds(&b, role);
+		add_role(r, u[i].line, b.ptr);
+		pr_buf_release(&b);
+	}
+done:
+	free(u);
+	strv_release(&mapped);
+}
+
+/* vcs_add_commit_signers($rev, $role): vcs_find_signers, then assign. */
+static void add_commit_signers(struct route *r, const char *rev,
+			       const char *role)
+{
+	struct pr_buf author = PR_BUF_INIT, body = PR_BUF_INIT;
+	struct pr_buf line = PR_BUF_INIT;
+	struct strv lines = { 0 }, sigs = { 0 }, signers = { 0 };
+	size_t i;
+
+	if (!r->o->commit ||
+	    r->o->commit(&author, &body, rev, r->o->commit_payload))
+		goto done;
+	/* the lines of `git log` that its patterns can match */
+	pr_buf_addf(&line, "GitAuthor: %s", author.ptr);
+	strv_push(&lines, pr_buf_detach(&line, NULL));
+	split_stripped(&lines, body.ptr);
+	for (i = 0; i < lines.nr; i++)
+		if (pr_maint_rx_match(pr_maint_rx(r->m, RX_SIGNATURE),
+				      lines.v[i], strlen(lines.v[i]), r->md))
+			strv_push(&sigs, pr_strdup(lines.v[i]));
+	if (!sigs.nr)
+		goto done;
+	/* the authors are deduplicated (and so remembered), not added */
+	for (i = 0; i < lines.nr; i++) {
+		char *e;
+
+		if (!pr_maint_rx_match(pr_maint_rx(r->m, RX_AUTHOR), lines.v[i],
+				       strlen(lines.v[i]), r->md))
+			continue;
+		e = signer_of(r, lines.v[i]);
+		free(deduplicate_email(r, e));
+		free(e);
+	}
+	for (i = 0; i < sigs.nr; i++) {
+		char *e, *d;
+
+		if (pr_maint_rx_match(pr_maint_rx(r->m, RX_CHIEFS), sigs.v[i],
+				      strlen(sigs.v[i]), r->md))
+			continue;
+		e = signer_of(r, sigs.v[i]);
+		d = deduplicate_email(r, e);
+		free(e);
+		/* vcs_add_commit_signers deduplicates them once more */
+		strv_push(&signers, deduplicate_email(r, d));
+		free(d);
+	}
+	vcs_assign(r, role, 1, &signers);
+done:
+	pr_buf_release(&author);
+	pr_buf_release(&body);
+	strv_release(&lines);
+	strv_release(&sigs);
+	strv_release(&signers);
+}
+
+/* The commits that Fixes: tags name: their signers are added. */
+static void add_fixes(struct route *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->fixes.nr; i++)
+		add_commit_signers(r, r->fixes.v[i], "blamed_fixes");
 }
 
 static void output(struct pr_buf *out, const struct pr_maint_opts *o, char **v,
@@ -837,12 +1205,13 @@ static void route_compute(struct route *r, const struct pr_maint *m,
 		pr_maint_parse_email(m, r->md, e, &name, &addr);
 		tmp = pr_maint_format_email(m, r->md, name, addr);
 		push_email_address(r, tmp, "", PR_MAINT_FILE, SIZE_MAX);
-		add_file_role(r, tmp);
+		add_role(r, tmp, "in file");
 		free(tmp);
 		free(name);
 		free(addr);
 		free(e);
 	}
+	add_fixes(r);
 }
 
 static void route_release(struct route *r)
@@ -861,6 +1230,8 @@ static void route_release(struct route *r)
 	strv_release(&r->subsystem);
 	strv_release(&r->status);
 	strv_release(&r->file_emails);
+	strv_release(&r->fixes);
+	strv_release(&r->ignore);
 	entries_free(r->to, r->nto);
 	entries_free(r->lists, r->nlists);
 }
@@ -983,8 +1354,9 @@ static void add_addr(const struct entry *e, void *payload)
 	a->line = pr_strdup(e->email);
 	a->role = pr_strdup(e->role);
 	a->kind = e->kind;
-	a->section = pr_strdup(
-		e->section == SIZE_MAX ? "" : c->m->tv[e->section].value);
+	a->section = pr_strdup(e->section == SIZE_MAX
+				       ? ""
+				       : pr_maint_tv_value(c->m, e->section));
 }
 
 int pr_maint_resolve(struct pr_maint_result *out, const struct pr_maint *m,
@@ -1050,7 +1422,7 @@ int pr_maint_file_sections(struct pr_maint_result *out,
 			PR_ALLOC_GROW(out->sections, out->nsections + 1,
 				      out->alloc_sections);
 			out->sections[out->nsections++] =
-				pr_strdup(m->tv[start].value);
+				pr_strdup(pr_maint_tv_value(m, start));
 		}
 	}
 	free(hits);

@@ -29,9 +29,24 @@
  *   in MAINTAINERS (get_maintainer.pl uses Perl's random hash order there).
  * - The output is the whole of get_maintainer.pl's standard output, newline
  *   terminated lines, appended to `out`.
+ * - `Fixes:` tags (get_maintainer.pl's default --fixes, which --no-git does
+ *   not turn off) add the fixed commit's signers, as the script's
+ *   vcs_add_commit_signers does, through the commit lookup of the options;
+ *   without one, or when it finds no commit, nothing is added (the script
+ *   outside a git tree).  Signers tied on count are ordered as strings
+ *   (get_maintainer.pl: Perl's hash order).
  */
 
 struct pr_maint;
+
+/*
+ * The commit that a `Fixes:` tag names (rev: 6 to 40 hex digits), as
+ * get_maintainer.pl has `git log -1 REV` print it in the tree: 0 with
+ * `author` set to "%an <%ae>" and `body` to its %b, or 1 when there is no
+ * such commit (no repository, an unknown or ambiguous name, not a commit).
+ */
+typedef int (*pr_maint_commit_fn)(struct pr_buf *author, struct pr_buf *body,
+				  const char *rev, void *payload);
 
 struct pr_maint_opts {
 	bool maintainers; /* --m: M: entries (default on) */
@@ -42,6 +57,9 @@ struct pr_maint_opts {
 	bool subsystem; /* --subsystem: section names after the addresses */
 	bool status; /* --status: S: values after the addresses */
 	const char *separator; /* NULL or ", ": one address a line */
+	bool fixes; /* --fixes: signers of the commits Fixes: names (on) */
+	pr_maint_commit_fn commit; /* NULL: no repository, as --no-fixes */
+	void *commit_payload;
 };
 
 /* The defaults of get_maintainer.pl. */
@@ -52,6 +70,18 @@ void pr_maint_opts_init(struct pr_maint_opts *o);
  * kernel tree's top.  Errors name the file.
  */
 int pr_maint_load(struct pr_maint **out, const char *path, const char *tree);
+
+/*
+ * pr_maint_load through a compiled index of MAINTAINERS and .mailmap kept
+ * in `cache_dir` (NULL: none), so that a process that routes once does not
+ * parse MAINTAINERS again (plugins/maintainers_index.c).  A cache file is
+ * used only when it is whole (checksum and bounds checked) and was made
+ * from files with the same size, times, inode and content hash as now;
+ * else it is rebuilt, atomically.  A cache that cannot be read or written
+ * is no error: the file is parsed.
+ */
+int pr_maint_open(struct pr_maint **out, const char *path, const char *tree,
+		  const char *cache_dir);
 void pr_maint_free(struct pr_maint *m);
 
 /*
@@ -71,12 +101,32 @@ int pr_maint_route(struct pr_buf *out, const struct pr_maint *m,
 		   const struct pr_maint_opts *o, const struct pr_buf *patches,
 		   size_t n);
 
+/*
+ * The commit lookup of --fixes (a pr_maint_commit_fn) in a kernel tree's
+ * git repository, with libgit2 (plugins/maintainers_git.c).  As for
+ * get_maintainer.pl, `tree`/.git must exist (NULL: "."); the repository is
+ * opened, without searching the directories above, on the first lookup.  A
+ * rev is resolved as `git log` resolves it (a ref, else an object id or an
+ * unambiguous prefix; a prefix that several objects share names the one
+ * commit or tag of a commit among them), and peeled to a commit.
+ */
+struct pr_maint_git;
+
+struct pr_maint_git *pr_maint_git_new(const char *tree);
+void pr_maint_git_free(struct pr_maint_git *g);
+/* payload: a struct pr_maint_git */
+int pr_maint_git_commit(struct pr_buf *author, struct pr_buf *body,
+			const char *rev, void *payload);
+/* `tree`/.git exists (get_maintainer.pl's vcs_exists, less `which git`). */
+bool pr_maint_git_present(const char *tree);
+
 /* Where an address came from. */
 enum pr_maint_kind {
 	PR_MAINT_MAINTAINER = 0, /* an M: entry (whatever the S: status) */
 	PR_MAINT_REVIEWER, /* an R: entry */
 	PR_MAINT_LIST, /* an L: entry */
 	PR_MAINT_FILE, /* an address written in a patched .yaml file */
+	PR_MAINT_FIXES, /* a signer of a commit that a Fixes: tag names */
 };
 
 /* One line of get_maintainer.pl's output, taken apart. */
@@ -86,7 +136,7 @@ struct pr_maint_addr {
 	char *email;
 	char *role; /* as --rolestats prints it: "maintainer:NET..." */
 	enum pr_maint_kind kind;
-	char *section; /* the whole section header; "" for PR_MAINT_FILE */
+	char *section; /* the whole section header; "" for FILE and FIXES */
 };
 
 struct pr_maint_result {

@@ -1,7 +1,9 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "base/pr.h"
 
+#include <errno.h>
 #include <pcre2.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "maintainers.h"
@@ -39,6 +41,11 @@ static const char *const rx_src[] = {
 		("[\\(\\<\\{]{0,1}([A-Za-z0-9_\\.\\+-]+\\@[A-Za-z0-9\\.-]+)"
 		 "[\\)\\>\\}]{0,1}"),
 	[RX_FILE_SPLIT] = "[^A-Za-z\\x80-\\xC3\\'\\,\\.\\+-]",
+	[RX_SIGNATURE] =
+		"^[ \\t]*(Signed-off-by:|Reviewed-by:|Acked-by:).*\\@.*$",
+	[RX_AUTHOR] = "^GitAuthor: (.*)",
+	[RX_CHIEFS] = "(?i)(Linus Torvalds)",
+	[RX_SIGNER] = "\\s*.*:\\s*(.+)\\s*",
 };
 
 pcre2_code *pr_maint_rx_compile(const char *src, size_t len, uint32_t flags,
@@ -120,7 +127,7 @@ static char *clean_name(const struct pr_maint *m, pcre2_match_data *md,
 	trim(name);
 	strip_quotes(name);
 	n = strlen(name);
-	if (!pr_maint_rx_match(m->rx[RX_QUOTE], name, n, md))
+	if (!pr_maint_rx_match(pr_maint_rx(m, RX_QUOTE), name, n, md))
 		return name;
 	/* s/(?<!\\)"/\\"/g; then wrap in quotes */
 	pr_buf_addch(&b, '"');
@@ -139,13 +146,13 @@ void pr_maint_parse_email(const struct pr_maint *m, pcre2_match_data *md,
 {
 	size_t n = strlen(s);
 
-	if (pr_maint_rx_match(m->rx[RX_PARSE1], s, n, md)) {
+	if (pr_maint_rx_match(pr_maint_rx(m, RX_PARSE1), s, n, md)) {
 		*name = pr_maint_rx_group(md, s, 1);
 		*addr = pr_maint_rx_group(md, s, 2);
-	} else if (pr_maint_rx_match(m->rx[RX_PARSE2], s, n, md)) {
+	} else if (pr_maint_rx_match(pr_maint_rx(m, RX_PARSE2), s, n, md)) {
 		*name = pr_strdup("");
 		*addr = pr_maint_rx_group(md, s, 1);
-	} else if (pr_maint_rx_match(m->rx[RX_PARSE3], s, n, md)) {
+	} else if (pr_maint_rx_match(pr_maint_rx(m, RX_PARSE3), s, n, md)) {
 		*name = pr_strdup("");
 		*addr = pr_maint_rx_group(md, s, 1);
 	} else {
@@ -174,26 +181,92 @@ char *pr_maint_format_email(const struct pr_maint *m, pcre2_match_data *md,
 	return pr_buf_detach(&b, NULL);
 }
 
-static void map_set(struct mapent **v, size_t *nr, size_t *alloc,
-		    const char *key, const char *val)
+static const int rx_failed_marker;
+#define RX_FAILED ((pcre2_code *)(uintptr_t)&rx_failed_marker)
+
+/*
+ * *slot, or src compiled into it on first use (a race compiles twice and
+ * keeps the first); NULL when src does not compile.
+ */
+static pcre2_code *compile_once(pcre2_code **slot, const char *src, size_t len,
+				uint32_t flags, bool jit)
 {
-	PR_ALLOC_GROW(*v, *nr + 1, *alloc);
-	(*v)[*nr].key = pr_strdup(key);
-	(*v)[*nr].val = pr_strdup(val);
-	(*nr)++;
+	pcre2_code *re = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *expect;
+
+	if (re)
+		return re == RX_FAILED ? NULL : re;
+	re = pr_maint_rx_compile(src, len, flags, jit);
+	if (!re)
+		re = RX_FAILED;
+	expect = NULL;
+	if (!__atomic_compare_exchange_n(slot, &expect, re, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		/* another thread was first: use its copy */
+		if (re != RX_FAILED)
+			pcre2_code_free(re);
+		re = expect;
+	}
+	return re == RX_FAILED ? NULL : re;
+}
+
+pcre2_code *pr_maint_rx(const struct pr_maint *m, int k)
+{
+	/* the fixed regexes are compiled on first use: a one-shot route
+	 * needs few of them */
+	return compile_once((pcre2_code **)&m->rx[k], rx_src[k],
+			    PCRE2_ZERO_TERMINATED, 0, m->jit);
+}
+
+static void free_rx(pcre2_code *re)
+{
+	if (re != RX_FAILED)
+		pcre2_code_free(re);
+}
+
+/* The tables being parsed, before they are handed to a struct pr_maint. */
+struct mapbuild {
+	struct mapent *v;
+	size_t nr, alloc;
+};
+
+struct build {
+	struct pr_maint *m;
+	pcre2_match_data *md;
+	struct tv *tv;
+	size_t ntv, alloc_tv;
+	struct pr_buf strings;
+	struct mapbuild names, addrs;
+};
+
+static uint32_t add_string(struct build *b, const char *s)
+{
+	uint32_t off = (uint32_t)b->strings.len;
+
+	pr_buf_add(&b->strings, s, strlen(s) + 1);
+	return off;
+}
+
+static void map_set(struct build *b, struct mapbuild *map, const char *key,
+		    const char *val)
+{
+	PR_ALLOC_GROW(map->v, map->nr + 1, map->alloc);
+	map->v[map->nr].key = add_string(b, key);
+	map->v[map->nr].val = add_string(b, val);
+	map->nr++;
 }
 
 /* Sorted by key by map_finish: a binary search. */
-static const char *map_get(const struct mapent *v, size_t nr, const char *key)
+static const char *map_get(const struct pr_maint *m, const struct mapent *v,
+			   size_t nr, const char *key)
 {
 	size_t lo = 0, hi = nr;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(v[mid].key, key);
+		int c = strcmp(m->strings + v[mid].key, key);
 
 		if (!c)
-			return v[mid].val;
+			return m->strings + v[mid].val;
 		if (c < 0)
 			lo = mid + 1;
 		else
@@ -203,6 +276,7 @@ static const char *map_get(const struct mapent *v, size_t nr, const char *key)
 }
 
 struct mapsort {
+	const char *key;
 	struct mapent e;
 	size_t pos;
 };
@@ -210,7 +284,7 @@ struct mapsort {
 static int cmp_mapsort(const void *a, const void *b)
 {
 	const struct mapsort *x = a, *y = b;
-	int c = strcmp(x->e.key, y->e.key);
+	int c = strcmp(x->key, y->key);
 
 	if (c)
 		return c;
@@ -218,37 +292,34 @@ static int cmp_mapsort(const void *a, const void *b)
 }
 
 /* Sort a map by key; of entries with one key, the last one read wins. */
-static void map_finish(struct mapent *v, size_t *nr)
+static void map_finish(struct build *b, struct mapbuild *map)
 {
-	struct mapsort *t = pr_calloc(*nr ? *nr : 1, sizeof(*t));
+	struct mapsort *t = pr_calloc(map->nr ? map->nr : 1, sizeof(*t));
 	size_t i, j = 0;
 
-	for (i = 0; i < *nr; i++) {
-		t[i].e = v[i];
+	for (i = 0; i < map->nr; i++) {
+		t[i].key = b->strings.ptr + map->v[i].key;
+		t[i].e = map->v[i];
 		t[i].pos = i;
 	}
-	qsort(t, *nr, sizeof(*t), cmp_mapsort);
-	for (i = 0; i < *nr; i++) {
-		if (i + 1 < *nr && !strcmp(t[i].e.key, t[i + 1].e.key)) {
-			free(t[i].e.key);
-			free(t[i].e.val);
-			continue;
-		}
-		v[j++] = t[i].e;
-	}
-	*nr = j;
+	qsort(t, map->nr, sizeof(*t), cmp_mapsort);
+	for (i = 0; i < map->nr; i++)
+		if (i + 1 == map->nr || strcmp(t[i].key, t[i + 1].key))
+			map->v[j++] = t[i].e;
+	map->nr = j;
 	free(t);
 }
 
-static void mailmap_line(struct pr_maint *m, pcre2_match_data *md,
-			 const char *s)
+static void mailmap_line(struct build *bd, const char *s)
 {
+	struct pr_maint *m = bd->m;
+	pcre2_match_data *md = bd->md;
 	size_t n = strlen(s);
 	char *g[5] = { NULL };
 	char *rn = NULL, *ra = NULL, *wn = NULL, *wa = NULL, *t = NULL;
 	int i;
 
-	if (pr_maint_rx_match(m->rx[RX_MM1], s, n, md)) {
+	if (pr_maint_rx_match(pr_maint_rx(m, RX_MM1), s, n, md)) {
 		g[1] = pr_maint_rx_group(md, s, 1);
 		g[2] = pr_maint_rx_group(md, s, 2);
 		trim(g[1]);
@@ -259,12 +330,12 @@ static void mailmap_line(struct pr_maint *m, pcre2_match_data *md,
 			pr_maint_parse_email(m, md, b.ptr, &rn, &ra);
 			pr_buf_release(&b);
 		}
-		map_set(&m->names, &m->nnames, &m->alloc_names, ra, rn);
-	} else if (pr_maint_rx_match(m->rx[RX_MM2], s, n, md)) {
+		map_set(bd, &bd->names, ra, rn);
+	} else if (pr_maint_rx_match(pr_maint_rx(m, RX_MM2), s, n, md)) {
 		g[1] = pr_maint_rx_group(md, s, 1);
 		g[2] = pr_maint_rx_group(md, s, 2);
-		map_set(&m->addrs, &m->naddrs, &m->alloc_addrs, g[2], g[1]);
-	} else if (pr_maint_rx_match(m->rx[RX_MM3], s, n, md)) {
+		map_set(bd, &bd->addrs, g[2], g[1]);
+	} else if (pr_maint_rx_match(pr_maint_rx(m, RX_MM3), s, n, md)) {
 		struct pr_buf b = PR_BUF_INIT;
 
 		for (i = 1; i <= 3; i++)
@@ -276,9 +347,9 @@ static void mailmap_line(struct pr_maint *m, pcre2_match_data *md,
 		pr_buf_addf(&b, "%s <%s>", g[1], g[2]);
 		pr_maint_parse_email(m, md, b.ptr, &rn, &ra);
 		pr_buf_release(&b);
-		map_set(&m->names, &m->nnames, &m->alloc_names, g[3], rn);
-		map_set(&m->addrs, &m->naddrs, &m->alloc_addrs, g[3], ra);
-	} else if (pr_maint_rx_match(m->rx[RX_MM4], s, n, md)) {
+		map_set(bd, &bd->names, g[3], rn);
+		map_set(bd, &bd->addrs, g[3], ra);
+	} else if (pr_maint_rx_match(pr_maint_rx(m, RX_MM4), s, n, md)) {
 		struct pr_buf b = PR_BUF_INIT;
 
 		for (i = 1; i <= 4; i++)
@@ -296,8 +367,8 @@ static void mailmap_line(struct pr_maint *m, pcre2_match_data *md,
 		pr_maint_parse_email(m, md, b.ptr, &wn, &wa);
 		pr_buf_release(&b);
 		t = pr_maint_format_email(m, md, wn, wa);
-		map_set(&m->names, &m->nnames, &m->alloc_names, t, rn);
-		map_set(&m->addrs, &m->naddrs, &m->alloc_addrs, t, ra);
+		map_set(bd, &bd->names, t, rn);
+		map_set(bd, &bd->addrs, t, ra);
 		free(t);
 	}
 	for (i = 0; i < 5; i++)
@@ -308,18 +379,12 @@ static void mailmap_line(struct pr_maint *m, pcre2_match_data *md,
 	free(wa);
 }
 
-static void read_mailmap(struct pr_maint *m, pcre2_match_data *md,
-			 const char *tree)
+/* .mailmap's text (changed in place) into the build's maps. */
+static void parse_mailmap(struct build *b, char *text)
 {
-	struct pr_buf path = PR_BUF_INIT, text = PR_BUF_INIT;
 	char *p, *nl;
 
-	pr_buf_addf(&path, "%s/.mailmap", tree);
-	if (pr_buf_read_file(&text, path.ptr) < 0) {
-		pr_error_clear();
-		goto done;
-	}
-	for (p = text.ptr; *p; p = nl ? nl + 1 : p + strlen(p)) {
+	for (p = text; *p; p = nl ? nl + 1 : p + strlen(p)) {
 		char *hash;
 
 		nl = strchr(p, '\n');
@@ -330,13 +395,10 @@ static void read_mailmap(struct pr_maint *m, pcre2_match_data *md,
 			*hash = '\0';
 		trim(p);
 		if (*p)
-			mailmap_line(m, md, p);
+			mailmap_line(b, p);
 		if (!nl)
 			break;
 	}
-done:
-	pr_buf_release(&path);
-	pr_buf_release(&text);
 }
 
 char *pr_maint_mailmap_email(const struct pr_maint *m, pcre2_match_data *md,
@@ -349,16 +411,16 @@ char *pr_maint_mailmap_email(const struct pr_maint *m, pcre2_match_data *md,
 	email = pr_maint_format_email(m, md, name, addr);
 	rn = name;
 	ra = addr;
-	if (map_get(m->names, m->nnames, email) ||
-	    map_get(m->addrs, m->naddrs, email)) {
-		if ((v = map_get(m->names, m->nnames, email)))
+	if (map_get(m, m->names, m->nnames, email) ||
+	    map_get(m, m->addrs, m->naddrs, email)) {
+		if ((v = map_get(m, m->names, m->nnames, email)))
 			rn = v;
-		if ((v = map_get(m->addrs, m->naddrs, email)))
+		if ((v = map_get(m, m->addrs, m->naddrs, email)))
 			ra = v;
 	} else {
-		if ((v = map_get(m->names, m->nnames, addr)))
+		if ((v = map_get(m, m->names, m->nnames, addr)))
 			rn = v;
-		if ((v = map_get(m->addrs, m->naddrs, addr)))
+		if ((v = map_get(m, m->addrs, m->naddrs, addr)))
 			ra = v;
 	}
 	out = pr_maint_format_email(m, md, rn, ra);
@@ -367,9 +429,6 @@ char *pr_maint_mailmap_email(const struct pr_maint *m, pcre2_match_data *md,
 	free(email);
 	return out;
 }
-
-static const int rx_failed_marker;
-#define RX_FAILED ((pcre2_code *)(uintptr_t)&rx_failed_marker)
 
 static bool perl_space_not_nl(int c)
 {
@@ -412,13 +471,12 @@ static const unsigned char fe_class[256] = {
 	['{'] = FE_STOP | FE_BACK,
 };
 
-static void file_entry(struct tv *t)
+static void file_entry(struct tv *t, const char *value)
 {
-	const unsigned char *s = (const unsigned char *)t->value;
+	const unsigned char *s = (const unsigned char *)value;
 	size_t n = 0, plen, nslash = 0;
-	unsigned seen = 0, c;
+	unsigned seen = 0, c, dir;
 
-	/* locals, not t's fields: stores through t could alias s */
 	for (; s[n] && !((c = fe_class[s[n]]) & FE_STOP); n++) {
 		nslash += c & FE_SLASH;
 		seen |= c;
@@ -434,40 +492,50 @@ static void file_entry(struct tv *t)
 		}
 	}
 	t->nslash = (uint32_t)nslash;
-	t->literal = !(seen & FE_STOP);
-	t->slash_end = n && s[n - 1] == '/';
+	t->flags = 0;
+	if (!(seen & FE_STOP))
+		t->flags |= TV_LITERAL;
+	if (n && s[n - 1] == '/')
+		t->flags |= TV_SLASH_END;
 	/* a '/' is added on first use when the value names a directory */
-	t->dir = t->slash_end		     ? DIR_YES
-		 : (seen & FE_CHANGED) || !n ? DIR_NO
-					     : DIR_UNKNOWN;
+	dir = (t->flags & TV_SLASH_END)	  ? DIR_YES
+	      : (seen & FE_CHANGED) || !n ? DIR_NO
+					  : DIR_UNKNOWN;
+	t->flags |= (uint8_t)(dir << TV_DIR_SHIFT);
 	t->prefix_len = (uint32_t)plen;
 }
 
 /*
- * Whether F:/X: value t is a directory pattern (written with a trailing
+ * Whether F:/X: value i is a directory pattern (written with a trailing
  * '/', or naming a directory of the tree, when get_maintainer.pl adds
  * one); the stat runs once, on first use, and is kept (a race only runs
  * it twice, with the same answer).
  */
-bool pr_maint_tv_isdir(const struct pr_maint *m, struct tv *t)
+bool pr_maint_tv_isdir(const struct pr_maint *m, size_t i)
 {
-	unsigned char d = __atomic_load_n(&t->dir, __ATOMIC_ACQUIRE);
+	unsigned d0 = (m->tv[i].flags >> TV_DIR_SHIFT) & 3;
+	unsigned char *slot = &m->rt[i].dir;
+	unsigned char d = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 	struct pr_buf path = PR_BUF_INIT;
 	struct stat st;
 
-	if (d != DIR_UNKNOWN)
-		return d == DIR_YES;
-	pr_buf_addf(&path, "%s/%s", m->tree, t->value);
-	d = !stat(path.ptr, &st) && S_ISDIR(st.st_mode) ? DIR_YES : DIR_NO;
+	if (d0 != DIR_UNKNOWN)
+		return d0 == DIR_YES;
+	if (d)
+		return d == 1 + DIR_YES;
+	pr_buf_addf(&path, "%s/%s", m->tree, pr_maint_tv_value(m, i));
+	d = 1 +
+	    (!stat(path.ptr, &st) && S_ISDIR(st.st_mode) ? DIR_YES : DIR_NO);
 	pr_buf_release(&path);
-	__atomic_store_n(&t->dir, d, __ATOMIC_RELEASE);
-	return d == DIR_YES;
+	__atomic_store_n(slot, d, __ATOMIC_RELEASE);
+	return d == 1 + DIR_YES;
 }
 
 /* Slashes of the value as get_maintainer.pl matches it. */
-size_t pr_maint_tv_nslash(const struct pr_maint *m, struct tv *t)
+size_t pr_maint_tv_nslash(const struct pr_maint *m, size_t i)
 {
-	return (size_t)t->nslash + (!t->slash_end && pr_maint_tv_isdir(m, t));
+	return (size_t)m->tv[i].nslash +
+	       (!(m->tv[i].flags & TV_SLASH_END) && pr_maint_tv_isdir(m, i));
 }
 
 /* "^" and the F:/X: value as get_maintainer.pl converts it. */
@@ -486,46 +554,43 @@ static void convert_file_pattern(struct pr_buf *b, const char *s)
 	}
 }
 
-/* The regex of t (K: patch form when `patch`), compiled on first use. */
-pcre2_code *pr_maint_tv_re(const struct pr_maint *m, struct tv *t, bool patch)
+/* The regex of value i (K: patch form when `patch`), compiled on first use. */
+pcre2_code *pr_maint_tv_re(const struct pr_maint *m, size_t i, bool patch)
 {
-	pcre2_code **slot = patch ? &t->re_patch : &t->re;
-	pcre2_code *re = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *expect;
+	const struct tv *t = &m->tv[i];
+	pcre2_code **slot = patch ? &m->rt[i].re_patch : &m->rt[i].re;
+	pcre2_code *re = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	const char *v = pr_maint_tv_value(m, i);
 	struct pr_buf b = PR_BUF_INIT;
+	uint32_t flags = 0;
+	bool jit = false;
 
 	if (re)
 		return re == RX_FAILED ? NULL : re;
 	switch (t->type) {
 	case 'F':
 	case 'X':
-		convert_file_pattern(&b, t->value);
-		if (!t->slash_end && pr_maint_tv_isdir(m, t))
+		convert_file_pattern(&b, v);
+		if (!(t->flags & TV_SLASH_END) && pr_maint_tv_isdir(m, i))
 			pr_buf_addch(&b, '/');
-		re = pr_maint_rx_compile(b.ptr, b.len, 0, false);
 		break;
 	case 'N':
 	case 'K':
 		if (patch)
-			pr_buf_addf(&b, "^[+-].*%s", t->value);
+			pr_buf_addf(&b, "^[+-].*%s", v);
 		else
-			pr_buf_adds(&b, t->value);
-		re = pr_maint_rx_compile(b.ptr, b.len, PCRE2_EXTENDED, m->jit);
+			pr_buf_adds(&b, v);
+		flags = PCRE2_EXTENDED;
+		jit = m->jit;
 		break;
 	default:
+		/* no regex: an empty source would match everything */
+		pr_buf_adds(&b, "(*FAIL)");
 		break;
 	}
+	re = compile_once(slot, b.ptr, b.len, flags, jit);
 	pr_buf_release(&b);
-	if (!re)
-		re = RX_FAILED;
-	expect = NULL;
-	if (!__atomic_compare_exchange_n(slot, &expect, re, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		/* another thread was first: use its copy */
-		if (re != RX_FAILED)
-			pcre2_code_free(re);
-		re = expect;
-	}
-	return re == RX_FAILED ? NULL : re;
+	return re;
 }
 
 static bool blank_or_comment(const char *s)
@@ -536,106 +601,125 @@ static bool blank_or_comment(const char *s)
 }
 
 /* The bucket of component comp[0..len), or NULL. */
-struct fx_bucket *pr_maint_fx_find(const struct pr_maint *m, const char *comp,
-				   size_t len)
+const struct fx_bucket *pr_maint_fx_find(const struct pr_maint *m,
+					 const char *comp, size_t len)
 {
 	size_t i;
 
 	for (i = 0; i < m->nfx; i++)
-		if (m->fx[i].len == len && !memcmp(m->fx[i].comp, comp, len))
+		if (m->fx[i].len == len &&
+		    !memcmp(m->text + m->fx[i].comp, comp, len))
 			return &m->fx[i];
 	return NULL;
 }
 
-/* After parsing: sections and the F:/X:, N: and K: indexes. */
-static void build_index(struct pr_maint *m)
+/*
+ * After parsing: sections and the F:/X:, N: and K: indexes, each list in
+ * MAINTAINERS order, into m's tables.
+ */
+static void build_index(struct pr_maint *m, struct tv *tv, size_t ntv)
 {
-	size_t i, aany = 0, an = 0, ak = 0, start = 0;
-	struct fx_bucket *last = NULL;
+	struct fx_bucket *fx = NULL;
+	uint32_t *bucket = pr_calloc(ntv ? ntv : 1, sizeof(*bucket));
+	uint32_t *fx_tvi, *fx_any = NULL, *nk = NULL, *kw = NULL, *fill;
+	size_t nfx = 0, afx = 0, nany = 0, aany = 0, nn = 0, an = 0;
+	size_t nkw = 0, ak = 0, nfxt = 0, i, start = 0, last = SIZE_MAX;
 
-	for (i = 0; i < m->ntv; i++) {
-		struct tv *t = &m->tv[i];
-		const char *slash;
+	for (i = 0; i < ntv; i++) {
+		struct tv *t = &tv[i];
+		const char *v = m->text + t->value, *slash;
 		size_t len;
 
+		bucket[i] = UINT32_MAX;
 		/* find_starting_index, in one pass: the last untyped line */
 		if (!t->type) {
 			start = i;
 			continue;
 		}
 		t->start = (uint32_t)start;
-		if (i == 0 || !m->tv[i - 1].type)
+		if (i == 0 || !tv[i - 1].type)
 			m->nsections++;
 		if (t->type == 'N') {
-			PR_ALLOC_GROW(m->nk, m->nn + 1, an);
-			m->nk[m->nn++] = i;
+			PR_ALLOC_GROW(nk, nn + 1, an);
+			nk[nn++] = (uint32_t)i;
 		} else if (t->type == 'K') {
-			PR_ALLOC_GROW(m->kw, m->nkw + 1, ak);
-			m->kw[m->nkw++] = i;
+			PR_ALLOC_GROW(kw, nkw + 1, ak);
+			kw[nkw++] = (uint32_t)i;
 		}
 		if (t->type != 'F' && t->type != 'X')
 			continue;
-		slash = memchr(t->value, '/', t->prefix_len);
+		slash = memchr(v, '/', t->prefix_len);
 		if (!slash) {
-			PR_ALLOC_GROW(m->fx_any, m->nfx_any + 1, aany);
-			m->fx_any[m->nfx_any++] = i;
+			PR_ALLOC_GROW(fx_any, nany + 1, aany);
+			fx_any[nany++] = (uint32_t)i;
 			continue;
 		}
-		len = (size_t)(slash - t->value);
+		len = (size_t)(slash - v);
 		/* neighbours mostly share a component: try the last first */
-		if (!last || last->len != len ||
-		    memcmp(last->comp, t->value, len))
-			last = pr_maint_fx_find(m, t->value, len);
-		if (!last) {
-			PR_ALLOC_GROW(m->fx, m->nfx + 1, m->alloc_fx);
-			last = &m->fx[m->nfx++];
-			memset(last, 0, sizeof(*last));
-			last->comp = t->value;
-			last->len = len;
+		if (last == SIZE_MAX || fx[last].len != len ||
+		    memcmp(m->text + fx[last].comp, v, len)) {
+			for (last = 0; last < nfx; last++)
+				if (fx[last].len == len &&
+				    !memcmp(m->text + fx[last].comp, v, len))
+					break;
 		}
-		PR_ALLOC_GROW(last->tvi, last->nr + 1, last->alloc);
-		last->tvi[last->nr++] = i;
+		if (last == nfx) {
+			PR_ALLOC_GROW(fx, nfx + 1, afx);
+			memset(&fx[nfx], 0, sizeof(*fx));
+			fx[nfx].comp = t->value;
+			fx[nfx].len = (uint32_t)len;
+			nfx++;
+		}
+		fx[last].nr++;
+		bucket[i] = (uint32_t)last;
+		nfxt++;
 	}
+	/* each bucket's entries, one array, in MAINTAINERS order */
+	fx_tvi = pr_calloc(nfxt ? nfxt : 1, sizeof(*fx_tvi));
+	fill = pr_calloc(nfx ? nfx : 1, sizeof(*fill));
+	for (i = 0, start = 0; i < nfx; i++) {
+		fx[i].first = (uint32_t)start;
+		fill[i] = (uint32_t)start;
+		start += fx[i].nr;
+	}
+	for (i = 0; i < ntv; i++)
+		if (bucket[i] != UINT32_MAX)
+			fx_tvi[fill[bucket[i]]++] = (uint32_t)i;
+	m->fx = fx;
+	m->nfx = nfx;
+	m->fx_tvi = fx_tvi;
+	m->nfx_tvi = nfxt;
+	m->fx_any = fx_any;
+	m->nfx_any = nany;
+	m->nk = nk;
+	m->nn = nn;
+	m->kw = kw;
+	m->nkw = nkw;
+	free(fill);
+	free(bucket);
 }
 
-int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
+void pr_maint_init_runtime(struct pr_maint *m, const char *tree)
 {
-	struct pr_maint *m = pr_calloc(1, sizeof(*m));
-	struct pr_buf text = PR_BUF_INIT;
-	pcre2_match_data *md = pcre2_match_data_create(OVEC, NULL);
-	char *p, *nl, *end;
-	size_t i, len;
-	int err;
+	m->tree = pr_strdup(tree ? tree : ".");
+	m->rt = pr_calloc(m->ntv ? m->ntv : 1, sizeof(*m->rt));
+}
 
-	*out = NULL;
-	if (!tree)
-		tree = ".";
-	m->tree = pr_strdup(tree);
-	for (i = 0; i < PR_ARRAY_SIZE(rx_src); i++) {
-		m->rx[i] = pr_maint_rx_compile(rx_src[i], PCRE2_ZERO_TERMINATED,
-					       0, true);
-		if (!m->rx[i]) {
-			err = pr_error(PR_EINTERNAL,
-				       "regex %zu does not compile", i);
-			goto done;
-		}
-	}
-	pr_buf_init(&text, MAINT_BYTES);
-	err = pr_buf_read_file(&text, path);
-	if (err < 0) {
-		err = pr_error_wrap(err, "maintainers file '%s'", path);
-		goto done;
-	}
-	m->text = pr_buf_detach(&text, &len);
-	end = m->text + len;
+/* MAINTAINERS' text (NULs put at line ends) into m's tv table. */
+static void parse_maintainers(struct build *b)
+{
+	struct pr_maint *m = b->m;
+	char *text = (char *)m->text, *end = text + m->text_len - 1;
+	char *p, *nl;
+
 	/*
 	 * One entry a line at most; the kernel's lines average over 30
 	 * bytes, so len / 24 entries rarely grow, with no pass counting
 	 * lines.  Pages never written are never touched.
 	 */
-	m->alloc_tv = len / 24 + 16;
-	m->tv = pr_reallocarray(NULL, m->alloc_tv, sizeof(*m->tv));
-	for (p = m->text; p < end; p = nl + 1) {
+	b->alloc_tv = m->text_len / 24 + 16;
+	b->tv = pr_reallocarray(NULL, b->alloc_tv, sizeof(*b->tv));
+	for (p = text; p < end; p = nl + 1) {
 		struct tv t = { 0 };
 
 		nl = memchr(p, '\n', (size_t)(end - p));
@@ -649,29 +733,107 @@ int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
 			while (perl_space_not_nl((unsigned char)*v))
 				v++;
 			t.type = p[0];
-			t.value = v;
+			t.value = (uint32_t)(v - text);
 			if (t.type == 'F' || t.type == 'X')
-				file_entry(&t);
+				file_entry(&t, v);
 		} else if (!blank_or_comment(p)) {
-			t.value = p;
+			t.value = (uint32_t)(p - text);
 		} else {
 			continue;
 		}
-		PR_ALLOC_GROW(m->tv, m->ntv + 1, m->alloc_tv);
-		m->tv[m->ntv++] = t;
+		PR_ALLOC_GROW(b->tv, b->ntv + 1, b->alloc_tv);
+		b->tv[b->ntv++] = t;
 	}
-	build_index(m);
-	read_mailmap(m, md, tree);
-	map_finish(m->names, &m->nnames);
-	map_finish(m->addrs, &m->naddrs);
+}
+
+int pr_maint_parse(struct pr_maint **out, struct pr_maint_src *src,
+		   const char *path, const char *tree)
+{
+	struct pr_maint *m = pr_calloc(1, sizeof(*m));
+	struct build b = { 0 };
+	struct pr_buf text = PR_BUF_INIT, mm = PR_BUF_INIT;
+	struct pr_buf mpath = PR_BUF_INIT;
+	bool stable = true, mstable = true;
+	int err;
+
+	*out = NULL;
+	memset(src, 0, sizeof(*src));
+	if (!tree)
+		tree = ".";
+	b.m = m;
+	b.md = pcre2_match_data_create(OVEC, NULL);
+	pr_buf_init(&b.strings, 0);
+	err = pr_maint_id_read(&text, &src->maint, path, &stable);
+	if (err) {
+		if (err > 0)
+			err = pr_error(PR_ENOENT, "cannot open '%s': %s", path,
+				       strerror(ENOENT));
+		err = pr_error_wrap(err, "maintainers file '%s'", path);
+		goto done;
+	}
+	m->text = pr_buf_detach(&text, &m->text_len);
+	m->text_len++; /* the NUL: the last line ends there */
+	parse_maintainers(&b);
+	m->tv = b.tv;
+	m->ntv = b.ntv;
+	b.tv = NULL;
+	build_index(m, (struct tv *)m->tv, m->ntv);
+	pr_buf_addf(&mpath, "%s/.mailmap", tree);
+	err = pr_maint_id_read(&mm, &src->mailmap, mpath.ptr, &mstable);
+	if (err < 0) {
+		/* as get_maintainer.pl: an unreadable .mailmap maps nothing */
+		pr_error_clear();
+		mstable = false;
+	} else if (!err) {
+		parse_mailmap(&b, mm.ptr);
+	}
+	map_finish(&b, &b.names);
+	map_finish(&b, &b.addrs);
+	m->names = b.names.v;
+	m->nnames = b.names.nr;
+	m->addrs = b.addrs.v;
+	m->naddrs = b.addrs.nr;
+	b.names.v = b.addrs.v = NULL;
+	m->strings = pr_buf_detach(&b.strings, &m->strings_len);
+	m->strings_len++;
+	src->stable = stable && mstable;
+	pr_maint_init_runtime(m, tree);
 	*out = m;
 	m = NULL;
 	err = 0;
 done:
-	pcre2_match_data_free(md);
+	pcre2_match_data_free(b.md);
+	free(b.tv);
+	free(b.names.v);
+	free(b.addrs.v);
+	pr_buf_release(&b.strings);
 	pr_buf_release(&text);
+	pr_buf_release(&mm);
+	pr_buf_release(&mpath);
 	pr_maint_free(m);
 	return err;
+}
+
+int pr_maint_load(struct pr_maint **out, const char *path, const char *tree)
+{
+	struct pr_maint_src src;
+
+	return pr_maint_parse(out, &src, path, tree);
+}
+
+int pr_maint_open(struct pr_maint **out, const char *path, const char *tree,
+		  const char *cache_dir)
+{
+	struct pr_maint_src src;
+	int err;
+
+	if (cache_dir && !pr_maint_index_open(out, path, tree, cache_dir))
+		return 0;
+	if ((err = pr_maint_parse(out, &src, path, tree)))
+		return err;
+	if (cache_dir && src.stable)
+		pr_maint_index_save(*out, path, tree, cache_dir, &src);
+	return 0;
 }
 
 void pr_maint_set_jit(struct pr_maint *m, bool jit)
@@ -685,35 +847,34 @@ void pr_maint_free(struct pr_maint *m)
 
 	if (!m)
 		return;
-	for (i = 0; i < m->ntv; i++) {
-		if (m->tv[i].owned)
-			free(m->tv[i].value);
-		if (m->tv[i].re != RX_FAILED)
-			pcre2_code_free(m->tv[i].re);
-		if (m->tv[i].re_patch != RX_FAILED)
-			pcre2_code_free(m->tv[i].re_patch);
+	for (i = 0; m->rt && i < m->ntv; i++) {
+		if (m->rt[i].re)
+			free_rx(m->rt[i].re);
+		if (m->rt[i].re_patch)
+			free_rx(m->rt[i].re_patch);
 	}
-	free(m->tv);
-	free(m->tree);
-	free(m->text);
-	for (i = 0; i < m->nfx; i++)
-		free(m->fx[i].tvi);
-	free(m->fx);
-	free(m->fx_any);
-	free(m->nk);
-	free(m->kw);
-	for (i = 0; i < m->nnames; i++) {
-		free(m->names[i].key);
-		free(m->names[i].val);
-	}
-	for (i = 0; i < m->naddrs; i++) {
-		free(m->addrs[i].key);
-		free(m->addrs[i].val);
-	}
-	free(m->names);
-	free(m->addrs);
 	for (i = 0; i < PR_ARRAY_SIZE(m->rx); i++)
-		pcre2_code_free(m->rx[i]);
+		if (m->rx[i])
+			free_rx(m->rx[i]);
+	if (m->map) {
+		munmap(m->map, m->map_len);
+	} else if (m->image) {
+		free(m->image);
+	} else {
+		/* the parse's own tables */
+		free((void *)m->text);
+		free((void *)m->tv);
+		free((void *)m->fx);
+		free((void *)m->fx_tvi);
+		free((void *)m->fx_any);
+		free((void *)m->nk);
+		free((void *)m->kw);
+		free((void *)m->names);
+		free((void *)m->addrs);
+		free((void *)m->strings);
+	}
+	free(m->rt);
+	free(m->tree);
 	free(m);
 }
 

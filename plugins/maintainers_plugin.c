@@ -12,8 +12,9 @@
  * The `maintainers` route plugin: the recipients get_maintainer.pl would
  * name for a version, added to the series with their reasons, split as
  * b4's auto-to-cc splits them (To: maintainers; Cc: reviewers, lists and
- * addresses written in patched files), with caps, opt-outs and an
- * instance-level subsystem filter.
+ * addresses written in patched files and signers of the commits that
+ * Fixes: tags name), with caps, opt-outs and an instance-level subsystem
+ * filter.
  *
  * MAINTAINERS is parsed on first use and kept in inst->state (a struct
  * pr_maint_cache); each run stats it and the tree's .mailmap and parses
@@ -81,8 +82,9 @@ static const struct pr_option maint_options[] = {
 	  "who goes in To: (maintainers), or nobody (none)", CTX(to), false,
 	  to_choices },
 	{ "cc", PR_OPT_LIST, NULL,
-	  "roles put in Cc: maintainers, reviewers, lists, files (default: "
-	  "reviewers, lists, files, and maintainers when to = none)",
+	  "roles put in Cc: maintainers, reviewers, lists, files, fixes "
+	  "(default: reviewers, lists, files, fixes, and maintainers when "
+	  "to = none)",
 	  CTX(cc), false, NULL },
 	{ "max-lists", PR_OPT_INT, "0", "most mailing lists (0: no cap)",
 	  CTX(max_lists), false, NULL },
@@ -116,6 +118,7 @@ static const char *const cc_names[] = {
 	[PR_MAINT_REVIEWER] = "reviewers",
 	[PR_MAINT_LIST] = "lists",
 	[PR_MAINT_FILE] = "files",
+	[PR_MAINT_FIXES] = "fixes",
 };
 
 static int check_cc(const struct pr_instance *inst)
@@ -130,7 +133,8 @@ static int check_cc(const struct pr_instance *inst)
 		if (k == PR_ARRAY_SIZE(cc_names))
 			return pr_error(PR_ECONFIG,
 					"check '%s': cc '%s' is not one of "
-					"maintainers, reviewers, lists, files",
+					"maintainers, reviewers, lists, files, "
+					"fixes",
 					inst->name, c->cc.items[i]);
 	}
 	return 0;
@@ -382,15 +386,21 @@ static int resolve(struct pr_maint_result *res, struct pr_instance *inst,
 	struct maint_state *st;
 	struct pr_maint_opts o;
 	struct pr_buf *texts = NULL;
+	struct pr_maint_git *git;
 	size_t n = 0;
 	int err;
 
 	if ((err = state_get(&st, inst)))
 		return err;
 	pr_maint_opts_init(&o);
+	/* Fixes: tags: the repository is opened only when one is met */
+	git = pr_maint_git_new(st->cache->tree);
+	o.commit = pr_maint_git_commit;
+	o.commit_payload = git;
 	version_texts(&texts, &n, v);
 	err = pr_maint_resolve(res, st->m, &o, texts, n);
 	texts_free(texts, n);
+	pr_maint_git_free(git);
 	return err;
 }
 
@@ -459,6 +469,7 @@ static const char *const kind_names[] = {
 	[PR_MAINT_REVIEWER] = "reviewer",
 	[PR_MAINT_LIST] = "list",
 	[PR_MAINT_FILE] = "files",
+	[PR_MAINT_FIXES] = "blamed_fixes",
 };
 
 /* The reason recorded on the recipient: "maintainer:NETWORKING DRIVERS". */
@@ -466,6 +477,8 @@ static void reason_of(struct pr_buf *b, const struct pr_maint_addr *a)
 {
 	if (a->kind == PR_MAINT_FILE)
 		pr_buf_adds(b, "in file");
+	else if (a->kind == PR_MAINT_FIXES)
+		pr_buf_adds(b, "blamed_fixes");
 	else
 		pr_buf_addf(b, "%s:%s", kind_names[a->kind], a->section);
 }
@@ -478,6 +491,8 @@ static void who_of(struct pr_buf *b, const struct pr_maint_addr *a)
 		pr_buf_addf(b, " <%s>", a->email);
 	if (a->kind == PR_MAINT_FILE)
 		pr_buf_adds(b, " (named in a patched file)");
+	else if (a->kind == PR_MAINT_FIXES)
+		pr_buf_adds(b, " (signer of a commit the series fixes)");
 	else
 		pr_buf_addf(b, " (%s of %s)", kind_names[a->kind], a->section);
 }

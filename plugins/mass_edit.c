@@ -21,12 +21,28 @@
 #define ME_TOP 3 /* "a few" substitutions */
 #define ME_NAMED_SECTIONS 5 /* "the first few" sections in a message */
 #define ME_REST "THE REST" /* the catch-all section: not counted */
+#define ME_TOP_WORDS 3 /* whole words named per substitution */
+#define ME_MAX_WORDS 4096 /* distinct word changes tracked per substitution */
+
+/* One whole word changed by a substitution: "error" -> "eror". */
+struct me_word {
+	char *old, *new; /* one allocation: old, NUL, new, NUL */
+	uint64_t count;
+	uint32_t hash;
+};
+
+/* The words a substitution changed: an open-addressing table. */
+struct me_words {
+	struct me_word *v; /* cap slots, old == NULL when empty */
+	size_t cap, nr;
+};
 
 struct me_sub {
 	char *s, *t;
 	uint64_t lines, files;
 	size_t last_file;
 	uint64_t inside, outside; /* occurrences inside a word or not */
+	struct me_words words;
 };
 
 struct me_state {
@@ -168,6 +184,11 @@ static bool only_whitespace_differs(const char *a, const char *b)
 	}
 }
 
+static bool word_byte(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
 /* Count the occurrences of s in old that sit inside a word, and the rest. */
 static void count_word_places(uint64_t *inside, uint64_t *outside,
 			      const char *old, const char *s)
@@ -176,15 +197,190 @@ static void count_word_places(uint64_t *inside, uint64_t *outside,
 	const char *p = old;
 
 	while (slen && (p = strstr(p, s))) {
-		bool before = p > old &&
-			      (isalnum((unsigned char)p[-1]) || p[-1] == '_');
-		bool after = isalnum((unsigned char)p[slen]) || p[slen] == '_';
+		bool before = p > old && word_byte(p[-1]);
+		bool after = word_byte(p[slen]);
 
 		if (before || after)
 			(*inside)++;
 		else
 			(*outside)++;
 		p += slen;
+	}
+}
+
+static uint32_t word_hash(const char *a, size_t alen, const char *b,
+			  size_t blen)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < alen; i++)
+		h = (h ^ (unsigned char)a[i]) * 16777619u;
+	h = (h ^ 0xff) * 16777619u; /* no byte of a word: the separator */
+	for (i = 0; i < blen; i++)
+		h = (h ^ (unsigned char)b[i]) * 16777619u;
+	return h;
+}
+
+/* The slot of old -> new in w (an empty one when absent); w->cap > nr. */
+static struct me_word *words_slot(struct me_words *w, uint32_t h,
+				  const char *old, size_t olen, const char *new,
+				  size_t nlen)
+{
+	size_t i = h & (w->cap - 1);
+
+	for (;; i = (i + 1) & (w->cap - 1)) {
+		struct me_word *e = &w->v[i];
+
+		if (!e->old)
+			return e;
+		if (e->hash == h && !strncmp(e->old, old, olen) &&
+		    !e->old[olen] && !strncmp(e->new, new, nlen) &&
+		    !e->new[nlen])
+			return e;
+	}
+}
+
+static void words_add(struct me_words *w, const char *old, size_t olen,
+		      const char *new, size_t nlen)
+{
+	uint32_t h = word_hash(old, olen, new, nlen);
+	struct me_word *e;
+	size_t i;
+
+	if (2 * (w->nr + 1) > w->cap) {
+		struct me_words g = { 0 };
+
+		g.cap = w->cap ? 2 * w->cap : 64;
+		g.v = pr_calloc(g.cap, sizeof(*g.v));
+		for (i = 0; i < w->cap; i++) {
+			struct me_word *x = &w->v[i];
+
+			if (x->old)
+				*words_slot(&g, x->hash, x->old, strlen(x->old),
+					    x->new, strlen(x->new)) = *x;
+		}
+		g.nr = w->nr;
+		free(w->v);
+		*w = g;
+	}
+	e = words_slot(w, h, old, olen, new, nlen);
+	if (!e->old) {
+		if (w->nr == ME_MAX_WORDS)
+			return;
+		e->old = pr_malloc(olen + nlen + 2);
+		memcpy(e->old, old, olen);
+		e->old[olen] = '\0';
+		e->new = e->old + olen + 1;
+		memcpy(e->new, new, nlen);
+		e->new[nlen] = '\0';
+		e->hash = h;
+		w->nr++;
+	}
+	e->count++;
+}
+
+static bool all_word_bytes(const char *s)
+{
+	for (; *s; s++)
+		if (!word_byte(*s))
+			return false;
+	return true;
+}
+
+/*
+ * The whole words that sub's substitution changed in old, counted: for a
+ * typo sweep 'ro' -> 'o' these are "error" -> "eror" and the like.  Only
+ * when s and t are made of word bytes (t may be empty), so that a word of
+ * old is a word of new; the scan is subst_matches' own, which holds for
+ * this pair.
+ */
+static void record_words(struct me_sub *sub, const char *old, const char *new)
+{
+	size_t slen = strlen(sub->s), tlen = strlen(sub->t);
+	size_t olen = strlen(old), nlen = strlen(new);
+	size_t i = 0, j = 0, counted = 0;
+
+	if (!slen || !all_word_bytes(sub->s) || !all_word_bytes(sub->t))
+		return;
+	while (i < olen) {
+		if (i + slen > olen || memcmp(old + i, sub->s, slen)) {
+			i++;
+			j++;
+			continue;
+		}
+		/* a second occurrence in one word is that word's again */
+		if (i >= counted) {
+			size_t ws = i, we = i + slen, nws, nwe = j + tlen;
+
+			while (ws && word_byte(old[ws - 1]))
+				ws--;
+			while (we < olen && word_byte(old[we]))
+				we++;
+			/* old[ws..i) was copied unchanged to new */
+			nws = j - (i - ws);
+			while (nwe < nlen && word_byte(new[nwe]))
+				nwe++;
+			words_add(&sub->words, old + ws, we - ws, new + nws,
+				  nwe - nws);
+			counted = we;
+		}
+		i += slen;
+		j += tlen;
+	}
+}
+
+static void words_release(struct me_words *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->cap; i++)
+		free(w->v[i].old);
+	free(w->v);
+	memset(w, 0, sizeof(*w));
+}
+
+static bool word_before(const struct me_word *a, const struct me_word *b)
+{
+	int c;
+
+	if (a->count != b->count)
+		return a->count > b->count;
+	c = strcmp(a->old, b->old);
+	return c ? c < 0 : strcmp(a->new, b->new) < 0;
+}
+
+/*
+ * ": 'error' -> 'eror' 1,204 times, 'errors' -> 'erors' 310 times": the
+ * words sub changed most often, the substitution itself left out (a whole
+ * word replaced says nothing more).
+ */
+static void add_top_words(struct pr_buf *m, const struct me_sub *sub)
+{
+	const struct me_word *top[ME_TOP_WORDS];
+	size_t ntop = 0, i, k;
+
+	for (i = 0; i < sub->words.cap; i++) {
+		const struct me_word *e = &sub->words.v[i];
+
+		if (!e->old ||
+		    (!strcmp(e->old, sub->s) && !strcmp(e->new, sub->t)))
+			continue;
+		/* insertion into the short sorted list */
+		for (k = ntop; k > 0 && word_before(e, top[k - 1]); k--)
+			if (k < ME_TOP_WORDS)
+				top[k] = top[k - 1];
+		if (k < ME_TOP_WORDS) {
+			top[k] = e;
+			if (ntop < ME_TOP_WORDS)
+				ntop++;
+		}
+	}
+	for (i = 0; i < ntop; i++) {
+		pr_buf_addf(m, "%s'%s' -> '%s' ", i ? ", " : ": ", top[i]->old,
+			    top[i]->new);
+		pr_buf_add_count(m, top[i]->count);
+		pr_buf_adds(m, top[i]->count == 1 ? " time" : " times");
 	}
 }
 
@@ -218,6 +414,7 @@ static void record_pair(struct me_state *st, const char *old, const char *new)
 	}
 	count_word_places(&st->subs[i].inside, &st->subs[i].outside, old,
 			  st->subs[i].s);
+	record_words(&st->subs[i], old, new);
 done:
 	free(s);
 	free(t);
@@ -505,6 +702,7 @@ int pr_mass_edit_check(struct pr_report *r, const char *step,
 			pr_buf_adds(&m, " changed lines, ");
 			pr_buf_add_count(&m, sub->files);
 			pr_buf_adds(&m, sub->files == 1 ? " file" : " files");
+			add_top_words(&m, sub);
 		}
 		found = true;
 	} else if (st->pairs >= o->min_lines && f.files >= o->min_files &&
@@ -550,6 +748,7 @@ int pr_mass_edit_check(struct pr_report *r, const char *step,
 	for (i = 0; i < st->nr; i++) {
 		free(st->subs[i].s);
 		free(st->subs[i].t);
+		words_release(&st->subs[i].words);
 	}
 	free(st);
 	pr_buf_release(&m);

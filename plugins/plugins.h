@@ -20,6 +20,9 @@ struct pr_size_limit_ctx {
 
 extern const struct pr_plugin_type pr_plugin_size_limit;
 
+/* check: apply, build and boot a kernel (kernel_ci.c) */
+extern const struct pr_plugin_type pr_plugin_kernel_ci;
+
 /* route: the MAINTAINERS routing plugin (maintainers_plugin.c) */
 extern const struct pr_plugin_type pr_plugin_maintainers;
 

@@ -198,10 +198,15 @@ int pr_http_request(struct pr_http_response *resp,
 		goto done;
 	}
 	if (rc != CURLE_OK) {
+		const char *detail = *errbuf ? errbuf : curl_easy_strerror(rc);
+
+		if (pr_http_tls_failure(rc)) {
+			pr_http_tls_reason(&line, rc, detail, c->ca_file);
+			detail = line.ptr;
+		}
 		err = pr_error(rc == CURLE_OPERATION_TIMEDOUT ? PR_ETIMEOUT
 							      : PR_ENET,
-			       "%s '%s' failed: %s", method, url,
-			       *errbuf ? errbuf : curl_easy_strerror(rc));
+			       "%s '%s' failed: %s", method, url, detail);
 		goto done;
 	}
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
@@ -213,6 +218,72 @@ done:
 		curl_easy_cleanup(h);
 	pr_buf_release(&line);
 	return err;
+}
+
+bool pr_http_tls_failure(int rc)
+{
+	return rc == CURLE_SSL_CONNECT_ERROR ||
+	       rc == CURLE_PEER_FAILED_VERIFICATION ||
+	       rc == CURLE_SSL_CACERT_BADFILE || rc == CURLE_SSL_CERTPROBLEM;
+}
+
+int pr_http_tls_reason(struct pr_buf *out, int rc, const char *detail,
+		       const char *ca_file)
+{
+	switch (rc) {
+	case CURLE_PEER_FAILED_VERIFICATION:
+		if (ca_file)
+			return pr_buf_addf(out,
+					   "the server's certificate is not "
+					   "trusted (%s): no CA of ca-file "
+					   "'%s' signed it, or it does not "
+					   "name the host",
+					   detail, ca_file);
+		return pr_buf_addf(out,
+				   "the server's certificate is not trusted "
+				   "(%s): none of the system's CAs signed it; "
+				   "set ca-file to the CA that did",
+				   detail);
+	case CURLE_SSL_CACERT_BADFILE:
+		if (ca_file)
+			return pr_buf_addf(out,
+					   "ca-file '%s' holds no usable CA "
+					   "certificate (%s)",
+					   ca_file, detail);
+		return pr_buf_addf(out,
+				   "the system's CA certificates cannot be "
+				   "read (%s)",
+				   detail);
+	case CURLE_SSL_CONNECT_ERROR:
+		return pr_buf_addf(out, "the TLS handshake failed (%s)",
+				   detail);
+	default:
+		return pr_buf_addf(out, "TLS failed (%s)", detail);
+	}
+}
+
+bool pr_http_rate_limited(int64_t *until, const struct pr_http_response *resp,
+			  int64_t now)
+{
+	long s = resp->status;
+
+	if (s != 403 && s != 429 && s != 503)
+		return false;
+	if (resp->retry_after >= 0) {
+		*until = now + resp->retry_after;
+		return true;
+	}
+	if (s != 503 && resp->ratelimit_remaining == 0 &&
+	    resp->ratelimit_reset > 0) {
+		*until = resp->ratelimit_reset > now ? resp->ratelimit_reset
+						     : now + 1;
+		return true;
+	}
+	if (s == 429) {
+		*until = now + 60;
+		return true;
+	}
+	return false;
 }
 
 /* Whether the rel value v[0..n) (space-separated types) holds rel. */

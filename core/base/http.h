@@ -19,8 +19,9 @@
  *   `max_body`); a bigger one is PR_ETOOBIG.
  * - A request that got any HTTP answer returns 0 with resp->status set,
  *   whatever the status (304, 403, 404...); the caller decides.  Only a
- *   transport failure (DNS, connect, TLS, timeout) is an error (PR_ENET or
- *   PR_ETIMEOUT).
+ *   transport failure (DNS, connect, TLS, timeout, a connection lost) is
+ *   an error (PR_ENET or PR_ETIMEOUT), and a TLS one says what to change
+ *   (pr_http_tls_reason).
  * - Response headers are kept only for the names a forge client needs:
  *   etag, link, x-next-page, x-total, x-ratelimit-remaining,
  *   x-ratelimit-reset, ratelimit-remaining, ratelimit-reset, retry-after.
@@ -61,6 +62,30 @@ int pr_http_request(struct pr_http_response *resp,
 		    const char *url, const char *json_body, const char *etag);
 
 void pr_http_response_release(struct pr_http_response *resp);
+
+/*
+ * Whether libcurl's code rc (a CURLcode) is a failure of TLS itself (the
+ * handshake, the certificate, the CA file): one a retry cannot mend.
+ */
+bool pr_http_tls_failure(int rc);
+
+/*
+ * Append a plain sentence for such a failure: what went wrong, libcurl's
+ * own words (detail) in parentheses, then what to change.  ca_file is the
+ * option's value (NULL: the system's CAs were used).  pr_http_request's
+ * message for a TLS failure is this sentence.
+ */
+int pr_http_tls_reason(struct pr_buf *out, int rc, const char *detail,
+		       const char *ca_file);
+
+/*
+ * Whether resp asks the client to wait, and until when (epoch seconds):
+ * a 429, 503 or 403 with Retry-After waits that long; a 403 or 429 whose
+ * rate limit is used up (x-ratelimit-remaining or ratelimit-remaining 0)
+ * waits for its reset; a 429 with neither, a minute.
+ */
+bool pr_http_rate_limited(int64_t *until, const struct pr_http_response *resp,
+			  int64_t now);
 
 /*
  * The URL of the relation `rel` ("next") in a Link header value, appended

@@ -39,5 +39,24 @@
 #define PR_LIMIT_GERRIT_EVENT_BYTES (4 * PR_MIB)
 /* Entries in one Atom feed (core/mail/atom.h). */
 #define PR_LIMIT_ATOM_ENTRIES 100000
+/*
+ * One webhook's body (GitHub caps its payloads at 25 MB).  It goes
+ * through the HMAC as it arrives and is never held whole: only its first
+ * PR_LIMIT_HOOK_HINT_BYTES are kept, to read the hint (event, number).
+ */
+#define PR_LIMIT_HOOK_BYTES (25 * PR_MIB)
+#define PR_LIMIT_HOOK_HINT_BYTES (256 * PR_KIB)
+/* One request's line and headers in the web server. */
+#define PR_LIMIT_WEB_HEADER_BYTES (32 * PR_KIB)
+/* Webhook delivery ids remembered, to ignore a replay. */
+#define PR_LIMIT_HOOK_SEEN 4096
+/*
+ * Connections the web server serves at once (no cap per address: behind
+ * a reverse proxy every client is the proxy).
+ */
+#define PR_LIMIT_WEB_CONNECTIONS 128
+/* Seconds a request may take, and may stay idle. */
+#define PR_LIMIT_WEB_REQUEST_SECONDS 30
+#define PR_LIMIT_WEB_IDLE_SECONDS 10
 
 #endif

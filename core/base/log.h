@@ -11,6 +11,16 @@
  *
  * Secrets never reach a log line: callers log secret options through
  * their redacted form.
+ *
+ * The format is process-wide too, set with the level: text (the line
+ * above) or JSON for log shippers, one object a line,
+ *
+ *	{"time":"2026-01-31T12:00:00.123Z","level":"warn",
+ *	 "instance":"github:net-gh","message":"still failing (2 times): ..."}
+ *
+ * ("instance" absent when there is no prefix), its strings always valid
+ * JSON whatever the message's bytes (base/json.h).  A line is one write
+ * to stderr, so lines of several threads never mix.
  */
 
 enum pr_log_level {
@@ -20,7 +30,15 @@ enum pr_log_level {
 	PR_LOG_DEBUG = 3,
 };
 
+enum pr_log_format {
+	PR_LOG_TEXT = 0,
+	PR_LOG_JSON = 1,
+};
+
 void pr_log_set_level(enum pr_log_level level);
+void pr_log_set_format(enum pr_log_format format);
+/* "text" or "json"; returns 0 or PR_EINVAL. */
+int pr_log_format_parse(enum pr_log_format *out, const char *name);
 enum pr_log_level pr_log_get_level(void);
 /* "error", "warn", "info", "debug"; returns 0 or PR_EINVAL. */
 int pr_log_level_parse(enum pr_log_level *out, const char *name);

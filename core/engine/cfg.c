@@ -1,9 +1,11 @@
 #include "base/pr.h"
 #include "engine/cfg.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <netinet/in.h>
 
 int pr_cfg_parse_bool(bool *out, const char *s)
 {
@@ -111,6 +113,60 @@ int pr_cfg_parse_duration(int64_t *out, const char *s)
 	}
 bad:
 	return pr_error(PR_EINVAL, "bad duration '%s'", s);
+}
+
+int pr_cfg_parse_listen(struct sockaddr_storage *out, socklen_t *len,
+			const char *s)
+{
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)out;
+	struct sockaddr_in *v4 = (struct sockaddr_in *)out;
+	char host[INET6_ADDRSTRLEN + 1] = "127.0.0.1";
+	const char *colon = strrchr(s, ':'), *port = s, *h = s, *end;
+	bool bracketed = false;
+	size_t n;
+	int64_t p;
+
+	memset(out, 0, sizeof(*out));
+	if (colon) {
+		port = colon + 1;
+		n = (size_t)(colon - s);
+		/* "[::1]:80": the brackets go, and only they may hold ':' */
+		if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
+			bracketed = true;
+			h++;
+			n -= 2;
+		} else if (memchr(s, ':', n)) {
+			goto bad;
+		}
+		if (!n || n >= sizeof(host))
+			goto bad;
+		memcpy(host, h, n);
+		host[n] = '\0';
+		if (!bracketed && !strcmp(host, "localhost"))
+			memcpy(host, "127.0.0.1", sizeof("127.0.0.1"));
+	}
+	if (!*port || strlen(port) > 5 ||
+	    strspn(port, "0123456789") != strlen(port) ||
+	    parse_number(&p, port, &end) || p > 65535)
+		goto bad;
+	if (!bracketed && inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons((uint16_t)p);
+		*len = sizeof(*v4);
+		return 0;
+	}
+	if (bracketed && inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons((uint16_t)p);
+		*len = sizeof(*v6);
+		return 0;
+	}
+bad:
+	memset(out, 0, sizeof(*out));
+	return pr_error(PR_EINVAL,
+			"bad listen address '%s' (HOST:PORT, [IPv6]:PORT or "
+			"PORT)",
+			s);
 }
 
 int pr_cfg_read_secret(char **out, const char *spec)

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "base/buf.h"
 #include "engine/registry.h"
@@ -32,6 +33,14 @@ int pr_cfg_parse_int(int64_t *out, const char *s);
 int pr_cfg_parse_size(uint64_t *out, const char *s);
 /* Milliseconds from "250ms", "30s", "5m", "2h", "1d"; a bare number is s. */
 int pr_cfg_parse_duration(int64_t *out, const char *s);
+/*
+ * A listen address (core.http): "HOST:PORT", HOST an IPv4 address, an
+ * IPv6 one in brackets or "localhost" (127.0.0.1), PORT 0..65535 (0: a
+ * free port); a bare "PORT" is 127.0.0.1:PORT.  Nothing is looked up, and
+ * all interfaces only when written so: "0.0.0.0:8025", "[::]:8025".
+ */
+int pr_cfg_parse_listen(struct sockaddr_storage *out, socklen_t *len,
+			const char *s);
 /* Read a secret from "file:PATH" or "env:NAME"; *out is malloc'ed. */
 int pr_cfg_read_secret(char **out, const char *spec);
 

@@ -14,11 +14,13 @@
 #include "engine/cfg.h"
 #include "engine/bridge.h"
 #include "engine/graph.h"
+#include "engine/store_view.h"
 #include "mail/mbox.h"
 #include "mail/mail.h"
 #include "mail/outgoing.h"
 #include "git/rangediff.h"
 #include "mail/am.h"
+#include "engine/notes.h"
 
 int pr_engine_delivery_key(struct pr_buf *out,
 			   const struct pr_engine_version *v, const char *sink)
@@ -111,6 +113,33 @@ done:
 }
 
 /*
+ * Say so when the last attempt of message i was cut short (the process
+ * ended during it): the sink may have it already, and it goes again, the
+ * same mail with the same Message-ID (or the same push).
+ */
+static int said_cut_short(struct pr_store *st, int64_t id, size_t i, size_t nr,
+			  const struct pr_instance *inst, const char *mid)
+{
+	int cut = pr_store_delivery_cut_short(st, id, i);
+
+	if (cut < 0)
+		return cut;
+	if (cut && *mid)
+		pr_log_warn(inst->prefix,
+			    "message %zu/%zu <%s>: the last attempt was cut "
+			    "short (the process ended during it), so it may "
+			    "have been delivered: sending it again, with the "
+			    "same Message-ID",
+			    i + 1, nr, mid);
+	else if (cut)
+		pr_log_warn(inst->prefix,
+			    "the last attempt of this delivery was cut short "
+			    "(the process ended during it), so it may have "
+			    "been done: doing it again");
+	return 0;
+}
+
+/*
  * pr_engine_deliver under another sink key: "<sink>+preview" for a preview
  * keeps its own delivery rows and Message-IDs beside the list's.  Each
  * message is marked sent with its Message-ID (the identity map); a
@@ -165,7 +194,12 @@ static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 			stats->status = PR_DELIVER_REJECTED;
 			continue;
 		}
-		if ((err = pr_store_delivery_attempt(st, id, i, NULL)))
+		/* read before the attempt: after the sink's yes, only the write */
+		pr_buf_reset(&mid);
+		if (!vd && (err = mail_message_id(&mid, mails[i], lens[i])))
+			goto done;
+		if ((err = said_cut_short(st, id, i, nr, inst, mid.ptr)) ||
+		    (err = pr_store_delivery_attempt(st, id, i, NULL)))
 			goto done;
 		free(res.reason);
 		res.reason = NULL;
@@ -198,9 +232,7 @@ static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 				st, id, i, res.reason ? res.reason : "retry");
 			goto done;
 		}
-		pr_buf_reset(&mid);
-		if ((!vd && (err = mail_message_id(&mid, mails[i], lens[i]))) ||
-		    (err = pr_store_delivery_mark_sent_as(
+		if ((err = pr_store_delivery_mark_sent_as(
 			     st, id, i, mid.len ? mid.ptr : NULL)) ||
 		    (!vd &&
 		     (err = pr_bridge_record_sent(st, v->series_id, v->number,
@@ -251,6 +283,7 @@ struct pass_ctx {
 	const char *cursor_key;
 	const struct pr_engine_opts *opts; /* never NULL */
 	size_t *dry_run_written; /* mails written to opts->dry_run_fd */
+	const char *state_dir; /* the state file's directory */
 };
 
 static bool name_char(char ch)
@@ -342,8 +375,11 @@ static int run_steps(const struct pass_ctx *c, struct pr_series *s,
 					"route '%s': step '%s' cannot run",
 					c->route->name,
 					c->route->steps.items[i]);
+		/* where a step keeps what it caches (kernel-ci's trees) */
+		((struct pr_instance *)&n->inst)->state_dir = c->state_dir;
 		err = n->plugin->run((struct pr_instance *)&n->inst, s, v,
 				     report);
+		((struct pr_instance *)&n->inst)->state_dir = NULL;
 		if (err)
 			return pr_error_wrap(err, "route '%s': step '%s'",
 					     c->route->name,
@@ -426,10 +462,13 @@ static int route_takes_version(const struct pass_ctx *c,
 	return ret;
 }
 
-/* Post the report (and what was sent) back to the route's feedback node. */
-static void tell_node(const struct pass_ctx *c, const char *name,
-		      const struct pr_series *s, const struct pr_report *report,
-		      const char *summary)
+/*
+ * Post the report (and what was sent) back to the route's feedback node;
+ * a failure is logged, the delivery stands, and it is returned.
+ */
+static int tell_node(const struct pass_ctx *c, const char *name,
+		     const struct pr_series *s, const struct pr_report *report,
+		     const char *summary)
 {
 	const struct pr_graph_node *n;
 	int err;
@@ -441,21 +480,72 @@ static void tell_node(const struct pass_ctx *c, const char *name,
 	    !n->connector->feedback) {
 		pr_log_warn(c->route->name,
 			    "feedback '%s': cannot take feedback", name);
-		return;
+		return 0;
 	}
 	err = n->connector->feedback((struct pr_instance *)&n->inst, s, report,
 				     summary);
-	/* feedback is a courtesy: a failure is logged, the delivery stands */
 	if (err)
 		pr_log_warn(n->inst.prefix, "feedback on '%s': %s",
 			    s->origin_key, pr_error_message());
+	return err;
 }
 
-static void give_feedback(const struct pass_ctx *c, const struct pr_series *s,
-			  const struct pr_report *report, const char *summary)
+/*
+ * Whether the feedback on version `number` of a series is still owed:
+ * a note (scope "feedback:NODE", key "SERIES_ID/vN") says "pending" from
+ * the moment the version is first seen until the feedback node took it,
+ * and "done" then.  So a feedback that failed, or that a crash cut off
+ * after the last mail, is given by a later pass (the event comes again:
+ * give_feedback holds the cursor), and a version read again is not told
+ * twice.  Versions first seen before this note existed have none.
+ */
+static int feedback_note(const struct pass_ctx *c, int64_t series_id,
+			 int number, const char *set)
 {
-	if (c->route->feedback)
-		tell_node(c, c->route->feedback, s, report, summary);
+	struct pr_buf scope = PR_BUF_INIT, key = PR_BUF_INIT, v = PR_BUF_INIT;
+	int err;
+
+	if ((err = pr_buf_addf(&scope, "feedback:%s", c->route->feedback)) ||
+	    (err = pr_buf_addf(&key, "%lld/v%d", (long long)series_id, number)))
+		goto done;
+	if (set) {
+		err = pr_notes_set(c->st, scope.ptr, key.ptr, set);
+		goto done;
+	}
+	err = pr_notes_get(&v, c->st, scope.ptr, key.ptr);
+	if (err == PR_ENOENT) {
+		pr_error_clear();
+		err = 0;
+	} else if (!err) {
+		err = !strcmp(v.ptr, "pending");
+	}
+done:
+	pr_buf_release(&scope);
+	pr_buf_release(&key);
+	pr_buf_release(&v);
+	return err;
+}
+
+/*
+ * Tell the route's feedback node, if it has one, and note it told.  A
+ * failure is kept owed and returns 1: the caller holds the source's
+ * cursor, so the next pass sees the event again and tries again (a dry
+ * run notes nothing).
+ */
+static int give_feedback(const struct pass_ctx *c, const struct pr_series *s,
+			 int64_t series_id, int number,
+			 const struct pr_report *report, const char *summary)
+{
+	bool note = !c->opts->dry_run;
+	int err;
+
+	if (!c->route->feedback)
+		return 0;
+	if (!tell_node(c, c->route->feedback, s, report, summary))
+		return note ? feedback_note(c, series_id, number, "done") : 0;
+	if (note && (err = feedback_note(c, series_id, number, "pending")))
+		return err;
+	return 1;
 }
 
 /*
@@ -936,6 +1026,60 @@ done:
 }
 
 /*
+ * Record for the status page what the route made of version v (store_view.h):
+ * its title, the series' link and submitter, the report, and each mail
+ * sink's recipients.  A record that fails is logged: the page is a window,
+ * never a reason to hold a delivery.
+ */
+static void record_status(const struct pass_ctx *c, const struct pr_event *ev,
+			  const struct pr_store_version *sv,
+			  const struct pr_version *v,
+			  const struct pr_report *report,
+			  const struct sink_job *jobs, size_t nr_jobs)
+{
+	const struct pr_ident *who = &ev->series->submitter;
+	struct pr_store_status status = { NULL, ev->series->url, NULL, report };
+	struct pr_buf submitter = PR_BUF_INIT;
+	size_t i;
+	int err;
+
+	if (v->cover && v->cover->subject)
+		status.title = v->cover->subject;
+	else if (v->nr)
+		status.title = v->patches[0]->subject;
+	if (who->email && *who->email &&
+	    pr_buf_addf(&submitter, "%s%s<%s>", who->name ? who->name : "",
+			who->name && *who->name ? " " : "", who->email) == 0)
+		status.submitter = submitter.ptr;
+	err = pr_store_status_set(c->st, sv->series_id, sv->number, &status);
+	for (i = 0; !err && jobs && i < nr_jobs; i++) {
+		if (!jobs[i].n || !pr_outgoing_rcpt_count(&jobs[i].rcpt))
+			continue;
+		err = pr_store_recipients_set(c->st, sv->series_id, sv->number,
+					      jobs[i].sink_key.ptr,
+					      &jobs[i].rcpt.to,
+					      &jobs[i].rcpt.cc);
+		/* refused before its delivery was opened */
+		if (err == PR_ENOENT)
+			err = 0;
+	}
+	if (err)
+		pr_log_warn(c->route->name,
+			    "status of '%s' v%d not recorded: %s",
+			    ev->series->origin_key, sv->number,
+			    pr_error_message());
+	pr_buf_release(&submitter);
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
  * Handle one version on the route: record it, run the steps, render and
  * deliver it to each sink, give feedback.  Returns 0, 1 when mails are
  * left for a retry (the cursor must not move), or a negative PR_E*.
@@ -943,7 +1087,7 @@ done:
 static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 			   struct pr_version *v)
 {
-	struct pr_store_version sv;
+	struct pr_store_version sv = { 0 };
 	struct pr_engine_version ev2;
 	struct pr_engine_stats ds;
 	struct pr_report report = PR_REPORT_INIT;
@@ -953,6 +1097,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	size_t i, nr_jobs = c->route->to.nr, sent = 0, pending = 0;
 	size_t rejected = 0;
 	bool retry = false;
+	int64_t t0;
 	char fp[41];
 	int err;
 
@@ -976,6 +1121,10 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	c->stats->events++;
 	/* the store numbers versions; subjects and links follow it */
 	v->number = sv.number;
+	/* from now until told, the feedback is owed */
+	if (sv.is_new && c->route->feedback && !c->opts->dry_run &&
+	    (err = feedback_note(c, sv.series_id, sv.number, "pending")))
+		goto done;
 	if (sv.is_new) {
 		c->stats->new_versions++;
 		/* kept for the range-diff of the next version */
@@ -1041,6 +1190,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 				goto done;
 			continue;
 		}
+		t0 = c->opts->delivered ? mono_ms() : 0;
 		if (whole)
 			err = push_version(&ds, c, &ev2, j, ev->series, v,
 					   &report);
@@ -1053,6 +1203,9 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 					    NULL);
 		if (err)
 			goto done;
+		if (c->opts->delivered && ds.sent)
+			c->opts->delivered(j->n->inst.name, ds.sent,
+					   mono_ms() - t0, c->opts->payload);
 		c->stats->sent += ds.sent;
 		c->stats->rejected += ds.rejected;
 		rejected += ds.rejected;
@@ -1066,15 +1219,22 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	}
 	/*
 	 * Told once: when the pass that sent the last mail (or saw a sink
-	 * refuse one: a FAIL entry in the report) ends.
+	 * refuse one: a FAIL entry in the report) ends, or a later one while
+	 * it is owed.
 	 */
-	if ((sent || rejected) && !pending)
-		give_feedback(c, ev->series, &report,
-			      summary.len ? summary.ptr : NULL);
+	if (!pending &&
+	    (sent || rejected ||
+	     (!c->opts->dry_run &&
+	      (err = feedback_note(c, sv.series_id, sv.number, NULL)) > 0)))
+		err = give_feedback(c, ev->series, sv.series_id, sv.number,
+				    &report, summary.len ? summary.ptr : NULL);
+	if (err < 0)
+		goto done;
 	/*
-	 * A sink that asked to retry holds the source's cursor (1: the
-	 * caller stores no cursor and stops this source's poll), so the next
-	 * pass sees the event again and resumes at the first unsent mail.
+	 * A sink that asked to retry, or feedback owed, holds the source's
+	 * cursor (1: the caller stores no cursor and stops this source's
+	 * poll), so the next pass sees the event again and resumes at the
+	 * first unsent mail.
 	 */
 	if (retry)
 		err = 1;
@@ -1083,9 +1243,14 @@ refused:
 	/* Junk never reaches a sink: nothing is delivered. */
 	log_refusal(c, ev->series, &report);
 	c->stats->refused++;
-	if (sv.is_new)
-		give_feedback(c, ev->series, &report, NULL);
+	if (sv.is_new ||
+	    (!c->opts->dry_run &&
+	     (err = feedback_note(c, sv.series_id, sv.number, NULL)) > 0))
+		err = give_feedback(c, ev->series, sv.series_id, sv.number,
+				    &report, NULL);
 done:
+	if (err >= 0 && sv.series_id && !c->opts->dry_run)
+		record_status(c, ev, &sv, v, &report, jobs, nr_jobs);
 	for (i = 0; jobs && i < nr_jobs; i++)
 		sink_job_release(&jobs[i]);
 	free(jobs);
@@ -1262,6 +1427,7 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 	memset(out, 0, sizeof(*out));
 	if ((ret = pr_engine_state_dir(&state_dir, pr_store_path(st))))
 		return ret;
+	c.state_dir = state_dir.ptr;
 	for (i = 0; i < g->nr_nodes; i++)
 		((struct pr_instance *)&g->nodes[i].inst)->store = st;
 	for (i = 0; i < g->nr_routes; i++) {

@@ -162,6 +162,13 @@ struct pr_engine_opts {
 	 */
 	void (*polled)(const char *source, int err, int64_t retry_at,
 		       void *payload);
+	/*
+	 * Called after a sink took a version (sent mails or a push) in a
+	 * real pass, with the sink's name, the messages it took and the
+	 * milliseconds it spent; NULL: nobody asks.
+	 */
+	void (*delivered)(const char *sink, size_t sent, int64_t ms,
+			  void *payload);
 	void *payload;
 };
 

@@ -148,6 +148,27 @@ static void load_interval(struct loader *l, int64_t *out, const char *value,
 			value);
 }
 
+/* A source's `webhook-secret`, for the types of the registry's hook_types. */
+static void load_hook_secret(struct loader *l, struct pr_graph_node *n,
+			     const char *value, const char *where)
+{
+	const char *const *t;
+
+	for (t = l->reg->hook_types; t && *t; t++)
+		if (!strcmp(*t, n->type))
+			break;
+	if (!t || !*t) {
+		problem(l, "%s: type '%s' takes no webhooks", where, n->type);
+		return;
+	}
+	free(n->webhook_secret);
+	n->webhook_secret = NULL;
+	if (pr_cfg_read_secret(&n->webhook_secret, value) < 0)
+		problem(l, "%s: %s", where, pr_error_message());
+	else if (!*n->webhook_secret)
+		problem(l, "%s: the secret is empty", where);
+}
+
 /*
  * Fill n (zeroed) as the section kind.name of l's entries says: its type
  * looked up, then the table's defaults, [defaults], and the section's keys.
@@ -230,6 +251,11 @@ static bool node_load(struct loader *l, struct pr_graph_node *n,
 			load_interval(l, &n->interval_ms, e->value, where.ptr);
 			continue;
 		}
+		if (!strcmp(kind, "source") &&
+		    !strcmp(e->key, "webhook-secret")) {
+			load_hook_secret(l, n, e->value, where.ptr);
+			continue;
+		}
 		opt = pr_cfg_find_option(n->options, e->key);
 		if (!opt) {
 			problem(l, "%s: unknown key for type '%s'", where.ptr,
@@ -258,6 +284,11 @@ static void node_release(struct pr_graph_node *n)
 	free((char *)n->inst.name);
 	free((char *)n->inst.kind);
 	free((char *)n->type);
+	if (n->webhook_secret) {
+		/* a secret does not linger in freed memory */
+		memset(n->webhook_secret, 0, strlen(n->webhook_secret));
+		free(n->webhook_secret);
+	}
 }
 
 /* Create the node of one instance section and parse its keys. */
@@ -439,6 +470,15 @@ static void load_core(struct loader *l, const struct entry *e)
 
 	if (!strcmp(e->key, "state")) {
 		slot = &l->g->state;
+	} else if (!strcmp(e->key, "http")) {
+		struct sockaddr_storage addr;
+		socklen_t len;
+
+		if (pr_cfg_parse_listen(&addr, &len, e->value) < 0) {
+			problem(l, "core.http: %s", pr_error_message());
+			return;
+		}
+		slot = &l->g->http;
 	} else if (!strcmp(e->key, "log-level")) {
 		if (pr_log_level_parse(&level, e->value) < 0) {
 			problem(l, "core.log-level: bad value '%s'", e->value);
@@ -709,6 +749,7 @@ void pr_graph_free(struct pr_graph *g)
 	free(g->routes);
 	free(g->state);
 	free(g->log_level);
+	free(g->http);
 	free(g->file);
 	free(g);
 }
@@ -800,6 +841,8 @@ static void print_text(struct pr_buf *out, const struct pr_graph *g)
 		pr_buf_addf(out, "core.state = %s\n", g->state);
 	if (g->log_level)
 		pr_buf_addf(out, "core.log-level = %s\n", g->log_level);
+	if (g->http)
+		pr_buf_addf(out, "core.http = %s\n", g->http);
 	for (i = 0; i < g->nr_nodes; i++) {
 		const struct pr_graph_node *n = &g->nodes[i];
 
@@ -808,6 +851,8 @@ static void print_text(struct pr_buf *out, const struct pr_graph *g)
 		if (n->interval_ms)
 			pr_buf_addf(out, "    interval = %lldms\n",
 				    (long long)n->interval_ms);
+		if (n->webhook_secret)
+			pr_buf_adds(out, "    webhook-secret = <redacted>\n");
 		for (opt = n->options; opt && opt->key; opt++) {
 			if (!pr_cfg_option_is_set(n->inst.ctx, opt))
 				continue;

@@ -26,6 +26,11 @@
  * - `interval` (a duration) is a key of every source section and of
  *   [defaults], whatever the source's type: how often the run loop polls
  *   that source.  It is not an option of the connector (no table has it).
+ * - `webhook-secret` (a secret) is a key of a source section whose type is
+ *   one of the registry's hook_types: the secret its webhooks at
+ *   /hooks/NAME must carry (web/hook.h); it is read at load like every
+ *   secret and never printed.  `core.http` is the built-in web server's
+ *   listen address (pr_cfg_parse_listen), checked at load.
  * - The graph owns every string in it; nodes and routes do not move after
  *   load.  pr_graph_free(NULL) is safe.
  */
@@ -38,6 +43,8 @@ struct pr_graph_node {
 	const struct pr_option *options;
 	/* source: its `interval` key in ms, else [defaults]; 0: neither */
 	int64_t interval_ms;
+	/* source: its `webhook-secret`, read; NULL: takes no webhooks */
+	char *webhook_secret;
 };
 
 struct pr_graph_route {
@@ -58,6 +65,7 @@ struct pr_graph {
 	char *file;
 	char *state; /* core.state, NULL: the default */
 	char *log_level; /* core.log-level, NULL: the default */
+	char *http; /* core.http, NULL: no web server */
 	int64_t interval_ms; /* defaults.interval, 0: not set */
 	struct pr_graph_node *nodes;
 	size_t nr_nodes, alloc_nodes;
@@ -91,7 +99,6 @@ void pr_graph_step_free(struct pr_graph_node *n);
 /* The instance of `kind` ("source", "sink", "check") named `name`. */
 const struct pr_graph_node *pr_graph_node(const struct pr_graph *g,
 					  const char *kind, const char *name);
-
 /*
  * Whether route `r` takes a series touching `paths` by its include-path
  * filter: true when the route has none, or when a path is under one of its

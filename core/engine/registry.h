@@ -88,8 +88,9 @@ struct pr_instance {
 	void *state; /* whatever open() allocates; close() frees */
 	/*
 	 * The directory of the state file while the engine polls this
-	 * instance, where a source keeps what it caches between passes
-	 * (the git source's fetched repository); NULL otherwise.
+	 * instance or runs this step, where it keeps what it caches
+	 * between passes (the git source's fetched repository, kernel-ci's
+	 * trees and logs); NULL otherwise.
 	 */
 	const char *state_dir;
 	/*
@@ -218,6 +219,11 @@ struct pr_registry {
 	size_t nr_connectors;
 	const struct pr_plugin_type *const *plugins;
 	size_t nr_plugins;
+	/*
+	 * The source types that take webhooks (a source of one may have a
+	 * `webhook-secret`), NULL-terminated; NULL: none.
+	 */
+	const char *const *hook_types;
 };
 
 const struct pr_connector_type *

@@ -78,7 +78,26 @@ static const char *const migrations[] = {
 	("CREATE TABLE notes (scope TEXT NOT NULL, key TEXT NOT NULL,"
 	 " value TEXT NOT NULL, PRIMARY KEY (scope, key));"),
 	/*
-	 * 7: the bridge (engine/idmap.h): each mail of a version, seen or
+	 * 7: what the status page shows (store_view.h): a version's title
+	 * and the verdict and entries of the last report a route made of
+	 * it, the series' link and submitter, each delivery's recipients
+	 */
+	"ALTER TABLE series ADD COLUMN url TEXT;"
+	"ALTER TABLE series ADD COLUMN submitter TEXT;"
+	"ALTER TABLE series ADD COLUMN updated INTEGER;"
+	"ALTER TABLE versions ADD COLUMN title TEXT;"
+	"ALTER TABLE versions ADD COLUMN verdict INTEGER;"
+	"CREATE TABLE report_entries (series_id INTEGER NOT NULL"
+	" REFERENCES series, version INTEGER NOT NULL, idx INTEGER NOT NULL,"
+	" step TEXT NOT NULL, rule TEXT NOT NULL, verdict INTEGER NOT NULL,"
+	" patch INTEGER NOT NULL, message TEXT NOT NULL, detail TEXT,"
+	" PRIMARY KEY (series_id, version, idx));"
+	"CREATE TABLE delivery_recipients (delivery_id INTEGER NOT NULL"
+	" REFERENCES deliveries, idx INTEGER NOT NULL, role INTEGER NOT NULL,"
+	" name TEXT, email TEXT NOT NULL, reason TEXT,"
+	" PRIMARY KEY (delivery_id, idx));",
+	/*
+	 * 8: the bridge (engine/idmap.h): each mail of a version, seen or
 	 * sent, with what a reply to it needs; each comment that crossed to
 	 * a sink and what it became there; the review trailers gathered
 	 */
@@ -516,6 +535,17 @@ int pr_store_delivery_attempts(struct pr_store *st, int64_t delivery,
 	return message_column(st,
 			      "SELECT attempts FROM delivery_messages WHERE"
 			      " delivery_id = ? AND idx = ?",
+			      delivery, index);
+}
+
+int pr_store_delivery_cut_short(struct pr_store *st, int64_t delivery,
+				size_t index)
+{
+	/* an attempt that returned noted its error, or marked the row */
+	return message_column(st,
+			      "SELECT status = 0 AND attempts > 0 AND"
+			      " last_error IS NULL FROM delivery_messages"
+			      " WHERE delivery_id = ? AND idx = ?",
 			      delivery, index);
 }
 

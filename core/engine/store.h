@@ -41,6 +41,9 @@ struct pr_version;
  *   landed once every patch of it with a patch-id has (recorded once,
  *   with the branch and the commit of its last patch).  Versions recorded
  *   before schema 5 have no patch-ids and never land.
+ * - The status page's records (schema 7, store_view.h): each version's title
+ *   and last report, the series' link and submitter, each delivery's
+ *   recipients.  Versions recorded before schema 7 have none.
  * - Every write is one transaction; a failure leaves the store unchanged.
  * - Functions return 0 (or a count, or a bool as 0/1 where said) or a
  *   negative PR_E* code with a message naming the store path.
@@ -52,7 +55,7 @@ struct pr_sql;
 struct pr_store;
 
 /* The schema version this binary writes. */
-#define PR_STORE_SCHEMA_LATEST 7
+#define PR_STORE_SCHEMA_LATEST 8
 
 /* Open (creating if needed) and migrate to the latest schema. */
 int pr_store_open(struct pr_store **out, const char *path);
@@ -198,6 +201,14 @@ int pr_store_delivery_mark_rejected(struct pr_store *st, int64_t delivery,
 /* Attempts made for message `index`. */
 int pr_store_delivery_attempts(struct pr_store *st, int64_t delivery,
 			       size_t index);
+/*
+ * 1 when the last attempt of message `index` never returned: it is
+ * pending, was attempted, and no error was noted (the engine notes one
+ * for every attempt that comes back unsent), so the process ended during
+ * it and the sink may have taken the message; else 0.
+ */
+int pr_store_delivery_cut_short(struct pr_store *st, int64_t delivery,
+				size_t index);
 /* Messages of the delivery still pending. */
 int pr_store_delivery_pending(struct pr_store *st, int64_t delivery);
 

@@ -326,93 +326,6 @@ static size_t approximate_count(git_repository *repo, bool midx,
 	return count;
 }
 
-/* git_env_bool: "1", "true", "yes", "on" and their opposites; else 0 */
-static bool env_true(const char *name)
-{
-	const char *v = getenv(name);
-	char *end = NULL;
-	long n;
-
-	if (!v || !*v)
-		return false;
-	if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
-	    !strcasecmp(v, "on"))
-		return true;
-	n = strtol(v, &end, 10);
-	return end != v && !*end && n != 0;
-}
-
-static int add_config_file(git_config *cfg, const char *path,
-			   git_config_level_t level, git_repository *repo)
-{
-	/* a file that is not there is no error, as for git */
-	if (!path || !*path || access(path, F_OK))
-		return 0;
-	if (git_config_add_file_ondisk(cfg, path, level, repo, 0) < 0)
-		return pr_libgit_fail("config", path);
-	return 0;
-}
-
-/*
- * The configuration git reads for the repository, honouring what libgit2
- * does not: GIT_CONFIG_NOSYSTEM (no system file), GIT_CONFIG_SYSTEM and
- * GIT_CONFIG_GLOBAL (the files read instead of the system and of the
- * global and XDG ones).  The command-line config (GIT_CONFIG_COUNT and
- * -c parameters) is pr_gitcfg's, which callers look up first.  Not read:
- * worktree-specific config.
- */
-static int repo_config(git_config **out, git_repository *repo)
-{
-	git_config *cfg = NULL;
-	git_buf sys = { 0 };
-	struct pr_buf path = PR_BUF_INIT;
-	const char *env, *home = getenv("HOME"),
-			 *xdg = getenv("XDG_CONFIG_HOME");
-	int err = 0;
-
-	*out = NULL;
-	if (git_config_new(&cfg) < 0) {
-		err = pr_libgit_fail("config", "new");
-		goto done;
-	}
-	if (!env_true("GIT_CONFIG_NOSYSTEM")) {
-		env = getenv("GIT_CONFIG_SYSTEM");
-		if (!env && !git_config_find_system(&sys))
-			env = sys.ptr;
-		if ((err = add_config_file(cfg, env, GIT_CONFIG_LEVEL_SYSTEM,
-					   repo)))
-			goto done;
-	}
-	if ((env = getenv("GIT_CONFIG_GLOBAL"))) {
-		err = add_config_file(cfg, env, GIT_CONFIG_LEVEL_GLOBAL, repo);
-	} else {
-		if (xdg && *xdg)
-			pr_buf_addf(&path, "%s/git/config", xdg);
-		else if (home)
-			pr_buf_addf(&path, "%s/.config/git/config", home);
-		err = add_config_file(cfg, path.ptr, GIT_CONFIG_LEVEL_XDG,
-				      repo);
-		pr_buf_reset(&path);
-		if (!err && home && !pr_buf_addf(&path, "%s/.gitconfig", home))
-			err = add_config_file(cfg, path.ptr,
-					      GIT_CONFIG_LEVEL_GLOBAL, repo);
-	}
-	if (err)
-		goto done;
-	pr_buf_reset(&path);
-	pr_buf_addf(&path, "%sconfig", git_repository_commondir(repo));
-	if ((err = add_config_file(cfg, path.ptr, GIT_CONFIG_LEVEL_LOCAL,
-				   repo)))
-		goto done;
-	*out = cfg;
-	cfg = NULL;
-done:
-	git_config_free(cfg);
-	git_buf_dispose(&sys);
-	pr_buf_release(&path);
-	return err;
-}
-
 /*
  * core.abbrev as git_default_core_config() reads it: "auto" (case
  * ignored) is 0 (from the object count), a false boolean ("no", "off"...)
@@ -465,7 +378,8 @@ static int abbrev_start(int *out, git_repository *repo, const git_oid *ids,
 	int err = 0, midx = 1, ret;
 
 	*out = 0;
-	if ((err = pr_gitcfg_read_env(&cmd)) || (err = repo_config(&cfg, repo)))
+	if ((err = pr_gitcfg_read_env(&cmd)) ||
+	    (err = pr_libgit_config(&cfg, repo)))
 		goto done;
 	if (pr_gitcfg_get(&cmd, "core.abbrev", &v) ||
 	    (!git_config_get_string_buf(&val, cfg, "core.abbrev") &&
@@ -548,12 +462,8 @@ void pr_abbrev_ctx_add(struct pr_abbrev_ctx *ctx, const git_oid *id)
 	ctx->seeds[ctx->nr++] = *id;
 }
 
-/*
- * The subtrees git's tree diff reads down to path in tree (every folder
- * on the way: a changed file changes them all).
- */
-static void abbrev_ctx_add_dirs(struct pr_abbrev_ctx *ctx, git_tree *tree,
-				const char *path)
+void pr_abbrev_ctx_add_dirs(struct pr_abbrev_ctx *ctx, git_tree *tree,
+			    const char *path)
 {
 	const char *slash;
 
@@ -570,33 +480,6 @@ static void abbrev_ctx_add_dirs(struct pr_abbrev_ctx *ctx, git_tree *tree,
 	}
 }
 
-/*
- * What the first diff reads before git prints its first index line: both
- * trees, the folders down to each file, and the blobs of each changed
- * file (the stat and rename detection read them).
- */
-void pr_abbrev_ctx_add_diff(struct pr_abbrev_ctx *ctx, git_diff *diff,
-			    git_tree *old, git_tree *new)
-{
-	size_t i, n = git_diff_num_deltas(diff);
-
-	if (old)
-		pr_abbrev_ctx_add(ctx, git_tree_id(old));
-	if (new)
-		pr_abbrev_ctx_add(ctx, git_tree_id(new));
-	for (i = 0; i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-
-		abbrev_ctx_add_dirs(ctx, old, d->old_file.path);
-		abbrev_ctx_add_dirs(ctx, new, d->new_file.path);
-		/* an unchanged blob (a pure rename) is not read */
-		if (git_oid_equal(&d->old_file.id, &d->new_file.id))
-			continue;
-		pr_abbrev_ctx_add(ctx, &d->old_file.id);
-		pr_abbrev_ctx_add(ctx, &d->new_file.id);
-	}
-}
-
 void pr_abbrev_ctx_release(struct pr_abbrev_ctx *ctx)
 {
 	free(ctx->seeds);
@@ -604,7 +487,7 @@ void pr_abbrev_ctx_release(struct pr_abbrev_ctx *ctx)
 }
 
 /*
- * libgit2 writes full "index A..B" ids (id_abbrev 40); git abbreviates
+ * The diff text has full "index A..B" ids (git/treediff.c); git abbreviates
  * them as find_unique_abbrev does, except for a binary file patched with
  * --binary, where both stay full.
  */

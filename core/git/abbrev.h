@@ -34,13 +34,17 @@ struct pr_abbrev_ctx {
 
 /* id is one of the objects git has read by then (the null id is not). */
 void pr_abbrev_ctx_add(struct pr_abbrev_ctx *ctx, const git_oid *id);
-/* What git reads of the diff of old and new before its first index line. */
-void pr_abbrev_ctx_add_diff(struct pr_abbrev_ctx *ctx, git_diff *diff,
-			    git_tree *old, git_tree *new);
+/*
+ * The subtrees git's tree diff reads down to path in tree (every folder
+ * on the way: a changed file changes them all).  The blobs of changed
+ * files are added with pr_abbrev_ctx_add() (git/treediff.c does both).
+ */
+void pr_abbrev_ctx_add_dirs(struct pr_abbrev_ctx *ctx, git_tree *tree,
+			    const char *path);
 void pr_abbrev_ctx_release(struct pr_abbrev_ctx *ctx);
 
 /*
- * Rewrite the full "index A..B" ids of libgit2's diff text as git
+ * Rewrite the full "index A..B" ids of a diff text as git
  * abbreviates them (a binary file's stay full), at ctx's length.
  */
 int pr_abbrev_index_lines(struct pr_buf *text, git_repository *repo,

@@ -119,6 +119,86 @@ static size_t unquote(struct pr_buf *out, const char *s, size_t len)
 	return 0;
 }
 
+/* The bytes of s with git's C escapes, no quotes around. */
+static void quote_body(struct pr_buf *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = *s;
+		const char *esc = NULL;
+
+		switch (ch) {
+		case '\a':
+			esc = "\\a";
+			break;
+		case '\b':
+			esc = "\\b";
+			break;
+		case '\t':
+			esc = "\\t";
+			break;
+		case '\n':
+			esc = "\\n";
+			break;
+		case '\v':
+			esc = "\\v";
+			break;
+		case '\f':
+			esc = "\\f";
+			break;
+		case '\r':
+			esc = "\\r";
+			break;
+		case '"':
+			esc = "\\\"";
+			break;
+		case '\\':
+			esc = "\\\\";
+			break;
+		}
+		if (esc)
+			pr_buf_adds(out, esc);
+		else if (ch < 0x20 || ch >= 0x7f)
+			pr_buf_addf(out, "\\%03o", ch);
+		else
+			pr_buf_addch(out, ch);
+	}
+}
+
+bool pr_diff_needs_quote(const char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\')
+			return true;
+	}
+	return false;
+}
+
+void pr_diff_quote(struct pr_buf *out, const char *s)
+{
+	if (!pr_diff_needs_quote(s)) {
+		pr_buf_adds(out, s);
+		return;
+	}
+	pr_buf_addch(out, '"');
+	quote_body(out, s);
+	pr_buf_addch(out, '"');
+}
+
+void pr_diff_quote_two(struct pr_buf *out, const char *prefix, const char *s)
+{
+	if (!pr_diff_needs_quote(prefix) && !pr_diff_needs_quote(s)) {
+		pr_buf_adds(out, prefix);
+		pr_buf_adds(out, s);
+		return;
+	}
+	pr_buf_addch(out, '"');
+	quote_body(out, prefix);
+	quote_body(out, s);
+	pr_buf_addch(out, '"');
+}
+
 /* Drop the first path component ("a/", "b/"), as git apply -p1 does. */
 static char *strip_p1(const char *name, size_t len)
 {
@@ -836,6 +916,7 @@ int pr_diff_parse(struct pr_diff *out, const char *text, size_t len)
 				goto done;
 			}
 			f->similarity = (int)v;
+			f->rewrite = l.p[0] == 'd';
 		} else if (starts(&l, "rename from ") ||
 			   starts(&l, "copy from ")) {
 			size_t skip = l.p[0] == 'r' ? 12 : 10;

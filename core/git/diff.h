@@ -21,7 +21,8 @@ struct pr_buf;
  *   their "a/" / "b/" prefix removed.  An added or deleted file has
  *   old_path equal to new_path (never "/dev/null").
  * - Modes are 0 when the diff does not say.  similarity is -1 unless a
- *   "similarity index" line gave it.
+ *   "similarity index" line gave it, or a "dissimilarity index" line (-B's
+ *   complete rewrite), which also sets rewrite.
  * - `added`/`deleted` count '+'/'-' lines of the hunks; 0 for binary files.
  * - A diff has at most PR_LIMIT_DIFF_FILES files and PR_LIMIT_DIFF_BYTES of
  *   text; past either the parse fails with PR_ETOOBIG.
@@ -46,6 +47,7 @@ struct pr_diff_file {
 	unsigned old_mode, new_mode;
 	enum pr_diff_status status;
 	int similarity;
+	bool rewrite;
 	bool binary;
 	bool no_newline_old, no_newline_new;
 	size_t added, deleted;
@@ -84,6 +86,17 @@ struct pr_diff {
  */
 int pr_diff_parse(struct pr_diff *out, const char *text, size_t len);
 void pr_diff_release(struct pr_diff *d);
+
+/*
+ * A path as git's quote_c_style writes it with core.quotePath on: as it is,
+ * or in double quotes with C escapes when it holds a control character, a
+ * byte of 0x7f or more, '"' or a backslash.  quote_two quotes prefix and
+ * path as one string when either needs it: "a/" and "ä" give the quoted
+ * a/\303\244.
+ */
+bool pr_diff_needs_quote(const char *s);
+void pr_diff_quote(struct pr_buf *out, const char *s);
+void pr_diff_quote_two(struct pr_buf *out, const char *prefix, const char *s);
 
 /*
  * git patch-id (default, or --stable) of the first patch in text: 40 hex

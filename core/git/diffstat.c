@@ -2,68 +2,6 @@
 #include "git/diffstat.h"
 #include "git/diff.h"
 
-static bool needs_quote(const char *s)
-{
-	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\')
-			return true;
-	}
-	return false;
-}
-
-/* git's quote_c_style with core.quotePath on. */
-static void quote_name(struct pr_buf *out, const char *s)
-{
-	if (!needs_quote(s)) {
-		pr_buf_adds(out, s);
-		return;
-	}
-	pr_buf_addch(out, '"');
-	for (; *s; s++) {
-		unsigned char ch = *s;
-		const char *esc = NULL;
-
-		switch (ch) {
-		case '\a':
-			esc = "\\a";
-			break;
-		case '\b':
-			esc = "\\b";
-			break;
-		case '\t':
-			esc = "\\t";
-			break;
-		case '\n':
-			esc = "\\n";
-			break;
-		case '\v':
-			esc = "\\v";
-			break;
-		case '\f':
-			esc = "\\f";
-			break;
-		case '\r':
-			esc = "\\r";
-			break;
-		case '"':
-			esc = "\\\"";
-			break;
-		case '\\':
-			esc = "\\\\";
-			break;
-		}
-		if (esc)
-			pr_buf_adds(out, esc);
-		else if (ch < 0x20 || ch >= 0x7f)
-			pr_buf_addf(out, "\\%03o", ch);
-		else
-			pr_buf_addch(out, ch);
-	}
-	pr_buf_addch(out, '"');
-}
-
 /* git's pprint_rename: "a => b" or "dir/{a => b}/rest". */
 static void rename_name(struct pr_buf *out, const char *a, const char *b)
 {
@@ -72,10 +10,10 @@ static void rename_name(struct pr_buf *out, const char *a, const char *b)
 	size_t amid, bmid;
 	const char *pa, *pb;
 
-	if (needs_quote(a) || needs_quote(b)) {
-		quote_name(out, a);
+	if (pr_diff_needs_quote(a) || pr_diff_needs_quote(b)) {
+		pr_diff_quote(out, a);
 		pr_buf_adds(out, " => ");
-		quote_name(out, b);
+		pr_diff_quote(out, b);
 		return;
 	}
 	for (i = 0; a[i] && b[i] && a[i] == b[i]; i++)
@@ -116,7 +54,7 @@ static void print_name(struct pr_buf *out, const struct pr_diff_file *f)
 	if (strcmp(f->old_path, f->new_path))
 		rename_name(out, f->old_path, f->new_path);
 	else
-		quote_name(out, f->new_path);
+		pr_diff_quote(out, f->new_path);
 }
 
 static int decimal_width(size_t n)
@@ -293,7 +231,7 @@ static void mode_change(struct pr_buf *out, const struct pr_diff_file *f,
 	pr_buf_addf(out, " mode change %06o => %06o", f->old_mode, f->new_mode);
 	if (show_name) {
 		pr_buf_addch(out, ' ');
-		quote_name(out, f->new_path);
+		pr_diff_quote(out, f->new_path);
 	}
 	pr_buf_addch(out, '\n');
 }
@@ -319,7 +257,7 @@ static int summary(struct pr_buf *out, const struct pr_diff *d)
 				pr_buf_addf(out, " %s mode %06o ", what, mode);
 			else
 				pr_buf_addf(out, " %s ", what);
-			quote_name(out, f->new_path);
+			pr_diff_quote(out, f->new_path);
 			pr_buf_addch(out, '\n');
 			break;
 		}
@@ -334,7 +272,13 @@ static int summary(struct pr_buf *out, const struct pr_diff *d)
 			mode_change(out, f, false);
 			break;
 		default:
-			mode_change(out, f, true);
+			/* -B's complete rewrite: the mode change without name */
+			if (f->rewrite) {
+				pr_buf_adds(out, " rewrite ");
+				pr_diff_quote(out, f->new_path);
+				pr_buf_addf(out, " (%d%%)\n", f->similarity);
+			}
+			mode_change(out, f, !f->rewrite);
 			break;
 		}
 	}

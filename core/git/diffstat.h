@@ -28,7 +28,8 @@ int pr_diffstat_format(struct pr_buf *out, const struct pr_diff *d);
 /*
  * The --summary lines format-patch prints after the diffstat: " create
  * mode 100644 x", " delete mode ...", " rename a => b (90%)", " copy ...",
- * " mode change 100644 => 100755 x".
+ * " rewrite x (75%)" (-B's dissimilarity, then a mode change without the
+ * name), " mode change 100644 => 100755 x".
  */
 int pr_diff_summary_format(struct pr_buf *out, const struct pr_diff *d);
 

@@ -55,7 +55,8 @@ static void split_message(struct pr_patch *p, const char *msg)
 }
 
 static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c,
-		     bool binary, struct pr_abbrev_ctx *ctx)
+		     bool binary, const struct pr_sim_opts *diff,
+		     struct pr_abbrev_ctx *ctx)
 {
 	git_tree *old = NULL, *new = NULL;
 	git_commit *parent = NULL;
@@ -69,7 +70,7 @@ static int load_diff(struct pr_patch *p, git_repository *repo, git_commit *c,
 		err = pr_libgit_fail("commit", p->commit_id);
 		goto done;
 	}
-	err = pr_treediff_render(&text, &stat, repo, old, new, true, binary,
+	err = pr_treediff_render(&text, &stat, repo, old, new, diff, binary,
 				 ctx);
 	if (err)
 		goto done;
@@ -86,6 +87,7 @@ done:
 
 static int load_commit(struct pr_patch **out, git_repository *repo,
 		       const git_oid *id, bool binary,
+		       const struct pr_sim_opts *diff,
 		       struct pr_abbrev_ctx *ctx)
 {
 	struct pr_patch *p = pr_patch_new();
@@ -108,7 +110,7 @@ static int load_commit(struct pr_patch **out, git_repository *repo,
 		goto done;
 	p->date = pr_buf_detach(&date, NULL);
 	split_message(p, git_commit_message(c));
-	err = load_diff(p, repo, c, binary, ctx);
+	err = load_diff(p, repo, c, binary, diff, ctx);
 done:
 	pr_buf_release(&date);
 	git_commit_free(c);
@@ -298,12 +300,11 @@ static int boundary_of(git_oid *out, git_repository *repo, const git_oid *shown,
  * boundary: git prints no stat and reads nothing.
  */
 static int cover_stat_seeds(struct pr_abbrev_ctx *ctx, git_repository *repo,
-			    const git_oid *ids, size_t nr)
+			    const git_oid *ids, size_t nr,
+			    const struct pr_sim_opts *diff)
 {
-	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
 	git_commit *bc = NULL, *tc = NULL;
 	git_tree *old = NULL, *new = NULL;
-	git_diff *diff = NULL;
 	git_oid *sorted = (git_oid *)pr_memdup(ids, nr * sizeof(*ids)), bid;
 	int err;
 
@@ -312,19 +313,15 @@ static int cover_stat_seeds(struct pr_abbrev_ctx *ctx, git_repository *repo,
 	if (err <= 0)
 		goto done;
 	err = 0;
-	fopts.flags = GIT_DIFF_FIND_RENAMES;
 	if (git_commit_lookup(&bc, repo, &bid) < 0 ||
 	    git_commit_lookup(&tc, repo, &ids[0]) < 0 ||
-	    git_commit_tree(&old, bc) < 0 || git_commit_tree(&new, tc) < 0 ||
-	    git_diff_tree_to_tree(&diff, repo, old, new, NULL) < 0 ||
-	    git_diff_find_similar(diff, &fopts) < 0) {
+	    git_commit_tree(&old, bc) < 0 || git_commit_tree(&new, tc) < 0) {
 		err = pr_libgit_fail("cover letter stat", "boundary");
 		goto done;
 	}
 	pr_abbrev_ctx_add(ctx, &bid);
-	pr_abbrev_ctx_add_diff(ctx, diff, old, new);
+	err = pr_treediff_seeds(ctx, repo, old, new, diff);
 done:
-	git_diff_free(diff);
 	git_tree_free(old);
 	git_tree_free(new);
 	git_commit_free(bc);
@@ -335,12 +332,14 @@ done:
 
 int pr_gitrepo_load(struct pr_version **out, const char *dir, const char *range)
 {
-	return pr_gitrepo_load_flags(out, dir, range, 0);
+	return pr_gitrepo_load_flags(out, dir, range, 0, NULL);
 }
 
 int pr_gitrepo_load_flags(struct pr_version **out, const char *dir,
-			  const char *range, unsigned flags)
+			  const char *range, unsigned flags,
+			  const struct pr_sim_opts *diff_opts)
 {
+	struct pr_sim_opts diff = PR_SIM_OPTS_INIT;
 	struct pr_version *v = pr_version_new(1);
 	git_repository *repo = NULL;
 	git_revwalk *walk = NULL;
@@ -359,6 +358,11 @@ int pr_gitrepo_load_flags(struct pr_version **out, const char *dir,
 		err = pr_libgit_fail("repository", dir);
 		goto done;
 	}
+	/* the config is read once for the whole series */
+	if (diff_opts)
+		diff = *diff_opts;
+	if ((err = pr_treediff_config(&diff, repo)))
+		goto done;
 	count = setup_walk(walk, repo, range, &tip);
 	if (count < 0) {
 		err = count;
@@ -412,13 +416,13 @@ int pr_gitrepo_load_flags(struct pr_version **out, const char *dir,
 		git_commit_free(c);
 	}
 	if (nr && (flags & PR_GITREPO_COVER_STAT) &&
-	    (err = cover_stat_seeds(&ctx, repo, ids, nr)))
+	    (err = cover_stat_seeds(&ctx, repo, ids, nr, &diff)))
 		goto done;
 	for (i = nr; i > 0; i--) {
 		struct pr_patch *p = NULL;
 
 		err = load_commit(&p, repo, &ids[i - 1],
-				  !(flags & PR_GITREPO_NO_BINARY), &ctx);
+				  !(flags & PR_GITREPO_NO_BINARY), &diff, &ctx);
 		if (err)
 			goto done;
 		pr_version_add_patch(v, p);
@@ -458,6 +462,12 @@ int pr_gitrepo_resolve(char out[41], const char *dir, const char *rev)
 int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
 		    const char *to)
 {
+	return pr_gitrepo_stat_opts(out, dir, from, to, NULL);
+}
+
+int pr_gitrepo_stat_opts(struct pr_buf *out, const char *dir, const char *from,
+			 const char *to, const struct pr_sim_opts *diff)
+{
 	git_repository *repo = NULL;
 	git_object *a = NULL, *b = NULL;
 	git_tree *ta = NULL, *tb = NULL;
@@ -473,7 +483,7 @@ int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
 	    git_object_peel((git_object **)&tb, b, GIT_OBJECT_TREE) < 0)
 		err = pr_libgit_fail("revision range", from);
 	else
-		err = pr_treediff_render(&text, out, repo, ta, tb, true, true,
+		err = pr_treediff_render(&text, out, repo, ta, tb, diff, true,
 					 &ctx);
 	pr_abbrev_ctx_release(&ctx);
 	pr_buf_release(&text);
@@ -584,163 +594,12 @@ int pr_gitrepo_descends(const char *dir, const char *commit,
  * whitespace (diff --git, modes), then both full blob ids from the index
  * line.
  */
-static int binary_id(char out[41], const char *p, size_t len)
-{
-	const char *end = p + len;
-	char ids[82] = "";
-	struct pr_sha1 c;
-	size_t i;
-
-	pr_sha1_init(&c);
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		if (!strncmp(p, "GIT binary patch", 16) ||
-		    !strncmp(p, "Binary files ", 13))
-			break;
-		if (!strncmp(p, "index ", 6)) {
-			const char *dots = memchr(p, '.', n);
-
-			if (!dots || dots - p != 46 || n < 88)
-				return pr_error(PR_EPARSE, "binary patch: no "
-							   "full index line");
-			memcpy(ids, p + 6, 40);
-			memcpy(ids + 40, dots + 2, 40);
-			ids[80] = '\0';
-		} else {
-			for (i = 0; i < n; i++)
-				if (!isspace((unsigned char)p[i]))
-					pr_sha1_update(&c, p + i, 1);
-		}
-		p += n + (nl ? 1 : 0);
-	}
-	pr_sha1_update(&c, ids, strlen(ids));
-	pr_sha1_final_hex(out, &c);
-	return 0;
-}
-
-/*
- * The lines of one file's diff the internal id hashes: rename and copy
- * headers are not among them (it hashes the two paths of the diff line).
- */
-static int add_id_lines(struct pr_buf *out, const struct pr_diff_file *f,
-			const char *p, size_t len)
-{
-	static const char *const skip[] = {
-		"similarity index ", "dissimilarity index ", "rename from ",
-		"rename to ",	     "copy from ",	     "copy to "
-	};
-	const char *end = p + len;
-	bool header = true;
-	int err = 0;
-
-	while (p < end && !err) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-		size_t k;
-		bool drop = false;
-
-		for (k = 0; header && k < PR_ARRAY_SIZE(skip); k++)
-			if (!strncmp(p, skip[k], strlen(skip[k])))
-				drop = true;
-		if (!strncmp(p, "@@ ", 3))
-			header = false;
-		/* the internal id hashes raw paths, never C-quoted ones */
-		if (header && !strncmp(p, "diff --git ", 11))
-			err = pr_buf_addf(out, "diff --git a/%s b/%s\n",
-					  f->old_path, f->new_path);
-		else if (header && !strncmp(p, "--- ", 4))
-			err = f->status == PR_DIFF_ADDED
-				      ? pr_buf_adds(out, "--- /dev/null\n")
-				      : pr_buf_addf(out, "--- a/%s\n",
-						    f->old_path);
-		else if (header && !strncmp(p, "+++ ", 4))
-			err = f->status == PR_DIFF_DELETED
-				      ? pr_buf_adds(out, "+++ /dev/null\n")
-				      : pr_buf_addf(out, "+++ b/%s\n",
-						    f->new_path);
-		else if (!drop)
-			err = pr_buf_add(out, p, n);
-		p += n;
-	}
-	return err;
-}
-
-/* 160-bit addition, as git's flush_one_hunk sums the per-file hashes. */
-static void add_hash(unsigned char sum[20], const char hex[41])
-{
-	unsigned carry = 0;
-	int i;
-
-	for (i = 0; i < 20; i++) {
-		unsigned v = 0;
-
-		sscanf(hex + 2 * i, "%2x", &v);
-		carry += sum[i] + v;
-		sum[i] = (unsigned char)carry;
-		carry >>= 8;
-	}
-}
-
-/*
- * git's internal commit_patch_id (stable) from the text patch id: the
- * stable id is a sum of one hash per file, so each file is hashed on its
- * own (git patch-id skips the header of a file that follows a binary
- * one), and a file without hunks gets the ---/+++ lines the internal id
- * hashes but the text does not show (mode changes, empty files).  Binary
- * files hash by their full blob ids, which libgit2 prints for them.
- */
-static int internal_patch_id(char out[41], const struct pr_buf *text)
-{
-	struct pr_diff d = PR_DIFF_INIT;
-	struct pr_buf one = PR_BUF_INIT;
-	unsigned char sum[20] = { 0 };
-	char id[41];
-	size_t i;
-	int err;
-
-	err = pr_diff_parse(&d, text->ptr, text->len);
-	for (i = 0; !err && i < d.nr; i++) {
-		const struct pr_diff_file *f = &d.files[i];
-
-		pr_buf_reset(&one);
-		err = add_id_lines(&one, f, text->ptr + f->offset, f->len);
-		if (!err && !f->binary && !f->nr_hunks) {
-			if (f->status == PR_DIFF_ADDED)
-				err = pr_buf_addf(&one,
-						  "--- /dev/null\n+++ b/%s\n",
-						  f->new_path);
-			else if (f->status == PR_DIFF_DELETED)
-				err = pr_buf_addf(&one,
-						  "--- a/%s\n+++ /dev/null\n",
-						  f->old_path);
-			else
-				err = pr_buf_addf(&one, "--- a/%s\n+++ b/%s\n",
-						  f->old_path, f->new_path);
-		}
-		if (!err && f->binary)
-			err = binary_id(id, one.ptr, one.len);
-		else if (!err)
-			err = pr_patch_id(id, one.ptr, one.len, true);
-		if (!err)
-			add_hash(sum, id);
-	}
-	for (i = 0; !err && i < 20; i++)
-		snprintf(out + 2 * i, 3, "%02x", sum[i]);
-	pr_buf_release(&one);
-	pr_diff_release(&d);
-	return err;
-}
-
 int pr_gitrepo_patch_id(char out[41], const char *dir, const char *rev)
 {
 	git_repository *repo = NULL;
 	git_object *obj = NULL;
 	git_commit *c = NULL, *parent = NULL;
 	git_tree *old = NULL, *new = NULL;
-	struct pr_buf text = PR_BUF_INIT;
-	struct pr_abbrev_ctx ctx = { 0 };
 	int err;
 
 	git_libgit2_init();
@@ -755,12 +614,8 @@ int pr_gitrepo_patch_id(char out[41], const char *dir, const char *rev)
 		goto done;
 	}
 	/* git's commit_patch_id finds renames as diff.renames says */
-	err = pr_treediff_render(&text, NULL, repo, old, new, true, true, &ctx);
-	if (!err)
-		err = internal_patch_id(out, &text);
+	err = pr_treediff_patch_id(out, repo, old, new);
 done:
-	pr_abbrev_ctx_release(&ctx);
-	pr_buf_release(&text);
 	git_tree_free(old);
 	git_tree_free(new);
 	git_commit_free(parent);

@@ -2,6 +2,7 @@
 #define PR_GITREPO_H
 
 #include "base/buf.h"
+#include "git/similarity.h"
 #include "model/model.h"
 
 /*
@@ -19,8 +20,8 @@
  *   and so the file name use its first line), body (the rest of the
  *   message), commit_id, diff (what format-patch prints after the stat:
  *   index lines abbreviated as pr_abbrev_id() (git/abbrev.h) says,
- *   renames found as git's defaults find them, binary files as --binary
- *   writes them) and diffstat (--stat --summary).
+ *   renames and copies found as git finds them (git/similarity.h), binary
+ *   files as --binary writes them) and diffstat (--stat --summary).
  * - libgit2 is initialised and shut down inside each call.
  */
 
@@ -40,10 +41,13 @@ int pr_gitrepo_load(struct pr_version **out, const char *dir,
 /*
  * The same with flags: PR_GITREPO_NO_BINARY gives each binary file the
  * "Binary files a/X and b/Y differ" line of format-patch --no-binary
- * (abbreviated index ids) instead of a "GIT binary patch".
+ * (abbreviated index ids) instead of a "GIT binary patch".  diff: the
+ * rename options of the command line (-M, -C, -B...; NULL: none), the
+ * rest from diff.renames and diff.renameLimit (git/treediff.h).
  */
 int pr_gitrepo_load_flags(struct pr_version **out, const char *dir,
-			  const char *range, unsigned flags);
+			  const char *range, unsigned flags,
+			  const struct pr_sim_opts *diff);
 
 /* The full id of rev in the repository at dir, as 40 hex digits. */
 int pr_gitrepo_resolve(char out[41], const char *dir, const char *rev);
@@ -54,6 +58,9 @@ int pr_gitrepo_resolve(char out[41], const char *dir, const char *rev);
  */
 int pr_gitrepo_stat(struct pr_buf *out, const char *dir, const char *from,
 		    const char *to);
+/* The same with the rename options of the command line (NULL: none). */
+int pr_gitrepo_stat_opts(struct pr_buf *out, const char *dir, const char *from,
+			 const char *to, const struct pr_sim_opts *diff);
 
 /*
  * The committer git would use: GIT_COMMITTER_NAME, _EMAIL and _DATE from

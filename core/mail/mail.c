@@ -294,6 +294,31 @@ int pr_mail_qp_decode(struct pr_buf *out, const char *in, size_t len,
 	return err;
 }
 
+int pr_mail_b64_encode(struct pr_buf *out, const void *in, size_t len)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = in;
+	size_t i;
+	int err = pr_buf_grow(out, (len + 2) / 3 * 4);
+
+	for (i = 0; i < len && !err; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16;
+		char four[4];
+
+		if (i + 1 < len)
+			v |= (uint32_t)p[i + 1] << 8;
+		if (i + 2 < len)
+			v |= p[i + 2];
+		four[0] = abc[v >> 18];
+		four[1] = abc[(v >> 12) & 63];
+		four[2] = i + 1 < len ? abc[(v >> 6) & 63] : '=';
+		four[3] = i + 2 < len ? abc[v & 63] : '=';
+		err = pr_buf_add(out, four, 4);
+	}
+	return err;
+}
+
 int pr_mail_b64_decode(struct pr_buf *out, const char *in, size_t len)
 {
 	unsigned acc = 0, pos = 0;
@@ -344,7 +369,8 @@ int pr_mail_b64_decode(struct pr_buf *out, const char *in, size_t len)
  * other charset flushes raw to out, then goes to out converted.
  */
 static bool decode_word(struct pr_buf *out, struct pr_buf *raw, const char *cs,
-			size_t cslen, int enc, const char *text, size_t tlen)
+			size_t cslen, int enc, const char *text, size_t tlen,
+			bool exact)
 {
 	struct pr_buf dec;
 	char *charset = pr_memdup(cs, cslen);
@@ -367,7 +393,8 @@ static bool decode_word(struct pr_buf *out, struct pr_buf *raw, const char *cs,
 		ok = !pr_buf_addbuf(raw, &dec);
 		goto done;
 	}
-	if (pr_mail_add_utf8_or_latin1(out, raw->ptr, raw->len))
+	if (exact ? pr_buf_addbuf(out, raw)
+		  : pr_mail_add_utf8_or_latin1(out, raw->ptr, raw->len))
 		goto done;
 	pr_buf_reset(raw);
 	if (pr_mail_to_utf8(out, dec.ptr, dec.len, charset))
@@ -379,7 +406,8 @@ done:
 	return ok;
 }
 
-int pr_mail_decode_words(struct pr_buf *out, const char *in, size_t len)
+static int decode_words(struct pr_buf *out, const char *in, size_t len,
+			bool exact)
 {
 	struct pr_buf tmp, raw;
 	size_t i = 0, lit = 0;
@@ -419,7 +447,7 @@ int pr_mail_decode_words(struct pr_buf *out, const char *in, size_t len)
 		if (err)
 			goto done;
 		if (!decode_word(&tmp, &raw, in + i + 2, q1 - (in + i + 2),
-				 q1[1], q1 + 3, end - (q1 + 3))) {
+				 q1[1], q1 + 3, end - (q1 + 3), exact)) {
 			/* keep what we cannot decode, as written */
 			err = pr_buf_add(&raw, in + i, end + 2 - (in + i));
 			if (err)
@@ -432,7 +460,9 @@ int pr_mail_decode_words(struct pr_buf *out, const char *in, size_t len)
 		i++;
 	}
 	err = pr_buf_add(&raw, in + lit, len - lit);
-	if (!err)
+	if (!err && exact)
+		err = pr_buf_addbuf(&tmp, &raw);
+	else if (!err)
 		err = pr_mail_add_utf8_or_latin1(&tmp, raw.ptr, raw.len);
 	if (!err)
 		err = pr_buf_addbuf(out, &tmp);
@@ -440,6 +470,16 @@ done:
 	pr_buf_release(&raw);
 	pr_buf_release(&tmp);
 	return err;
+}
+
+int pr_mail_decode_words(struct pr_buf *out, const char *in, size_t len)
+{
+	return decode_words(out, in, len, false);
+}
+
+int pr_mail_decode_words_exact(struct pr_buf *out, const char *in, size_t len)
+{
+	return decode_words(out, in, len, true);
 }
 
 bool pr_mail_param(struct pr_buf *out, const char *value, const char *name)

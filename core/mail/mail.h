@@ -58,6 +58,11 @@ bool pr_mail_is_header_line(const char *line, size_t len);
 
 /* RFC 2047 encoded words to UTF-8, appended to out. */
 int pr_mail_decode_words(struct pr_buf *out, const char *in, size_t len);
+/*
+ * The same as git mailinfo's decode_header: words in other charsets are
+ * converted, but text outside them (and UTF-8 words) keeps its bytes.
+ */
+int pr_mail_decode_words_exact(struct pr_buf *out, const char *in, size_t len);
 
 /*
  * Append in, converted from charset to UTF-8.  Returns PR_EPARSE (nothing
@@ -76,6 +81,8 @@ bool pr_mail_is_utf8(const char *in, size_t len);
 int pr_mail_qp_decode(struct pr_buf *out, const char *in, size_t len,
 		      bool rfc2047);
 int pr_mail_b64_decode(struct pr_buf *out, const char *in, size_t len);
+/* Append in as base64 (RFC 4648: '+', '/', '=' padding), on one line. */
+int pr_mail_b64_encode(struct pr_buf *out, const void *in, size_t len);
 
 /*
  * The value of parameter `name` ("charset=", with its '=') in a header

@@ -22,12 +22,17 @@ enum te {
 	TE_BASE64
 };
 
+/* A header's value: decoded to UTF-8, and as git mailinfo decodes it */
+struct hval {
+	struct pr_buf text, bytes;
+};
+
 struct state {
 	const char *data;
 	size_t len, pos;
-	struct pr_buf hdr[H_NR]; /* from the mail's headers */
+	struct hval hdr[H_NR]; /* from the mail's headers */
 	bool has_hdr[H_NR];
-	struct pr_buf inbody[H_NR]; /* from in-body header lines */
+	struct hval inbody[H_NR]; /* from in-body header lines */
 	bool has_inbody[H_NR];
 	char *bound[PR_LIMIT_MIME_DEPTH];
 	int nbound;
@@ -57,10 +62,14 @@ static bool skip_header(const char *line, size_t len, const char *name,
 	return true;
 }
 
-static int set_decoded(struct pr_buf *dst, const char *v, size_t n)
+static int set_decoded(struct hval *dst, const char *v, size_t n)
 {
-	pr_buf_reset(dst);
-	return pr_mail_decode_words(dst, v, n);
+	int err;
+
+	pr_buf_reset(&dst->text);
+	pr_buf_reset(&dst->bytes);
+	err = pr_mail_decode_words(&dst->text, v, n);
+	return err ? err : pr_mail_decode_words_exact(&dst->bytes, v, n);
 }
 
 static void content_type(struct state *st, const char *v)
@@ -91,7 +100,7 @@ static void content_type(struct state *st, const char *v)
 
 /* One unfolded header line; overwrite is true for the mail's own headers. */
 static void check_header(struct state *st, const char *line, size_t len,
-			 struct pr_buf *data, bool *has, bool overwrite)
+			 struct hval *data, bool *has, bool overwrite)
 {
 	const char *v;
 	int i;
@@ -207,8 +216,10 @@ static bool check_inbody(struct state *st, const char *l, size_t n)
 
 		while (e && (l[e - 1] == '\n' || l[e - 1] == '\r'))
 			e--;
-		pr_buf_reset(&st->inbody[H_SUBJECT]);
-		pr_buf_add(&st->inbody[H_SUBJECT], l, e);
+		pr_buf_reset(&st->inbody[H_SUBJECT].text);
+		pr_buf_reset(&st->inbody[H_SUBJECT].bytes);
+		pr_mail_add_utf8_or_latin1(&st->inbody[H_SUBJECT].text, l, e);
+		pr_buf_add(&st->inbody[H_SUBJECT].bytes, l, e);
 		st->has_inbody[H_SUBJECT] = true;
 		return true;
 	}
@@ -220,10 +231,41 @@ static bool check_inbody(struct state *st, const char *l, size_t n)
 	return false;
 }
 
+/*
+ * Append a message line: text, its UTF-8 form, to msg, and exact, the
+ * bytes git mailinfo writes for it, to bytes.msg, which is started (with
+ * msg so far) only at the first line where the two differ.
+ */
+static int msg_line(struct pr_mailinfo *mi, const char *text, size_t tlen,
+		    const char *exact, size_t elen)
+{
+	struct pr_buf *m = &mi->msg;
+	size_t before = m->len;
+	int err = pr_mail_add_utf8_or_latin1(m, text, tlen);
+
+	if (err)
+		return err;
+	if (!mi->bytes.has_msg &&
+	    (m->len - before != elen || memcmp(m->ptr + before, exact, elen))) {
+		mi->bytes.has_msg = true;
+		err = pr_buf_add(&mi->bytes.msg, m->ptr, before);
+	}
+	if (!err && mi->bytes.has_msg)
+		err = pr_buf_add(&mi->bytes.msg, exact, elen);
+	return err;
+}
+
+static bool charset_is_utf8(const char *cs)
+{
+	return !*cs || !strcasecmp(cs, "utf-8") || !strcasecmp(cs, "utf8");
+}
+
 /* Returns true when this line starts the patch. */
 static bool commit_msg(struct state *st, const char *l, size_t n)
 {
 	struct pr_buf conv = PR_BUF_INIT;
+	/* git converts no text in no charset or UTF-8: its bytes stay */
+	bool raw = charset_is_utf8(st->charset.ptr);
 
 	if (st->header_stage) {
 		if (!n || (n == 1 && l[0] == '\n')) {
@@ -243,10 +285,11 @@ static bool commit_msg(struct state *st, const char *l, size_t n)
 		pr_error_clear();
 		pr_buf_reset(&conv);
 		pr_buf_add(&conv, l, n); /* unknown charset: keep the bytes */
+		raw = true;
 	}
 	if (!st->err)
-		st->err = pr_mail_add_utf8_or_latin1(&st->out->msg, conv.ptr,
-						     conv.len);
+		st->err = msg_line(st->out, conv.ptr, conv.len,
+				   raw ? l : conv.ptr, raw ? n : conv.len);
 	pr_buf_release(&conv);
 	return false;
 }
@@ -607,12 +650,68 @@ static void references(struct pr_mailinfo *out, const char *v)
 	}
 }
 
-static char *utf8_dup(const struct pr_buf *b)
+/* The UTF-8 form of text; exact goes to *bytes when it differs. */
+static char *utf8_dup(const struct pr_buf *text, const struct pr_buf *exact,
+		      char **bytes)
 {
 	struct pr_buf o = PR_BUF_INIT;
 
-	pr_mail_add_utf8_or_latin1(&o, b->ptr, b->len);
+	pr_mail_add_utf8_or_latin1(&o, text->ptr, text->len);
+	if (o.len != exact->len || memcmp(o.ptr, exact->ptr, exact->len))
+		*bytes = pr_memdup(exact->ptr, exact->len);
 	return pr_buf_detach(&o, NULL);
+}
+
+static void hval_init(struct hval *v)
+{
+	pr_buf_init(&v->text, PR_LIMIT_HEADER_BYTES);
+	pr_buf_init(&v->bytes, PR_LIMIT_HEADER_BYTES);
+}
+
+static void hval_release(struct hval *v)
+{
+	pr_buf_release(&v->text);
+	pr_buf_release(&v->bytes);
+}
+
+/*
+ * Subject, author and date from the header values git would take; the
+ * sender from the mail's own From: (hdr_from), whoever the author is.
+ */
+static void set_info(struct pr_mailinfo *out, struct hval *const *use,
+		     struct hval *hdr_from)
+{
+	struct pr_buf name = PR_BUF_INIT, email = PR_BUF_INIT,
+		      nameb = PR_BUF_INIT, emailb = PR_BUF_INIT;
+	struct hval *subj = use[H_SUBJECT], *from = use[H_FROM],
+		    *date = use[H_DATE];
+
+	out->subject_raw =
+		utf8_dup(&subj->text, &subj->bytes, &out->bytes.subject_raw);
+	pr_mailinfo_clean_subject(&subj->text);
+	cleanup_space(&subj->text);
+	pr_mailinfo_clean_subject(&subj->bytes);
+	cleanup_space(&subj->bytes);
+	out->subject = utf8_dup(&subj->text, &subj->bytes, &out->bytes.subject);
+	cleanup_space(&from->text);
+	cleanup_space(&from->bytes);
+	pr_mailinfo_split_from(&name, &email, from->text.ptr);
+	pr_mailinfo_split_from(&nameb, &emailb, from->bytes.ptr);
+	out->name = utf8_dup(&name, &nameb, &out->bytes.name);
+	out->email = utf8_dup(&email, &emailb, &out->bytes.email);
+	/* the submitter, whoever the in-body From: names as the author */
+	pr_buf_reset(&name);
+	pr_buf_reset(&email);
+	cleanup_space(&hdr_from->text);
+	pr_mailinfo_split_from(&name, &email, hdr_from->text.ptr);
+	out->sender = pr_memdup(email.ptr, email.len);
+	cleanup_space(&date->text);
+	cleanup_space(&date->bytes);
+	out->date = utf8_dup(&date->text, &date->bytes, &out->bytes.date);
+	pr_buf_release(&name);
+	pr_buf_release(&email);
+	pr_buf_release(&nameb);
+	pr_buf_release(&emailb);
 }
 
 void pr_mailinfo_init(struct pr_mailinfo *mi)
@@ -620,6 +719,7 @@ void pr_mailinfo_init(struct pr_mailinfo *mi)
 	memset(mi, 0, sizeof(*mi));
 	pr_buf_init(&mi->msg, PR_LIMIT_MAIL_BYTES);
 	pr_buf_init(&mi->patch, PR_LIMIT_MAIL_BYTES);
+	pr_buf_init(&mi->bytes.msg, PR_LIMIT_MAIL_BYTES);
 	mi->prefix.version = 1;
 }
 
@@ -644,6 +744,12 @@ void pr_mailinfo_release(struct pr_mailinfo *mi)
 	pr_trailer_list_release(&mi->trailers);
 	free(mi->pull_url);
 	free(mi->pull_ref);
+	free(mi->bytes.name);
+	free(mi->bytes.email);
+	free(mi->bytes.date);
+	free(mi->bytes.subject);
+	free(mi->bytes.subject_raw);
+	pr_buf_release(&mi->bytes.msg);
 	pr_mailinfo_init(mi);
 }
 
@@ -666,10 +772,9 @@ const char *pr_mail_kind_name(enum pr_mail_kind kind)
 int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 {
 	struct pr_mail_headers h = PR_MAIL_HEADERS_INIT;
-	struct pr_buf line = PR_BUF_INIT, name = PR_BUF_INIT,
-		      email = PR_BUF_INIT;
+	struct pr_buf line = PR_BUF_INIT;
 	struct state st;
-	struct pr_buf *use[H_NR];
+	struct hval *use[H_NR];
 	size_t off;
 	int i, err;
 
@@ -679,8 +784,8 @@ int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 	st.out = out;
 	st.header_stage = true;
 	for (i = 0; i < H_NR; i++) {
-		pr_buf_init(&st.hdr[i], PR_LIMIT_HEADER_BYTES);
-		pr_buf_init(&st.inbody[i], PR_LIMIT_HEADER_BYTES);
+		hval_init(&st.hdr[i]);
+		hval_init(&st.inbody[i]);
 	}
 	pr_buf_init(&st.charset, PR_LIMIT_HEADER_BYTES);
 	pr_buf_init(&st.accum, PR_LIMIT_HEADER_BYTES);
@@ -709,22 +814,7 @@ int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 	for (i = 0; i < H_NR; i++)
 		use[i] = st.patch_lines && st.has_inbody[i] ? &st.inbody[i]
 							    : &st.hdr[i];
-	out->subject_raw = utf8_dup(use[H_SUBJECT]);
-	pr_mailinfo_clean_subject(use[H_SUBJECT]);
-	cleanup_space(use[H_SUBJECT]);
-	out->subject = utf8_dup(use[H_SUBJECT]);
-	cleanup_space(use[H_FROM]);
-	pr_mailinfo_split_from(&name, &email, use[H_FROM]->ptr);
-	out->name = utf8_dup(&name);
-	out->email = utf8_dup(&email);
-	/* the submitter, whoever the in-body From: names as the author */
-	pr_buf_reset(&name);
-	pr_buf_reset(&email);
-	cleanup_space(&st.hdr[H_FROM]);
-	pr_mailinfo_split_from(&name, &email, st.hdr[H_FROM].ptr);
-	out->sender = utf8_dup(&email);
-	cleanup_space(use[H_DATE]);
-	out->date = utf8_dup(use[H_DATE]);
+	set_info(out, use, &st.hdr[H_FROM]);
 	out->message_id = msgid(pr_mail_headers_get(&h, "Message-ID"));
 	out->in_reply_to = msgid(pr_mail_headers_get(&h, "In-Reply-To"));
 	references(out, pr_mail_headers_get(&h, "References"));
@@ -753,16 +843,14 @@ int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 					out->msg.len);
 done:
 	for (i = 0; i < H_NR; i++) {
-		pr_buf_release(&st.hdr[i]);
-		pr_buf_release(&st.inbody[i]);
+		hval_release(&st.hdr[i]);
+		hval_release(&st.inbody[i]);
 	}
 	for (i = 0; i < st.nbound; i++)
 		free(st.bound[i]);
 	pr_buf_release(&st.charset);
 	pr_buf_release(&st.accum);
 	pr_buf_release(&line);
-	pr_buf_release(&name);
-	pr_buf_release(&email);
 	pr_mail_headers_release(&h);
 	return err;
 }

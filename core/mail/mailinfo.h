@@ -14,7 +14,13 @@
  * charset iconv does not know is kept raw instead of failing).
  *
  * Every string is non-NULL and valid UTF-8 after pr_mailinfo_parse
- * succeeds ("" when absent), except pull_url and pull_ref.
+ * succeeds ("" when absent), except pull_url and pull_ref, and the Message-ID
+ * fields, which keep the header's bytes.  Where the UTF-8 form of name,
+ * email, date, subject, subject_raw or msg is not what git mailinfo writes
+ * (raw 8-bit header text, a message in no charset or in UTF-8 that is not
+ * valid, or in a charset iconv does not know, where git fails), `bytes`
+ * holds mailinfo's own bytes; NULL (bytes.has_msg false) where the field
+ * is them.
  *
  * The kind: a subject that is a reply (pr_subject_is_reply) is a reply;
  * then a mail with a patch is a patch; a request-pull body is a pull; a
@@ -49,6 +55,11 @@ struct pr_mailinfo {
 	struct pr_trailer_list trailers;
 	char *pull_url; /* a `git request-pull` mail: NULL otherwise */
 	char *pull_ref; /* NULL when none was given */
+	struct {
+		char *name, *email, *date, *subject, *subject_raw;
+		struct pr_buf msg; /* valid when has_msg */
+		bool has_msg;
+	} bytes;
 };
 
 void pr_mailinfo_init(struct pr_mailinfo *mi);

@@ -64,7 +64,11 @@ class Request:
         self.query = urllib.parse.parse_qs(query, keep_blank_values=True)
         self.headers = headers
         self.body = body
-        self.base = "http://" + host
+        # behind a proxy that speaks TLS (tests/servers/fault_proxy.py),
+        # the links name https, as Django's SECURE_PROXY_SSL_HEADER does
+        proto = headers.get("X-Forwarded-Proto", "http")
+        self.base = (proto if proto in ("http", "https") else "http") + \
+            "://" + host
         self.user = None
         self._json = None
 
@@ -549,7 +553,14 @@ class Emulator:
                 rl["used"] = max(0, rl["limit"] - rl["remaining"])
             self.save()
             return Response(200, rl)
+        extra = self.control_extra(p, j)
+        if extra is not None:
+            return extra
         raise ApiError(404, {"error": "no such control endpoint"})
+
+    def control_extra(self, p, j):
+        """A subclass's own control endpoints (POST); None: not one."""
+        return None
 
     def control_pulls(self, j):
         owner, repo = j["owner"], j["repo"]

@@ -16,6 +16,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import ApiError, Emulator, Response, link_header, main, \
     paginate  # noqa: E402
+from github_actions import GitHubActions  # noqa: E402
 
 DOCS = "https://docs.github.com/rest"
 NAME = r"([A-Za-z0-9_.-]+)"
@@ -40,7 +41,7 @@ def validation(resource, field, code, message=None, doc=DOCS):
     return err(422, "Validation Failed", doc, errors=[e])
 
 
-class GitHub(Emulator):
+class GitHub(GitHubActions, Emulator):
     name = "github"
     api_prefix = ""
     git_pull_ref = "refs/pull/%d/head"
@@ -73,7 +74,7 @@ class GitHub(Emulator):
             ("DELETE", R + r"/issues/(\d+)/labels", self.clear_labels),
             ("DELETE", R + r"/issues/(\d+)/labels/([^/]+)",
              self.remove_label),
-        ]
+        ] + self.ci_routes()
 
     # ---- forge-specific plumbing ----
 

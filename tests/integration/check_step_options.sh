@@ -28,6 +28,9 @@ needs() { # TYPE KEY
 	case "$1:$2" in
 	exec:command | exec:cmd | maintainers:kernel-tree | maintainers:maintainers) ;;
 	exec:*) printf 'cmd=true,' ;;
+	# kernel-ci on the small tree, which has no Makefile: git am, then a
+	# failed build, in a build directory of the test's own
+	kernel-ci:*) printf 'kernel-tree=%s,build-dir=%s,' "$G" "$tmp/kci" ;;
 	maintainers:*) printf 'maintainers=%s,' "$G/MAINTAINERS" ;;
 	esac
 }
@@ -38,6 +41,7 @@ value() { # KEY TYPE CHOICE
 	cwd | kernel-tree | repo) echo "$G"; return ;;
 	maintainers) echo "$G/MAINTAINERS"; return ;;
 	opt-out-file) echo "$tmp/opt-out"; return ;;
+	config | initramfs) echo "$tmp/opt-out"; return ;;
 	cc) echo lists; return ;;
 	warn-status) echo 1; return ;;
 	command | cmd) echo true; return ;;
@@ -48,6 +52,7 @@ value() { # KEY TYPE CHOICE
 	duration) echo 5s ;;
 	bool) echo true ;;
 	enum) echo "$3" ;;
+	secret) echo env:HOME ;;
 	*) echo x ;;
 	esac
 }
@@ -111,6 +116,11 @@ while read -r type; do
 		if [ "$otype" = enum ]; then
 			# every choice of an enum
 			for c in $(echo "$choices" | tr ',' ' '); do
+				# a hand-off needs its CI: kernel_ci_handoff.sh
+				case $type:$key:$c in
+				kernel-ci:run-on:local) ;;
+				kernel-ci:run-on:*) continue ;;
+				esac
 				accepts "$type" "$type:$base$key=$(value "$key" enum "$c")"
 			done
 		else

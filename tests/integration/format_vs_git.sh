@@ -355,6 +355,26 @@ done
 [ $cfail = 0 ] || fail=1
 cd "$R"
 
+# hunk headers: git cuts the function line at 80 bytes and then trims
+# it, and cuts the header at its first byte that is not UTF-8 (a space
+# before such a byte stays; libgit2 trims first)
+H="$tmp/hunkhdr"
+git init -q -b main "$H"
+cd "$H"
+/usr/bin/python3 - <<'PY'
+heads = {'a1': b'f' + b'x' * 77 + b' yyy', 'a2': b'g' + b'x' * 78 + b' yyyy',
+         'a3': b'h' + b'x' * 77 + b' \xd0\xb9zz', 'a4': b'i' + b'x' * 77 + b' \xe9zz',
+         'a5': b'j caf\xe9 latin-1 in the middle', 'a6': b'k' + b'x' * 76 + b'\xe2\x98\x83z',
+         'a7': b'l short  \t', 'a8': b'm' + b'x' * 78 + b'\r'}
+for name, head in heads.items():
+    open(name, 'wb').write(head + b'\n' + b''.join(b' %d\n' % i for i in range(20)))
+PY
+commit "long function lines"
+sed -i 's/^ 10$/ TEN/' a1 a2 a3 a4 a5 a6 a7 a8
+commit "edit below long function lines"
+check "hunk headers of long and 8-bit function lines" -1
+cd "$R"
+
 # refusals git also makes
 if "$PATCHRELAY" format --base HEAD -1 >/dev/null 2>&1; then
 	echo "FAIL a base that is not an ancestor was accepted"

@@ -3,7 +3,8 @@
 # lowest first as core/meson.build's core_parts lists them; a core file may
 # include headers of its own part and of the parts below it, never of a
 # higher part and never anything outside core/.  Connectors and plugins sit
-# beside each other above core and never include cli/.  The check is run
+# beside each other above core and never include cli/; web/ sits beside
+# them and includes none of their headers either.  The check is run
 # once on a copy with a planted upward include, to show it can fail.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -48,10 +49,19 @@ check() {
 			done
 		done
 	done <"$tmp/parts"
-	for f in "$root"/connectors/*.[ch] "$root"/plugins/*.[ch]; do
+	for f in "$root"/connectors/*.[ch] "$root"/plugins/*.[ch] "$root"/web/*.[ch]; do
 		[ -e "$f" ] || continue
 		grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(\.\./\)*cli/' "$f" |
-			sed "s|^|${f#"$root"/}:|; s|\$|: cli/ is above connectors and plugins|"
+			sed "s|^|${f#"$root"/}:|; s|\$|: cli/ is above connectors, plugins and web|"
+	done
+	# web/ sits beside connectors/ and plugins/: none of their headers
+	for f in "$root"/web/*.[ch]; do
+		[ -e "$f" ] || continue
+		for h in "$root"/connectors/*.h "$root"/plugins/*.h; do
+			[ -e "$h" ] || continue
+			grep -n "^[[:space:]]*#[[:space:]]*include[[:space:]]*\"\\(\\.\\./\\)*\\(connectors/\\|plugins/\\)\\{0,1\\}$(basename "$h")\"" "$f" |
+				sed "s|^|${f#"$root"/}:|; s|\$|: web/ may not include $(basename "$h")|"
+		done
 	done
 }
 
@@ -70,10 +80,15 @@ highest=$(parts "$PR_SRC" | tail -n 1)
 hdr=$(cd "$PR_SRC/core/$highest" && ls *.h | head -n 1)
 printf '#include "%s/%s"\n' "$highest" "$hdr" >"$tmp/copy/core/$lowest/planted.c"
 echo '#include "cli/commands.h"' >"$tmp/copy/plugins/planted.c"
+mkdir "$tmp/copy/web"
+cp "$PR_SRC"/connectors/connectors.h "$tmp/copy/connectors/"
+echo '#include "connectors.h"' >"$tmp/copy/web/planted.c"
 check "$tmp/copy" >"$tmp/out2"
 grep -q "^core/$lowest/planted.c:1: \"$highest/$hdr\": $lowest may not include the higher part $highest\$" "$tmp/out2" ||
 	fail "planted upward include not caught: $(cat "$tmp/out2")"
 grep -q '^plugins/planted.c:1:.*cli/ is above' "$tmp/out2" ||
 	fail "planted cli include not caught: $(cat "$tmp/out2")"
-[ "$(wc -l <"$tmp/out2")" -eq 2 ] || fail "extra findings: $(cat "$tmp/out2")"
+grep -q '^web/planted.c:1:.*web/ may not include connectors.h' "$tmp/out2" ||
+	fail "planted connector include in web/ not caught: $(cat "$tmp/out2")"
+[ "$(wc -l <"$tmp/out2")" -eq 3 ] || fail "extra findings: $(cat "$tmp/out2")"
 echo "ok: core parts $(parts "$PR_SRC" | tr '\n' ' ')layered"

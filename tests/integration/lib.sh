@@ -100,11 +100,12 @@ stop() {
 # wait_for SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds;
 # false after SECONDS (the caller fails, saying what did not come)
 wait_for() {
-	local n=$(($1 * 10))
+	# not `local n`: dash's locals are seen by the COMMAND it calls
+	local pr_n=$(($1 * 10))
 	shift
 	until "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
+		pr_n=$((pr_n - 1))
+		[ "$pr_n" -gt 0 ] || return 1
 		sleep 0.1
 	done
 }
@@ -163,6 +164,30 @@ git_commits() {
 			fail "git_commits $1: commit $i"
 		i=$((i + 1))
 	done
+}
+
+# series_mails DIR NAME K: a branch NAME (from main) of K commits in the
+# git_repo DIR, the Ith adding the line "NAME I" to DIR/NAME.c, "NAME:
+# change I"; its patches as git format-patch --thread writes them, without
+# their mbox From line, in $tmp/NAME/ (no cover letter: a cover's
+# Message-ID holds only the time, the same for two series of one second)
+series_mails() {
+	local i=1
+	git -C "$1" checkout -q -b "$2" main || fail "series_mails: branch $2"
+	while [ "$i" -le "$3" ]; do
+		echo "$2 $i" >>"$1/$2.c"
+		git -C "$1" add "$2.c" &&
+			git -C "$1" commit -q -m "$2: change $i" ||
+			fail "series_mails $2: commit $i"
+		i=$((i + 1))
+	done
+	git -C "$1" format-patch -q --thread -o "$tmp/$2.mbox" main.."$2" ||
+		fail "series_mails $2: format-patch"
+	mkdir -p "$tmp/$2"
+	for i in "$tmp/$2.mbox"/*; do
+		sed 1d "$i" >"$tmp/$2/${i##*/}"
+	done
+	rm -r "$tmp/$2.mbox"
 }
 
 # route_tree DIR: the small kernel-like tree of tests/data/route/tree (its
@@ -275,6 +300,57 @@ start_emulator() {
 	emu_url=http://127.0.0.1:$(cat "$tmp/$1.port")
 }
 
+# start_git_http ROOT USER PASSWORD: tests/servers/git_http.py serving the
+# repositories under ROOT through git's http-backend, with basic auth for
+# USER; its pid in $git_http_pid, its base URL in $git_http_url
+start_git_http() {
+	rm -f "$tmp/git_http.port"
+	spawn git_http_pid $PY "$servers/git_http.py" --root "$1" \
+		--port-file "$tmp/git_http.port" --user "$2" --password "$3" \
+		2>>"$tmp/git_http.log"
+	wait_for 10 test -s "$tmp/git_http.port" ||
+		fail "git_http.py did not start: $(cat "$tmp/git_http.log")"
+	git_http_url=http://127.0.0.1:$(cat "$tmp/git_http.port")
+}
+
+# start_sshd REPO: OpenSSH's sshd on 127.0.0.1 for git over ssh as the
+# current user, with a throwaway host key and user key in $tmp/sshd; ready
+# once git ls-remote of the repository REPO gets through.  $sshd_port,
+# $sshd_key (the user's key), $sshd_known_hosts (the host key, as
+# [127.0.0.1]:PORT); skips the test where sshd cannot run (not root and
+# no /run/sshd)
+start_sshd() {
+	local d="$tmp/sshd" sshd=/usr/sbin/sshd
+	[ -x "$sshd" ] || fail "no $sshd (Debian package openssh-server)"
+	[ "$(id -u)" -eq 0 ] || [ -d /run/sshd ] ||
+		skip "sshd needs /run/sshd (run as root)"
+	mkdir -p /run/sshd "$d"
+	ssh-keygen -q -t ed25519 -N '' -C host -f "$d/hostkey"
+	ssh-keygen -q -t ed25519 -N '' -C user -f "$d/userkey"
+	cp "$d/userkey.pub" "$d/authorized_keys"
+	sshd_port=$(free_port)
+	cat >"$d/sshd_config" <<CONF
+Port $sshd_port
+ListenAddress 127.0.0.1
+HostKey $d/hostkey
+AuthorizedKeysFile $d/authorized_keys
+PidFile $d/sshd.pid
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+CONF
+	spawn sshd_pid "$sshd" -D -e -f "$d/sshd_config" 2>"$d/sshd.log"
+	sshd_key=$d/userkey
+	sshd_known_hosts=$d/known_hosts
+	echo "[127.0.0.1]:$sshd_port $(cut -d' ' -f1,2 "$d/hostkey.pub")" \
+		>"$sshd_known_hosts"
+	wait_for 10 env GIT_SSH_COMMAND="ssh -i $sshd_key -o UserKnownHostsFile=$sshd_known_hosts -o StrictHostKeyChecking=yes -o BatchMode=yes" \
+		git ls-remote "ssh://$(id -un)@127.0.0.1:$sshd_port$1" \
+		>/dev/null 2>&1 || fail "sshd did not start: $(cat "$d/sshd.log")"
+}
+
 # start_dovecot USER PASSWORD: tests/servers/dovecot.sh in $tmp/dovecot,
 # stopped at exit; $imap_port (plain, STARTTLS offered), $imap_tls_port
 # (imaps), $imap_host (the address that wants STARTTLS before a login)
@@ -329,17 +405,48 @@ pi_add() {
 		fail "adding $* to public-inbox failed"
 }
 
-# start_fault_proxy UPSTREAM: tests/servers/fault_proxy.py in front of the
-# URL UPSTREAM, its faults read from $tmp/faults, the requests it saw
-# logged in $tmp/proxy.log; its base URL in $proxy_url
+# start_fault_proxy UPSTREAM [ARGS...]: tests/servers/fault_proxy.py in
+# front of the URL UPSTREAM (with ARGS: --tcp, --tls-cert C --tls-key K),
+# its faults read from $tmp/faults (see fault), the requests it saw logged
+# in $tmp/proxy.log; its port in $proxy_port, its base URL in $proxy_url
+# (http://, or https:// with a certificate)
 start_fault_proxy() {
+	local up=$1 scheme=http
+	shift
 	: >"$tmp/faults"
-	spawn proxy_pid $PY "$servers/fault_proxy.py" --upstream "$1" \
-		--port-file "$tmp/proxy.port" --fault-file "$tmp/faults" \
+	rm -f "$tmp/proxy.port"
+	case " $* " in
+	*" --tls-cert "*) scheme=https ;;
+	esac
+	spawn proxy_pid $PY "$servers/fault_proxy.py" --upstream "$up" \
+		--port-file "$tmp/proxy.port" --fault-file "$tmp/faults" "$@" \
 		2>>"$tmp/proxy.log"
 	wait_for 10 test -s "$tmp/proxy.port" ||
 		fail "the fault proxy did not start: $(cat "$tmp/proxy.log")"
-	proxy_url=http://127.0.0.1:$(cat "$tmp/proxy.port")
+	proxy_port=$(cat "$tmp/proxy.port")
+	proxy_url=$scheme://127.0.0.1:$proxy_port
+}
+
+# fault [LINE...]: the faults of the proxy of start_fault_proxy from now
+# on, one "MODE[,OPTION...] SUBSTRING" a line (fault_proxy.py says which);
+# none: no fault
+fault() {
+	local l
+	for l in "$@"; do
+		printf '%s\n' "$l"
+	done >"$tmp/faults.new"
+	mv "$tmp/faults.new" "$tmp/faults"
+}
+
+# tls_cert NAME: a self-signed certificate for 127.0.0.1 that nobody's CA
+# signed, in $tmp/NAME.crt (key $tmp/NAME.key); the address is a DNS name
+# too, for the mbed TLS of Debian's libgit2, which reads no IP name
+tls_cert() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+		-nodes -subj /CN=127.0.0.1 \
+		-addext subjectAltName=IP:127.0.0.1,DNS:127.0.0.1 -days 2 \
+		-keyout "$tmp/$1.key" -out "$tmp/$1.crt" 2>/dev/null ||
+		fail "openssl could not make a certificate"
 }
 
 # emu_ctl METHOD PATH [JSON]: a call to the control API of the emulator
@@ -359,6 +466,19 @@ pw_ctl() {
 	emu_ctl POST "/_emu$1" "$2" >/dev/null
 }
 
+# pw_netdev: the patchwork emulator (emu_url) with the project netdev
+# (list netdev.example.org) kept by ci (token ci-token), and a git
+# repository tree whose main holds base.c, committed by Ada Demo
+pw_netdev() {
+	start_emulator patchwork "$tmp/emu"
+	pw_ctl /projects '{"link_name":"netdev","list_id":"netdev.example.org","maintainers":["ci"]}'
+	pw_ctl /users '{"login":"ci","token":"ci-token","email":"ci@example.org"}'
+	git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
+	mkdir "$tmp/tree"
+	echo base >"$tmp/tree/base.c"
+	git_base "$tmp/tree"
+}
+
 # pw_feed FILE...: the mails of the mbox files, to the patchwork emulator
 # as its list got them
 pw_feed() {
@@ -370,6 +490,61 @@ print(json.dumps({"mbox": "".join(open(f).read() for f in sys.argv[1:])}))' \
 		fail "feeding $* failed"
 }
 
+# start_patchwork: the patchwork emulator (start_emulator), its project
+# netdev (list netdev.example.org) kept by kuba, whose token good-token is
+# exported as PW_TOKEN
+start_patchwork() {
+	start_emulator patchwork "$tmp/emu"
+	pw_ctl /projects '{"link_name":"netdev","list_id":"netdev.example.org","maintainers":["kuba"]}'
+	pw_ctl /users '{"login":"kuba","token":"good-token","email":"kuba@example.org"}'
+	PW_TOKEN=good-token
+	export PW_TOKEN
+}
+
+# pw_patch DIR NAME: a branch NAME (from main) of the repository DIR whose
+# one commit adds NAME.c ("NAME: add it"), as git format-patch --thread
+# writes it with the list's List-Id, in $tmp/NAME/, fed to the patchwork
+# emulator; main stays checked out
+pw_patch() {
+	git -C "$1" checkout -q -B "$2" main &&
+		echo "$2" >"$1/$2.c" && git -C "$1" add "$2.c" &&
+		git -C "$1" commit -q -m "$2: add it" &&
+		git -C "$1" format-patch -q --thread -1 -o "$tmp/$2" \
+			--add-header 'List-Id: <netdev.example.org>' "$2" &&
+		git -C "$1" checkout -q main || fail "pw_patch $2"
+	pw_feed "$tmp/$2"/*.patch
+}
+
+# pw_writes METHOD: the path of each METHOD request the patchwork
+# emulator answered with a 2xx, sorted
+pw_writes() {
+	emu_ctl GET /_emu/log | $PY -c 'import json, sys
+for r in json.load(sys.stdin):
+    if r["method"] == sys.argv[1] and 200 <= r["status"] < 300:
+        print(r["path"])' "$1" | sort
+}
+
+# pw_relay_conf URL [KEY=VALUE...]: on stdout, a config (state
+# $tmp/state.db) of both sides of patchwork at URL (project netdev,
+# $PW_TOKEN, the KEY=VALUE lines besides): source "pwq" relays the series
+# Patchwork completed to the maildir $tmp/out, its size check going back
+# as checks; the landings on main of the repository $tmp/tree go to sink
+# "pw"
+pw_relay_conf() {
+	local url=$1
+	shift
+	conf_section core "state=$tmp/state.db"
+	conf_section 'source "pwq"' type=patchwork "api-url=$url/api/" \
+		project=netdev token=env:PW_TOKEN "$@"
+	conf_section 'sink "inbox"' type=maildir "path=$tmp/out"
+	conf_section 'check "size"' type=size-limit max-files=10
+	conf_section 'route "ci"' from=pwq step=size to=inbox feedback=pwq
+	conf_section 'source "tree"' type=git "url=$tmp/tree" watch=main
+	conf_section 'sink "pw"' type=patchwork "api-url=$url/api/" \
+		project=netdev token=env:PW_TOKEN "$@"
+	conf_section 'route "sync"' from=tree to=pw
+}
+
 # mail_count BOX: how many mails the maildir BOX holds, in new/ and cur/
 mail_count() {
 	find "$1/new" "$1/cur" -type f 2>/dev/null | wc -l
@@ -378,6 +553,73 @@ mail_count() {
 # free_port: a loopback port nobody listens on now
 free_port() {
 	$PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# ---- faults and crashes --------------------------------------------------
+
+# fault_run NAME CONF WANT...: under the faults set, `patchrelay run -c
+# CONF --once` fails (exit status 3) and its log, $tmp/NAME.log, matches
+# each WANT (grep -E)
+fault_run() {
+	local name=$1 conf=$2 rc=0 w
+	shift 2
+	"$PATCHRELAY" run -c "$conf" --once 2>"$tmp/$name.log" || rc=$?
+	[ "$rc" -eq 3 ] ||
+		fail "$name: exit status $rc, not 3: $(cat "$tmp/$name.log")"
+	for w in "$@"; do
+		grep -Eq -- "$w" "$tmp/$name.log" ||
+			fail "$name: no '$w' in the log: $(cat "$tmp/$name.log")"
+	done
+}
+
+# healthy_run NAME CONF: `patchrelay run -c CONF --once` succeeds (its log
+# in $tmp/NAME.ok.log)
+healthy_run() {
+	"$PATCHRELAY" run -c "$2" --once 2>"$tmp/$1.ok.log" ||
+		fail "$1: the pass without the fault: $(cat "$tmp/$1.ok.log")"
+}
+
+
+# crash_rounds N CONF NEXT CHECK: round 0, then N rounds of kill -9: the
+# shell command NEXT R makes round R's work; `patchrelay run -c CONF
+# --once` is killed (SIGKILL) after a random delay within 80% of the
+# longest pass so far (its log $tmp/crash/R.kill.log); a pass runs to its
+# end ($tmp/crash/R.log); CHECK R counts at the real server.  Round 0 is
+# not killed: it times a first pass.  The delays follow PR_CRASH_SEED (default: the
+# shell's pid), which is printed; $kills counts the kills that hit a
+# running pass, $cut those after which a pass said an attempt was cut short
+# (the kill fell while the sink was at work).
+crash_rounds() {
+	local pr_n=$1 pr_conf=$2 pr_next=$3 pr_check=$4 pr_r=0 pr_t0 pr_span=0 \
+		pr_delay pr_seed pr_pid pr_rc
+	pr_seed=${PR_CRASH_SEED:-$$}
+	echo "$me: crash seed $pr_seed"
+	mkdir -p "$tmp/crash"
+	kills=0
+	cut=0
+	while [ "$pr_r" -le "$pr_n" ]; do
+		$pr_next "$pr_r"
+		if [ "$pr_r" -gt 0 ]; then
+			pr_delay=$(awk -v s="$pr_seed" -v r="$pr_r" -v span="$pr_span" \
+				'BEGIN { srand(s * 1000 + r); printf "%.3f", rand() * span / 1250 }')
+			"$PATCHRELAY" run -c "$pr_conf" --once \
+				2>"$tmp/crash/$pr_r.kill.log" &
+			pr_pid=$!
+			sleep "$pr_delay"
+			kill -9 "$pr_pid" 2>/dev/null || :
+			pr_rc=0
+			{ wait "$pr_pid"; } 2>/dev/null || pr_rc=$?
+			[ "$pr_rc" -ne 137 ] || kills=$((kills + 1))
+		fi
+		pr_t0=$(date +%s%3N)
+		"$PATCHRELAY" run -c "$pr_conf" --once 2>"$tmp/crash/$pr_r.log" ||
+			fail "round $pr_r: the pass after the kill: $(cat "$tmp/crash/$pr_r.log")"
+		pr_t0=$(($(date +%s%3N) - pr_t0))
+		[ "$pr_t0" -le "$pr_span" ] || pr_span=$pr_t0
+		! grep -q 'was cut short' "$tmp/crash/$pr_r.log" || cut=$((cut + 1))
+		$pr_check "$pr_r"
+		pr_r=$((pr_r + 1))
+	done
 }
 
 # ---- mail sources --------------------------------------------------------
@@ -396,6 +638,18 @@ maildir_fill() {
 		[ "$sub" = cur ] && dst="$dst:2,S"
 		cp "$f" "$dst"
 		touch -d "@$((1796300000 + ${s#0}))" "$dst"
+	done
+}
+
+# maildir_series DIR NAME SECOND: the mails of series_mails NAME into the
+# maildir DIR, new/, with the mtime 1796300000 + SECOND (the maildir source
+# orders mail by mtime, then name: give each series its own second)
+maildir_series() {
+	mkdir -p "$1/new" "$1/cur" "$1/tmp"
+	for pr_f in "$tmp/$2"/*; do
+		cp "$pr_f" "$1/new/" &&
+			touch -d "@$((1796300000 + $3))" "$1/new/${pr_f##*/}" ||
+			fail "maildir_series $2"
 	done
 }
 
@@ -455,4 +709,31 @@ kernel_tree() {
 			touch "$L/.pr-extracted"
 		fi
 	) 9>"$C/linux-source.lock" || exit $?
+}
+
+# kernel_git: kernel_tree, and G, a bare git repository of it (one commit)
+# made once in the cache under a lock, for kernel-ci's worktrees.  `add
+# -f`: Debian's top .gitignore ignores everything at the top level.
+kernel_git() {
+	kernel_tree
+	G="$C/linux.git"
+	(
+		flock 9
+		if [ ! -f "$G/pr-made" ]; then
+			rm -rf "$G"
+			git init -q --bare "$G" &&
+				git --git-dir="$G" config gc.auto 0 &&
+				git --git-dir="$G" --work-tree="$L" add -A -f -- . \
+					':!.pr-extracted' &&
+				GIT_AUTHOR_NAME=linux-source \
+				GIT_AUTHOR_EMAIL=root@localhost \
+				GIT_COMMITTER_NAME=linux-source \
+				GIT_COMMITTER_EMAIL=root@localhost \
+				GIT_AUTHOR_DATE=2000-01-01T00:00:00Z \
+				GIT_COMMITTER_DATE=2000-01-01T00:00:00Z \
+				git --git-dir="$G" --work-tree="$L" commit -q \
+				-m "Debian's linux-source" &&
+				touch "$G/pr-made"
+		fi
+	) 9>"$C/linux.git.lock" || fail "no git repository of the kernel tree"
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Golden test: `patchrelay parse --json` against `git mailsplit` +
-# `git mailinfo` on every mail of tests/data/mail/ and on mails that
+# `git mailinfo`, byte for byte (each field rebuilt from the JSON: KEY_base64
+# where there is one, else KEY), on every mail of tests/data/mail/ and on mails that
 # `git format-patch` writes in a generated repository (and on the files
 # listed in $PR_EXTRA_MAIL, to check a real-world corpus by hand).
 set -eu
@@ -57,13 +58,13 @@ for f in "$PR_SRC"/tests/data/mail/* "$tmp"/fp/*.patch "$tmp"/fp/attach/* "$tmp"
 		fi
 	done
 	/usr/bin/python3 - "$f" "$n" <<'PY' || fail=1
-import json, sys
+import base64, json, sys
 path, n = sys.argv[1], int(sys.argv[2])
-def text(b):
-    try:
-        return b.decode('utf-8')
-    except UnicodeDecodeError:
-        return b.decode('latin-1')
+def field(obj, key):
+    # the exact bytes: KEY_base64 when the JSON has it, else KEY as UTF-8
+    if key + '_base64' in obj:
+        return base64.b64decode(obj[key + '_base64'])
+    return obj[key].encode('utf-8')
 msgs = json.load(open('out.json'))['messages']
 bad = 0
 if len(msgs) != n:
@@ -77,20 +78,20 @@ for i, m in enumerate(msgs, 1):
     for line in info.split(b'\n'):
         if b': ' in line:
             k, v = line.split(b': ', 1)
-            want[k.decode()] = text(v)
-    got = {'Author': m['from']['name'], 'Email': m['from']['email'],
-           'Subject': m['subject']}
+            want[k.decode()] = v
+    got = {'Author': field(m['from'], 'name'),
+           'Email': field(m['from'], 'email'),
+           'Subject': field(m, 'subject')}
     for k in got:
-        if want.get(k, '') != got[k]:
-            print('%s #%d %s: want %r got %r' % (path, i, k, want.get(k, ''), got[k]))
+        if want.get(k, b'') != got[k]:
+            print('%s #%d %s: want %r got %r' % (path, i, k, want.get(k, b''), got[k]))
             bad = 1
-    if 'Date' in want and want['Date'] != m['date']:
-        print('%s #%d Date: want %r got %r' % (path, i, want['Date'], m['date']))
+    if 'Date' in want and want['Date'] != field(m, 'date'):
+        print('%s #%d Date: want %r got %r' % (path, i, want['Date'], field(m, 'date')))
         bad = 1
     for name, key in (('msg', 'body'), ('patch', 'diff')):
         w = open('%s%d' % (name, i), 'rb').read()
-        w = text(w)
-        g = m[key]
+        g = field(m, key)
         if w != g:
             print('%s #%d %s differs:\n want %r\n  got %r' % (path, i, name, w[:300], g[:300]))
             bad = 1

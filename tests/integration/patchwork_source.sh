@@ -11,16 +11,8 @@ set -u
 . "$(dirname "$0")/lib.sh"
 tmpdir
 cd "$tmp" || exit 1
-start_emulator patchwork "$tmp/emu"
+pw_netdev
 B=$emu_url
-
-pw_ctl /projects '{"link_name":"netdev","list_id":"netdev.example.org","maintainers":["ci"]}'
-pw_ctl /users '{"login":"ci","token":"ci-token","email":"ci@example.org"}'
-
-git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
-mkdir tree
-echo base >tree/base.c
-git_base tree
 # mails NAME VERSION FILES...: a series of one commit per file, threaded
 mails() {
 	name=$1 v=$2

@@ -17,6 +17,9 @@ cache="$C/route-cache"
 corpus="$tmp/corpus"
 gm="$tmp/get_maintainer.pl"
 mkdir -p "$cache" "$tmp/home"
+# route's compiled MAINTAINERS index: written by the first runs (in
+# parallel), mapped by the others
+export XDG_CACHE_HOME="$tmp/xdg"
 
 # the tie made stable, in get_maintainers() only (its first sort by depth)
 /usr/bin/perl -pe 'if (!$done && s/sort \{\$hash\{\$b\} <=> \$hash\{\$a\}\}/sort {\$hash{\$b} <=> \$hash{\$a} || \$a <=> \$b}/) { $done = 1 }' \
@@ -94,5 +97,17 @@ fi
 "$PATCHRELAY" route --kernel-tree "$L" "$corpus/single-000.patch" >"$tmp/b"
 cmp "$tmp/a" "$tmp/b"
 [ -s "$tmp/a" ]
+
+# the index was written, and an answer without it, or from a damaged one,
+# is the same
+idx=$(ls "$XDG_CACHE_HOME"/patchrelay/maintainers-*.idx)
+[ "$(echo "$idx" | wc -l)" = 1 ] || fail "not one index: $idx"
+(cd "$L" && "$PATCHRELAY" route --no-cache "$corpus/single-000.patch") >"$tmp/c"
+cmp "$tmp/a" "$tmp/c" || fail "--no-cache answers otherwise"
+ino=$(stat -c %i "$idx")
+printf 'XXXX' | dd of="$idx" bs=1 seek=4096 conv=notrunc 2>/dev/null
+(cd "$L" && "$PATCHRELAY" route "$corpus/single-000.patch") >"$tmp/c"
+cmp "$tmp/a" "$tmp/c" || fail "a damaged index changed the answer"
+[ "$(stat -c %i "$idx")" != "$ino" ] || fail "a damaged index was not written again"
 
 echo "ok: $runs runs over $count patches identical to get_maintainer.pl"

@@ -15,48 +15,23 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 tmpdir
 cd "$tmp"
-SSHD=/usr/sbin/sshd
 # a sanitized build: libgit2 1.5.1's own ssh leaks are suppressed (see
 # tests/lsan.supp); the full unwind lets the suppression see its frame
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$PR_SRC/tests/lsan.supp"
-
-[ -x "$SSHD" ] || fail "no $SSHD (Debian package openssh-server)"
-# sshd needs its privilege separation directory, and root to make it
-[ "$(id -u)" -eq 0 ] || [ -d /run/sshd ] ||
-	skip "sshd needs /run/sshd (run as root)"
-mkdir -p /run/sshd
 
 git_identity 'Ada Demo <ada@example.org>' '@1796299200 +0000'
 git_repo work
 git_commits work 2
 git clone -q --bare work repo.git
 
-ssh-keygen -q -t ed25519 -N '' -C host -f hostkey
+start_sshd "$tmp/repo.git"
+port=$sshd_port
+cp "$sshd_key" userkey
+cp "$sshd_known_hosts" known_hosts
 ssh-keygen -q -t ed25519 -N '' -C other -f otherkey
-ssh-keygen -q -t ed25519 -N '' -C user -f userkey
-cp userkey.pub authorized_keys
-port=$(free_port)
-cat > sshd_config <<CONF
-Port $port
-ListenAddress 127.0.0.1
-HostKey $tmp/hostkey
-AuthorizedKeysFile $tmp/authorized_keys
-PidFile $tmp/sshd.pid
-StrictModes no
-UsePAM no
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-CONF
-spawn sshd_pid "$SSHD" -D -e -f "$tmp/sshd_config" 2>sshd.log
-echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 hostkey.pub)" > known_hosts
 echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 otherkey.pub)" > wrong_hosts
 : > empty_hosts
-# ready when OpenSSH's own client gets through (bounded, not timed)
-wait_for 10 env GIT_SSH_COMMAND="ssh -i $tmp/userkey -o UserKnownHostsFile=$tmp/known_hosts -o StrictHostKeyChecking=yes -o BatchMode=yes" \
-	git ls-remote "ssh://$(id -un)@127.0.0.1:$port$tmp/repo.git" \
-	>/dev/null 2>&1 || fail "sshd did not start: $(cat sshd.log)"
 
 url="ssh://$(id -un)@127.0.0.1:$port$tmp/repo.git"
 conf() { # NAME URL KNOWN-HOSTS SSH-KEY
@@ -146,11 +121,8 @@ git -C pushed.git log -p main..patchrelay/topic/v1 | git patch-id --stable |
 # HTTP basic auth in front of git's own git-http-backend: user and the
 # password secret get through; a wrong password and none at all are each
 # said so, and the password is never in a message
-spawn http_pid $PY "$PR_SRC/tests/servers/git_http.py" --root "$tmp" \
-	--port-file http.port --user bob --password 's3cret-pw' 2>http.log
-wait_for 10 test -s http.port ||
-	fail "git_http.py did not start: $(cat http.log)"
-hurl="http://127.0.0.1:$(cat http.port)/repo.git"
+start_git_http "$tmp" bob 's3cret-pw'
+hurl="$git_http_url/repo.git"
 printf 's3cret-pw\n' >pw.good
 printf 'wrong-pw\n' >pw.bad
 http_conf() { # NAME PASSWORD-FILE (none: no credentials)
@@ -182,7 +154,7 @@ for c in http-bad:"$tmp/pw.bad":"the server refused the credentials offered" \
 done
 grep -q 's3cret' http/log http-bad/log http-none/log &&
 	fail "a password was logged"
-stop "$http_pid"
+stop "$git_http_pid"
 
 # https with a certificate nobody signed: the TLS check refuses it (the
 # server would answer 501 to a client that did not check)

@@ -24,8 +24,8 @@ import sqlite3
 db = sqlite3.connect("s.db")
 assert db.execute("SELECT version FROM schema_version").fetchone()[0] >= 4
 db.executescript("""
-INSERT INTO series VALUES (1, 'demo', 'topic');
-INSERT INTO series VALUES (2, 'gh', 'pr/7');
+INSERT INTO series (id, origin, key) VALUES (1, 'demo', 'topic');
+INSERT INTO series (id, origin, key) VALUES (2, 'gh', 'pr/7');
 INSERT INTO versions (series_id, number, fingerprint, nr_patches, created,
 	mbox) VALUES (1, 1, 'f1', 3, 0, NULL);
 INSERT INTO versions (series_id, number, fingerprint, nr_patches, created,

@@ -1,6 +1,8 @@
 #include "base/pr.h"
 #include "engine/cfg.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include <unistd.h>
@@ -154,6 +156,64 @@ static void fmt(struct pr_buf *b, const struct demo_ctx *c, const char *key)
 		0);
 }
 
+/* "HOST:PORT" as written, or the error; "" for a refusal */
+static void listen_is(const char *text, const char *want)
+{
+	struct sockaddr_storage a;
+	socklen_t len = 0;
+	char host[64] = "";
+	char got[96];
+	int port = 0;
+
+	if (pr_cfg_parse_listen(&a, &len, text) < 0) {
+		assert_string_equal("", want);
+		assert_non_null(strstr(pr_error_message(), text));
+		return;
+	}
+	if (a.ss_family == AF_INET) {
+		const struct sockaddr_in *v4 = (const struct sockaddr_in *)&a;
+
+		assert_int_equal(len, sizeof(*v4));
+		inet_ntop(AF_INET, &v4->sin_addr, host, sizeof(host));
+		port = ntohs(v4->sin_port);
+		snprintf(got, sizeof(got), "%s:%d", host, port);
+	} else {
+		const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)&a;
+
+		assert_int_equal(a.ss_family, AF_INET6);
+		assert_int_equal(len, sizeof(*v6));
+		inet_ntop(AF_INET6, &v6->sin6_addr, host, sizeof(host));
+		port = ntohs(v6->sin6_port);
+		snprintf(got, sizeof(got), "[%s]:%d", host, port);
+	}
+	assert_string_equal(got, want);
+}
+
+static void test_listen(void **state)
+{
+	listen_is("127.0.0.1:8025", "127.0.0.1:8025");
+	/* a bare port is loopback, never every interface */
+	listen_is("8025", "127.0.0.1:8025");
+	listen_is("localhost:0", "127.0.0.1:0");
+	listen_is("[::1]:65535", "[::1]:65535");
+	listen_is("0.0.0.0:80", "0.0.0.0:80");
+	listen_is("[::]:80", "[::]:80");
+	listen_is("", "");
+	listen_is(":80", "");
+	listen_is("127.0.0.1:", "");
+	listen_is("127.0.0.1:65536", "");
+	listen_is("127.0.0.1:-1", "");
+	listen_is("127.0.0.1:+80", "");
+	listen_is("127.0.0.1:80x", "");
+	listen_is("::1:80", "");
+	listen_is("[127.0.0.1]:80", "");
+	listen_is("[localhost]:80", "");
+	listen_is("example.org:80", "");
+	listen_is("256.0.0.1:80", "");
+	listen_is("[::1]", "");
+	listen_is("*:80", "");
+}
+
 static void test_set_and_format(void **state)
 {
 	struct demo_ctx c = { 0 };
@@ -217,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_size),
 		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_secret),
+		cmocka_unit_test(test_listen),
 		cmocka_unit_test(test_set_and_format),
 	};
 

@@ -36,7 +36,8 @@ static const struct pr_plugin_type *const plugins[] = {
 	&pr_plugin_size_limit,
 	NULL,
 };
-static const struct pr_registry reg = { connectors, 5, plugins, 1 };
+static const char *const hook_types[] = { "forge", NULL };
+static const struct pr_registry reg = { connectors, 5, plugins, 1, hook_types };
 
 static char tmpdir[64];
 
@@ -186,6 +187,40 @@ static void test_secret(void **state)
 	assert_null(strstr(b.ptr, "tok-123"));
 	pr_graph_free(g);
 	pr_buf_release(&b);
+
+	/* a webhook secret: read, never printed; only for hook types */
+	write_file("net.conf", "[core]\n\thttp = 127.0.0.1:8025\n"
+			       "[source \"f\"]\n\ttype = forge\n"
+			       "\ttoken = file:token\n"
+			       "\twebhook-secret = file:token\n");
+	assert_int_equal(pr_graph_load(&g, "net.conf", &reg, &problems), 0);
+	assert_string_equal(pr_graph_node(g, "source", "f")->webhook_secret,
+			    "tok-123");
+	assert_string_equal(g->http, "127.0.0.1:8025");
+	pr_buf_reset(&b);
+	pr_graph_print(&b, g, false);
+	assert_non_null(strstr(b.ptr, "core.http = 127.0.0.1:8025\n"));
+	assert_non_null(strstr(b.ptr, "    webhook-secret = <redacted>\n"));
+	assert_null(strstr(b.ptr, "tok-123"));
+	pr_graph_free(g);
+	g = NULL;
+	pr_buf_release(&b);
+	expect_one(true, "\twebhook-secret = env:PR_NO_SUCH_VAR_X\n",
+		   "net.conf: sink.list.webhook-secret: unknown key for type "
+		   "'maildir'");
+	expect_one(false,
+		   "[source \"m\"]\n\ttype = mbox\n\tpath = in\n"
+		   "\twebhook-secret = file:token\n",
+		   "net.conf: source.m.webhook-secret: type 'mbox' takes no "
+		   "webhooks");
+	expect_one(false,
+		   "[source \"f\"]\n\ttype = forge\n\ttoken = file:token\n"
+		   "\twebhook-secret = env:PR_NO_SUCH_VAR_X\n",
+		   "net.conf: source.f.webhook-secret: secret environment "
+		   "variable 'PR_NO_SUCH_VAR_X' is not set");
+	expect_one(false, "[core]\n\thttp = *:80\n",
+		   "net.conf: core.http: bad listen address '*:80' "
+		   "(HOST:PORT, [IPv6]:PORT or PORT)");
 
 	expect_one(false,
 		   "[source \"f\"]\n\ttype = forge\n\ttoken = file:nosuch\n",

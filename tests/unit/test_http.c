@@ -258,6 +258,37 @@ static void test_status_and_limits(void **state)
 	pr_http_response_release(&r);
 }
 
+/* When to ask again: Retry-After, a used-up limit's reset, a 429's minute */
+static void test_rate_limited(void **state)
+{
+	struct pr_http_response r = { 0 };
+	int64_t until = 0;
+
+	PR_UNUSED(state);
+	r.ratelimit_remaining = r.ratelimit_reset = r.retry_after = -1;
+	r.status = 500;
+	assert_false(pr_http_rate_limited(&until, &r, 1000));
+	r.status = 503;
+	assert_false(pr_http_rate_limited(&until, &r, 1000));
+	r.retry_after = 7;
+	assert_true(pr_http_rate_limited(&until, &r, 1000));
+	assert_int_equal(until, 1007);
+	r.status = 403;
+	r.retry_after = -1;
+	assert_false(pr_http_rate_limited(&until, &r, 1000));
+	r.ratelimit_remaining = 0;
+	r.ratelimit_reset = 1500;
+	assert_true(pr_http_rate_limited(&until, &r, 1000));
+	assert_int_equal(until, 1500);
+	r.ratelimit_reset = 900; /* a reset already past: at once */
+	assert_true(pr_http_rate_limited(&until, &r, 1000));
+	assert_int_equal(until, 1001);
+	r.status = 429;
+	r.ratelimit_remaining = r.ratelimit_reset = -1;
+	assert_true(pr_http_rate_limited(&until, &r, 1000));
+	assert_int_equal(until, 1060);
+}
+
 static void test_body_cap(void **state)
 {
 	const struct server *s = *state;
@@ -297,6 +328,7 @@ int main(void)
 	const struct CMUnitTest units[] = {
 		cmocka_unit_test(test_link_rel),
 		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_rate_limited),
 		cmocka_unit_test(test_transport_failure),
 	};
 	const struct CMUnitTest net[] = {

@@ -21,10 +21,16 @@ static size_t find_tv(const struct pr_maint *m, char type, const char *value)
 	size_t i;
 
 	for (i = 0; i < m->ntv; i++)
-		if (m->tv[i].type == type && !strcmp(m->tv[i].value, value))
+		if (m->tv[i].type == type &&
+		    !strcmp(pr_maint_tv_value(m, i), value))
 			return i;
 	fail_msg("no %c: '%s'", type ? type : '-', value);
 	return 0;
+}
+
+static unsigned dir_of(const struct tv *t)
+{
+	return (t->flags >> TV_DIR_SHIFT) & 3;
 }
 
 static struct pr_maint *load_fixture(void)
@@ -55,14 +61,14 @@ static void test_entries(void **state)
 	for (i = foo + 1; i < m->ntv && m->tv[i].type; i++, typed++)
 		assert_int_equal(m->tv[i].start, foo);
 	assert_int_equal(typed, 6);
-	assert_string_equal(m->tv[find_tv(m, 'M',
-					  "Alice Example "
-					  "<alice@example.org>")]
-				    .value,
+	assert_string_equal(pr_maint_tv_value(m, find_tv(m, 'M',
+							 "Alice Example "
+							 "<alice@example."
+							 "org>")),
 			    "Alice Example <alice@example.org>");
 	/* blank lines are not kept */
 	for (i = 0; i < m->ntv; i++)
-		assert_true(m->tv[i].value[0] != '\0');
+		assert_true(pr_maint_tv_value(m, i)[0] != '\0');
 	pr_maint_free(m);
 }
 
@@ -70,38 +76,43 @@ static void test_entries(void **state)
 static void test_file_entries(void **state)
 {
 	struct pr_maint *m = load_fixture();
-	struct tv *t;
+	const struct tv *t;
+	size_t i;
 
 	(void)state;
-	t = &m->tv[find_tv(m, 'F', "drivers/foo")];
-	assert_true(t->literal);
-	assert_false(t->slash_end);
+	i = find_tv(m, 'F', "drivers/foo");
+	t = &m->tv[i];
+	assert_true(t->flags & TV_LITERAL);
+	assert_false(t->flags & TV_SLASH_END);
 	assert_int_equal(t->prefix_len, 11);
 	assert_int_equal(t->nslash, 1);
 	/* unchanged by the conversion: stat()ed on first use */
-	assert_int_equal(t->dir, DIR_UNKNOWN);
-	assert_true(pr_maint_tv_isdir(m, t));
-	assert_int_equal(t->dir, DIR_YES);
+	assert_int_equal(dir_of(t), DIR_UNKNOWN);
+	assert_int_equal(m->rt[i].dir, 0);
+	assert_true(pr_maint_tv_isdir(m, i));
+	assert_int_equal(m->rt[i].dir, 1 + DIR_YES);
 	/* matched as "drivers/foo/": one slash more */
-	assert_int_equal(pr_maint_tv_nslash(m, t), 2);
+	assert_int_equal(pr_maint_tv_nslash(m, i), 2);
 
 	/* '.' becomes "\." (still literal), and the value names no dir */
-	t = &m->tv[find_tv(m, 'X', "drivers/foo/skip.c")];
-	assert_true(t->literal);
+	i = find_tv(m, 'X', "drivers/foo/skip.c");
+	t = &m->tv[i];
+	assert_true(t->flags & TV_LITERAL);
 	assert_int_equal(t->prefix_len, 18);
-	assert_int_equal(t->dir, DIR_NO);
-	assert_false(pr_maint_tv_isdir(m, t));
+	assert_int_equal(dir_of(t), DIR_NO);
+	assert_false(pr_maint_tv_isdir(m, i));
 
 	/* '*' ends the literal prefix */
 	t = &m->tv[find_tv(m, 'F', "drivers/foo/core*.c")];
-	assert_false(t->literal);
+	assert_false(t->flags & TV_LITERAL);
 	assert_int_equal(t->prefix_len, 16);
 	assert_int_equal(t->nslash, 2);
 
-	t = &m->tv[find_tv(m, 'F', "*/")];
-	assert_true(t->slash_end);
+	i = find_tv(m, 'F', "*/");
+	t = &m->tv[i];
+	assert_true(t->flags & TV_SLASH_END);
 	assert_int_equal(t->prefix_len, 0);
-	assert_true(pr_maint_tv_isdir(m, t));
+	assert_true(pr_maint_tv_isdir(m, i));
 	pr_maint_free(m);
 }
 
@@ -119,9 +130,11 @@ static void test_index(void **state)
 	assert_null(pr_maint_fx_find(m, "lib", 3));
 	/* in MAINTAINERS order */
 	assert_int_equal(b->nr, 3);
-	assert_int_equal(b->tvi[0], find_tv(m, 'F', "drivers/foo"));
-	assert_int_equal(b->tvi[1], find_tv(m, 'X', "drivers/foo/skip.c"));
-	assert_int_equal(b->tvi[2], find_tv(m, 'F', "drivers/foo/core*.c"));
+	assert_int_equal(m->fx_tvi[b->first], find_tv(m, 'F', "drivers/foo"));
+	assert_int_equal(m->fx_tvi[b->first + 1],
+			 find_tv(m, 'X', "drivers/foo/skip.c"));
+	assert_int_equal(m->fx_tvi[b->first + 2],
+			 find_tv(m, 'F', "drivers/foo/core*.c"));
 	/* no '/' in the literal prefix: tried on every file */
 	assert_int_equal(m->nfx_any, 2);
 	assert_int_equal(m->fx_any[0], find_tv(m, 'F', "*"));
@@ -143,12 +156,12 @@ static void test_patterns(void **state)
 {
 	struct pr_maint *m = load_fixture();
 	pcre2_match_data *md = pcre2_match_data_create(OVEC, NULL);
-	struct tv *t;
+	size_t t;
 	pcre2_code *re;
 
 	(void)state;
-	t = &m->tv[find_tv(m, 'F', "drivers/foo/core*.c")];
-	assert_null(t->re);
+	t = find_tv(m, 'F', "drivers/foo/core*.c");
+	assert_null(m->rt[t].re);
 	re = pr_maint_tv_re(m, t, false);
 	assert_non_null(re);
 	assert_ptr_equal(pr_maint_tv_re(m, t, false), re);
@@ -157,15 +170,15 @@ static void test_patterns(void **state)
 	assert_false(matches(re, "x/drivers/foo/core.c", md));
 
 	/* a directory gets its '/' */
-	re = pr_maint_tv_re(m, &m->tv[find_tv(m, 'F', "drivers/foo")], false);
+	re = pr_maint_tv_re(m, find_tv(m, 'F', "drivers/foo"), false);
 	assert_true(matches(re, "drivers/foo/a.c", md));
 	assert_false(matches(re, "drivers/foobar.c", md));
 
-	re = pr_maint_tv_re(m, &m->tv[find_tv(m, 'N', "foo_")], false);
+	re = pr_maint_tv_re(m, find_tv(m, 'N', "foo_"), false);
 	assert_true(matches(re, "lib/foo_x.c", md));
 
 	/* K: on a patch's lines: only an added or removed line counts */
-	t = &m->tv[find_tv(m, 'K', "\\bfrobnicate\\b")];
+	t = find_tv(m, 'K', "\\bfrobnicate\\b");
 	re = pr_maint_tv_re(m, t, true);
 	assert_true(matches(re, "+\tfrobnicate();", md));
 	assert_false(matches(re, " \tfrobnicate();", md));
@@ -232,7 +245,7 @@ static void test_mailmap(void **state)
 	char dir[] = "/tmp/pr-maint-file-XXXXXX", file[64], mailmap[64];
 	struct pr_maint *m = NULL;
 	pcre2_match_data *md = pcre2_match_data_create(OVEC, NULL);
-	struct tv *t;
+	size_t t;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -264,14 +277,13 @@ static void test_mailmap(void **state)
 	mapped(m, md, "Nobody <nobody@example.org>",
 	       "Nobody <nobody@example.org>");
 
-	t = &m->tv[find_tv(m, 'N', "(")];
+	t = find_tv(m, 'N', "(");
 	assert_null(pr_maint_tv_re(m, t, false));
 	/* remembered as failed, not compiled again */
-	assert_non_null(t->re);
+	assert_non_null(m->rt[t].re);
 	assert_null(pr_maint_tv_re(m, t, false));
 	/* written with its '/': a directory without a stat() */
-	t = &m->tv[find_tv(m, 'F', "lib/")];
-	assert_int_equal(t->dir, DIR_YES);
+	assert_int_equal(dir_of(&m->tv[find_tv(m, 'F', "lib/")]), DIR_YES);
 	pr_maint_free(m);
 	pcre2_match_data_free(md);
 	unlink(mailmap);

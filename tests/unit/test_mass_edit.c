@@ -111,6 +111,76 @@ static void test_check_rename_fails(void **state)
 	free(d);
 }
 
+/* A version of `files` files f0.c, f1.c... each changed by `hunk`. */
+static struct pr_version *same_hunk(int files, const char *hunk)
+{
+	struct pr_buf d = PR_BUF_INIT;
+	struct pr_version *v;
+	int f;
+
+	for (f = 0; f < files; f++)
+		pr_buf_addf(&d,
+			    "diff --git a/f%d.c b/f%d.c\n--- a/f%d.c\n"
+			    "+++ b/f%d.c\n%s",
+			    f, f, f, f, hunk);
+	v = version_of("a@example.org", d.ptr);
+	pr_buf_release(&d);
+	return v;
+}
+
+/*
+ * A typo sweep: 'ro' -> 'o' is the smallest edit, and the words it changed
+ * say what the sweep was, most frequent first, with their counts.
+ */
+static void test_check_typo_words(void **state)
+{
+	struct pr_mass_edit_opts o;
+	struct pr_report r = PR_REPORT_INIT;
+	struct pr_version *v = same_hunk(25, "@@ -1,5 +1,5 @@\n"
+					     "-\treturn error;\n"
+					     "-\tif (error && error_count)\n"
+					     "-\t/* Error: errors, terror */\n"
+					     "-\tprint(\"error\");\n"
+					     "+\treturn eror;\n"
+					     "+\tif (eror && eror_count)\n"
+					     "+\t/* Eror: erors, teror */\n"
+					     "+\tprint(\"eror\");\n"
+					     " keep\n");
+
+	pr_mass_edit_defaults(&o);
+	assert_int_equal(pr_mass_edit_check(&r, "me", &o, v), 0);
+	assert_int_equal(r.nr, 1);
+	assert_string_equal(r.items[0].rule, "substitution");
+	/* the facts of before, then the words: error 75, the rest 25 each */
+	assert_non_null(strstr(r.items[0].message,
+			       "'ro' -> 'o' inside words on 100 of 100 changed "
+			       "lines, 25 files: 'error' -> 'eror' 75 times, "
+			       "'Error' -> 'Eror' 25 times, 'error_count' -> "
+			       "'eror_count' 25 times (25 files in all)"));
+	pr_report_release(&r);
+	pr_version_free(v);
+}
+
+/* A whole-word rename names no words: they would only repeat it. */
+static void test_check_whole_word(void **state)
+{
+	struct pr_mass_edit_opts o;
+	struct pr_report r = PR_REPORT_INIT;
+	struct pr_version *v = same_hunk(25, "@@ -1,2 +1,2 @@\n"
+					     "-\ta = foo(1);\n"
+					     "-\tb = foo(foo(2));\n"
+					     "+\ta = bar(1);\n"
+					     "+\tb = bar(bar(2));\n");
+
+	pr_mass_edit_defaults(&o);
+	assert_int_equal(pr_mass_edit_check(&r, "me", &o, v), 0);
+	assert_non_null(strstr(r.items[0].message,
+			       "'foo' -> 'bar' on 50 of 50 changed lines, 25 "
+			       "files (25 files in all)"));
+	pr_report_release(&r);
+	pr_version_free(v);
+}
+
 static void test_check_whitespace(void **state)
 {
 	struct pr_mass_edit_opts o;
@@ -366,6 +436,8 @@ int main(void)
 		cmocka_unit_test(test_check_rename_fails),
 		cmocka_unit_test(test_sections),
 		cmocka_unit_test(test_plugin_sections),
+		cmocka_unit_test(test_check_typo_words),
+		cmocka_unit_test(test_check_whole_word),
 		cmocka_unit_test(test_check_whitespace),
 		cmocka_unit_test(test_check_small_passes),
 		cmocka_unit_test(test_size_figures_diffstat),

@@ -534,6 +534,15 @@ static void test_delivery_resume(void **state)
 	assert_int_equal(pr_store_delivery_attempts(st, d, 1), 1);
 	assert_int_equal(pr_store_delivery_attempts(st, d, 2), 0);
 	assert_int_equal(pr_store_delivery_pending(st, d), 2);
+	/* only an attempt that never came back was cut short */
+	assert_int_equal(pr_store_delivery_cut_short(st, d, 0), 0);
+	assert_int_equal(pr_store_delivery_cut_short(st, d, 1), 0);
+	assert_int_equal(pr_store_delivery_cut_short(st, d, 2), 0);
+	assert_int_equal(pr_store_delivery_attempt(st, d, 2, NULL), 0);
+	assert_int_equal(pr_store_delivery_cut_short(st, d, 2), 1);
+	assert_int_equal(pr_store_delivery_note(st, d, 2, "451"), 0);
+	assert_int_equal(pr_store_delivery_cut_short(st, d, 2), 0);
+	assert_int_equal(pr_store_delivery_cut_short(st, d, 3), PR_ENOENT);
 	assert_int_equal(pr_store_delivery_open(&d2, st, v.series_id, 1,
 						"maildir", 4),
 			 PR_ESTATE);

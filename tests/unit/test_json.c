@@ -1,0 +1,69 @@
+#include "base/pr.h"
+#include "base/json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+static void quoted(const char *in, size_t len, const char *want)
+{
+	struct pr_buf b = PR_BUF_INIT;
+
+	assert_int_equal(pr_json_quote(&b, in, len), 0);
+	assert_string_equal(b.ptr, want);
+	pr_buf_release(&b);
+}
+
+static void test_escapes(void **state)
+{
+	quoted("", 0, "\"\"");
+	quoted("a\"b\\c", 5, "\"a\\\"b\\\\c\"");
+	quoted("l1\nl2\r\t", 7, "\"l1\\nl2\\r\\t\"");
+	quoted("\x01\x1f\x7f", 3, "\"\\u0001\\u001f\\u007f\"");
+	/* a NUL inside is a byte like the others */
+	quoted("a\0b", 3, "\"a\\u0000b\"");
+	/* "</script>" cannot close an HTML script element */
+	quoted("</script>", 9, "\"<\\/script>\"");
+	quoted("a/b", 3, "\"a/b\"");
+}
+
+static void test_utf8(void **state)
+{
+	/* valid sequences of each length stay */
+	quoted("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9,
+	       "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"");
+	/* latin-1, an overlong '/', a surrogate, past U+10FFFF, cut short */
+	quoted("\xe9", 1, "\"\\ufffd\"");
+	quoted("\xc0\xaf", 2, "\"\\ufffd\\ufffd\"");
+	quoted("\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\"");
+	quoted("\xf4\x90\x80\x80", 4, "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+	quoted("\xe2\x82", 2, "\"\\ufffd\\ufffd\"");
+	quoted("a\xe2\x82"
+	       "b",
+	       4, "\"a\\ufffd\\ufffdb\"");
+}
+
+static void test_null_and_cap(void **state)
+{
+	struct pr_buf b = PR_BUF_INIT;
+
+	assert_int_equal(pr_json_quotes(&b, NULL), 0);
+	assert_string_equal(b.ptr, "null");
+	pr_buf_release(&b);
+	pr_buf_init(&b, 4);
+	assert_int_equal(pr_json_quotes(&b, "abcdef"), PR_ETOOBIG);
+	pr_buf_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_escapes),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_null_and_cap),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
