@@ -45,8 +45,9 @@ static int fetch_refs(git_repository *repo, const struct pr_forge *f,
 		      const char *url, const char *src, const char *dst,
 		      const char *what)
 {
-	struct pr_gitfetch_auth auth = { NULL, NULL, NULL, NULL,
-					 f->opts->timeout, f->opts->ca_file };
+	struct pr_gitfetch_auth auth = {
+		NULL, NULL, NULL, NULL, f->opts->timeout, f->opts->ca_file
+	};
 	struct pr_buf spec = PR_BUF_INIT;
 	const char *specs[1];
 	int err;

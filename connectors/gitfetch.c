@@ -293,8 +293,8 @@ static int check_host(git_cert *cert, int valid, const char *host,
 void pr_gitfetch_callbacks(git_remote_callbacks *out, struct pr_gitfetch_cb *cb,
 			   const struct pr_gitfetch_auth *auth, const char *url)
 {
-	static const struct pr_gitfetch_auth none = { NULL, NULL, NULL, NULL,
-						      0,    NULL };
+	static const struct pr_gitfetch_auth none = { NULL, NULL, NULL,
+						      NULL, 0,	  NULL };
 
 	cb->auth = auth ? auth : &none;
 	cb->url = url;

@@ -89,11 +89,13 @@ static int take_record(struct pr_buf *extra, const struct pr_buf *rec,
 
 	if (!nl) {
 		if (WIFSIGNALED(wst))
-			return pr_error(PR_ENET, "%s: the transfer ended by "
-						 "signal %d",
+			return pr_error(PR_ENET,
+					"%s: the transfer ended by "
+					"signal %d",
 					what, WTERMSIG(wst));
-		return pr_error(PR_ENET, "%s: the transfer ended without an "
-					 "answer",
+		return pr_error(PR_ENET,
+				"%s: the transfer ended without an "
+				"answer",
 				what);
 	}
 	err = (int)strtol(rec->ptr, NULL, 10);

@@ -148,8 +148,7 @@ static int push_job(struct pr_buf *extra, void *payload)
 	return pr_buf_addbuf(extra, &j->t->cb.why);
 }
 
-static int remote_run(const char *verb, struct remote_job *job,
-		      pr_gitnet_fn fn)
+static int remote_run(const char *verb, struct remote_job *job, pr_gitnet_fn fn)
 {
 	struct pr_buf what = PR_BUF_INIT;
 	int err;

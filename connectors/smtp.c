@@ -628,8 +628,8 @@ static int send_one(struct pr_instance *inst, const struct pr_delivery *d,
 			    d->index + 1, d->nr, mid);
 		goto done;
 	}
-	pr_buf_addf(&why, "message %zu/%zu %s: smtp '%s': ", d->index + 1, d->nr,
-		    mid, ctx->url);
+	pr_buf_addf(&why, "message %zu/%zu %s: smtp '%s': ", d->index + 1,
+		    d->nr, mid, ctx->url);
 	if (pr_mailtls_failure(rc)) {
 		pr_mailtls_add_reason(
 			&why, rc, errbuf[0] ? errbuf : curl_easy_strerror(rc),

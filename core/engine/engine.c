@@ -117,9 +117,8 @@ done:
  * ended during it): the sink may have it already, and it goes again, the
  * same mail with the same Message-ID (or the same push).
  */
-static int said_cut_short(struct pr_store *st, int64_t id, size_t i,
-			  size_t nr, const struct pr_instance *inst,
-			  const char *mid)
+static int said_cut_short(struct pr_store *st, int64_t id, size_t i, size_t nr,
+			  const struct pr_instance *inst, const char *mid)
 {
 	int cut = pr_store_delivery_cut_short(st, id, i);
 
@@ -507,8 +506,7 @@ static int feedback_note(const struct pass_ctx *c, int64_t series_id,
 	int err;
 
 	if ((err = pr_buf_addf(&scope, "feedback:%s", c->route->feedback)) ||
-	    (err = pr_buf_addf(&key, "%lld/v%d", (long long)series_id,
-			       number)))
+	    (err = pr_buf_addf(&key, "%lld/v%d", (long long)series_id, number)))
 		goto done;
 	if (set) {
 		err = pr_notes_set(c->st, scope.ptr, key.ptr, set);
