@@ -395,7 +395,9 @@ static int parse_change(struct pr_gerrit_change *c, const json_t *o)
 		if ((err = parse_revision(c, sha, r)))
 			return err;
 	}
-	qsort(c->revs, c->nr_revs, sizeof(*c->revs), by_ps);
+	/* a change without revisions has no array: qsort(NULL) is UB */
+	if (c->nr_revs > 1)
+		qsort(c->revs, c->nr_revs, sizeof(*c->revs), by_ps);
 	if ((err = parse_messages(c, json_object_get(o, "messages"))))
 		return err;
 	return parse_labels(c, json_object_get(o, "labels"));

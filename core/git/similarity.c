@@ -107,7 +107,8 @@ static int break_option(struct pr_sim_opts *o, const char *arg,
 	}
 	if (*rest)
 		return pr_error(PR_EINVAL, "'%s' expects <n>/<m> form", arg);
-	o->break_opt = one | (two << 16);
+	/* unsigned: a merge score up to 60000 does not fit a signed shift */
+	o->break_opt = (int)((unsigned)one | (unsigned)two << 16);
 	return 1;
 }
 
@@ -454,7 +455,7 @@ static bool is_blob(unsigned mode)
 static int do_break(struct pr_sim_queue *q, int break_opt,
 		    const struct pr_sim_reader *r)
 {
-	int merge_score = (break_opt >> 16) & 0xffff;
+	int merge_score = (int)(((unsigned)break_opt >> 16) & 0xffff);
 	int break_score = break_opt & 0xffff;
 	struct pr_sim_pair *out = NULL, *np;
 	size_t nr = 0, alloc = 0, i;

@@ -168,7 +168,7 @@ git_commits() {
 
 # series_mails DIR NAME K: a branch NAME (from main) of K commits in the
 # git_repo DIR, the Ith adding the line "NAME I" to DIR/NAME.c, "NAME:
-# change I"; its patches as git format-patch --thread writes them, without
+# change I of NAME"; its patches as git format-patch --thread writes them, without
 # their mbox From line, in $tmp/NAME/ (no cover letter: a cover's
 # Message-ID holds only the time, the same for two series of one second)
 series_mails() {
@@ -177,7 +177,7 @@ series_mails() {
 	while [ "$i" -le "$3" ]; do
 		echo "$2 $i" >>"$1/$2.c"
 		git -C "$1" add "$2.c" &&
-			git -C "$1" commit -q -m "$2: change $i" ||
+			git -C "$1" commit -q -m "$2: change $i of $2" ||
 			fail "series_mails $2: commit $i"
 		i=$((i + 1))
 	done
@@ -651,6 +651,16 @@ maildir_series() {
 			touch -d "@$((1796300000 + $3))" "$1/new/${pr_f##*/}" ||
 			fail "maildir_series $2"
 	done
+}
+
+# mbox_series DIR NAME: the mails of series_mails NAME as one mbox file,
+# DIR/NAME.mbox (the mbox source reads each file as one version)
+mbox_series() {
+	mkdir -p "$1"
+	for pr_f in "$tmp/$2"/*; do
+		echo 'From patchrelay Mon Sep 17 00:00:00 2001'
+		cat "$pr_f"
+	done >"$1/$2.mbox" || fail "mbox_series $2"
 }
 
 # poll_strip FILE: what `patchrelay poll --json` printed into FILE, without
