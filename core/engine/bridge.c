@@ -532,7 +532,10 @@ static int reply_version(struct pr_engine_version *v, struct pr_buf *origin,
 	return 0;
 }
 
-/* The sink's From with the comment's author: "NAME <relay>". */
+/*
+ * The sink's From with the comment's author: "NAME <relay>"; PR_ENOENT
+ * (no message) when the sink has no `from`.
+ */
 static int reply_from(struct pr_ident *out, const struct pr_graph_node *n,
 		      const struct pr_event *ev)
 {
@@ -543,11 +546,9 @@ static int reply_from(struct pr_ident *out, const struct pr_graph_node *n,
 	struct pr_ident sink = { NULL, NULL };
 	int err;
 
+	/* a sink that names no sender (a maildir) writes no reply */
 	if (!from)
-		return pr_error(PR_ECONFIG,
-				"sink '%s': a relayed reply needs the 'from' "
-				"option",
-				n->inst.name);
+		return PR_ENOENT;
 	if (!(err = pr_outgoing_parse_address(&sink, from)))
 		pr_ident_set(out, who && *who ? who : sink.name, sink.email);
 	pr_ident_release(&sink);
@@ -622,6 +623,11 @@ static int to_list(const struct pr_bridge *b, const struct pr_graph_node *n,
 	if (!err && stats.pending && stats.status == PR_DELIVER_RETRY)
 		err = 1;
 done:
+	if (err == PR_ENOENT) {
+		pr_log_debug(n->inst.prefix, "no 'from': %s not relayed",
+			     ev->id);
+		err = 0;
+	}
 	pr_ident_release(&from);
 	pr_outgoing_rcpt_release(&rc);
 	pr_buf_release(&origin);

@@ -18,7 +18,8 @@ static void add_once(struct pr_strlist *out, const char *s, size_t n)
 	struct pr_buf b = PR_BUF_INIT;
 	size_t i;
 
-	if (!n || pr_buf_add(&b, s, n))
+	/* a %00 in a link must not make a shorter (or an empty) id */
+	if (!n || memchr(s, '\0', n) || pr_buf_add(&b, s, n))
 		goto done;
 	for (i = 0; i < out->nr; i++)
 		if (!strcmp(out->items[i], b.ptr))

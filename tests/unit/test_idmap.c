@@ -6,6 +6,8 @@
 
 #include "base/strlist.h"
 #include "engine/bridge.h"
+#include "engine/delivery.h"
+#include "engine/graph.h"
 #include "engine/idmap.h"
 #include "engine/store.h"
 #include "model/model.h"
@@ -262,6 +264,67 @@ static void test_trailers(void **state)
 	pr_version_free(v2);
 }
 
+/* A sink that takes series states: what it was told, in its state. */
+static int told(struct pr_instance *inst, const struct pr_relay *r,
+		const char *state, const char *why)
+{
+	return pr_buf_addf(inst->state, "%s %s %s (%s);", inst->name,
+			   r->series->origin_key, state, why);
+}
+
+static const struct pr_connector_type closing = {
+	.abi = PR_ABI_VERSION,
+	.name = "closing",
+	.caps = PR_CAP_SINK,
+	.series_state = told,
+};
+
+static void test_states(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_buf log = PR_BUF_INIT;
+	struct pr_graph_node nodes[2];
+	struct pr_graph_route route;
+	struct pr_graph g;
+	struct pr_bridge b = { &g, &route, f->st, false };
+	struct pr_store_version sv;
+	int64_t d;
+
+	memset(nodes, 0, sizeof(nodes));
+	memset(&route, 0, sizeof(route));
+	memset(&g, 0, sizeof(g));
+	nodes[0].inst.name = "gh";
+	nodes[1].inst.name = "gl";
+	nodes[0].inst.kind = nodes[1].inst.kind = "sink";
+	nodes[0].inst.state = nodes[1].inst.state = &log;
+	nodes[0].connector = nodes[1].connector = &closing;
+	g.nodes = nodes;
+	g.nr_nodes = 2;
+	route.name = "r";
+	pr_strlist_add(&route.to, "gh");
+	pr_strlist_add(&route.to, "gl");
+	assert_int_equal(
+		pr_store_record_version(&sv, f->st, "list", "k", "fp", 1), 0);
+	/* only the sink that took a version of the series is told */
+	assert_int_equal(
+		pr_store_delivery_open(&d, f->st, sv.series_id, 1, "gh", 1), 0);
+	assert_int_equal(pr_bridge_state(&b, "list", "k", "superseded", "v2"),
+			 0);
+	assert_int_equal(pr_bridge_state(&b, "list", "k", "abandoned", "why"),
+			 0);
+	assert_int_equal(pr_bridge_state(&b, "list", "k", "merged", "in x"), 0);
+	/* a state no sink is told of, a series nobody knows */
+	assert_int_equal(pr_bridge_state(&b, "list", "k", "new", "-"), 0);
+	assert_int_equal(pr_bridge_state(&b, "list", "zz", "merged", "-"), 0);
+	b.dry_run = true;
+	assert_int_equal(pr_bridge_state(&b, "list", "k", "merged", "dry"), 0);
+	assert_string_equal(log.ptr, "gh k superseded (v2);"
+				     "gh k withdrawn (why);"
+				     "gh k landed (in x);");
+	pr_strlist_release(&route.to);
+	pr_buf_release(&log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +332,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relays, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trailers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_states, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
