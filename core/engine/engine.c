@@ -198,8 +198,10 @@ static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 		pr_buf_reset(&mid);
 		if (!vd && (err = mail_message_id(&mid, mails[i], lens[i])))
 			goto done;
+		/* the attempt, and all before it, durable before the sink */
 		if ((err = said_cut_short(st, id, i, nr, inst, mid.ptr)) ||
-		    (err = pr_store_delivery_attempt(st, id, i, NULL)))
+		    (err = pr_store_delivery_attempt(st, id, i, NULL)) ||
+		    (err = pr_store_sync(st)))
 			goto done;
 		free(res.reason);
 		res.reason = NULL;
@@ -1283,6 +1285,16 @@ static int on_event(const struct pr_event *ev, void *payload)
 	if (!err && ev->cursor && !c->opts->dry_run)
 		err = pr_store_cursor_set(c->st, c->cursor_key, ev->cursor,
 					  NULL);
+	/*
+	 * What a sink or feedback node took is durable before the next
+	 * event (a no-op when the event wrote nothing); a process killed
+	 * in between loses nothing anyway (store.c).
+	 */
+	if (err >= 0 && !c->opts->dry_run) {
+		int serr = pr_store_sync(c->st);
+
+		err = serr ? serr : err;
+	}
 	return err;
 }
 
