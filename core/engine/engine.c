@@ -484,6 +484,9 @@ static int tell_node(const struct pass_ctx *c, const char *name,
 			    "feedback '%s': cannot take feedback", name);
 		return 0;
 	}
+	/* what the store holds is durable before anything goes out */
+	if ((err = pr_store_sync(c->st)))
+		return err;
 	err = n->connector->feedback((struct pr_instance *)&n->inst, s, report,
 				     summary);
 	if (err)
@@ -918,6 +921,8 @@ static int tell_sinks_landed(const struct pass_ctx *c,
 
 		if (!n || !n->connector || !n->connector->landed)
 			continue;
+		if ((err = pr_store_sync(c->st)))
+			return err;
 		err = n->connector->landed((struct pr_instance *)&n->inst,
 					   branch);
 		if (err < 0)
@@ -1285,16 +1290,6 @@ static int on_event(const struct pr_event *ev, void *payload)
 	if (!err && ev->cursor && !c->opts->dry_run)
 		err = pr_store_cursor_set(c->st, c->cursor_key, ev->cursor,
 					  NULL);
-	/*
-	 * What a sink or feedback node took is durable before the next
-	 * event (a no-op when the event wrote nothing); a process killed
-	 * in between loses nothing anyway (store.c).
-	 */
-	if (err >= 0 && !c->opts->dry_run) {
-		int serr = pr_store_sync(c->st);
-
-		err = serr ? serr : err;
-	}
 	return err;
 }
 
@@ -1434,7 +1429,7 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 			      &written };
 	struct pr_buf state_dir = PR_BUF_INIT;
 	size_t i;
-	int ret;
+	int ret, serr;
 
 	memset(out, 0, sizeof(*out));
 	if ((ret = pr_engine_state_dir(&state_dir, pr_store_path(st))))
@@ -1480,6 +1475,9 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 						   err == 0 ? cursor.ptr : NULL,
 						   on_event, &c);
 			inst->state_dir = NULL;
+			/* the records of the poll's last effects durable */
+			if (err >= 0 && (serr = pr_store_sync(st)))
+				err = serr;
 		}
 		pr_buf_release(&cursor);
 		pr_buf_release(&key);

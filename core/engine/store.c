@@ -199,8 +199,8 @@ int pr_store_open_version(struct pr_store **out, const char *path,
 	 * only a power cut or kernel crash can take back the newest commits,
 	 * and then a prefix of the history survives (the log's frames are
 	 * checksummed in a chain).  The engine makes the store durable with
-	 * pr_store_sync() where it matters: before each message goes to a
-	 * sink and after each event (docs/internals/state.md).
+	 * pr_store_sync() before anything goes out to a sink or a feedback
+	 * node, and after each source's poll (docs/internals/run.md).
 	 */
 	if ((err = pr_sql_exec(&st->sql, "PRAGMA journal_mode = WAL;"
 					 "PRAGMA synchronous = NORMAL;"
