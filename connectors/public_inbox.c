@@ -383,6 +383,8 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 	pr_buf_init(&s.base, 0);
 	if (cursor && (err = pr_mailsrc_cursor_parse(&prev, cursor)))
 		goto done;
+	/* one connection for the pages and the threads */
+	s.http.share = pr_http_share_new();
 	if ((err = setup(&s)) || (err = walk(&s, &mids, &prev)) ||
 	    (err = fetch_threads(&s, &batch, &mids, &fetched)))
 		goto done;
@@ -404,6 +406,7 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 done:
 	if (err < 0)
 		err = pr_error_wrap(err, "source '%s'", inst->name);
+	pr_http_share_free(s.http.share);
 	pr_buf_release(&s.base);
 	pr_buf_release(&archive);
 	pr_mailsrc_cursor_release(&prev);
