@@ -228,8 +228,8 @@ void *pr_http_share_new(void)
 
 	if (sh && (curl_share_setopt(sh, CURLSHOPT_SHARE,
 				     CURL_LOCK_DATA_CONNECT) != CURLSHE_OK ||
-		   curl_share_setopt(sh, CURLSHOPT_SHARE,
-				     CURL_LOCK_DATA_DNS) != CURLSHE_OK)) {
+		   curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) !=
+			   CURLSHE_OK)) {
 		curl_share_cleanup(sh);
 		sh = NULL;
 	}

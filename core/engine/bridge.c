@@ -419,8 +419,8 @@ static int to_forge(const struct pr_bridge *b, const struct pr_graph_node *n,
 	r.answered = t->mail.subject;
 	/* what the store holds is durable before anything goes out */
 	if (!(err = pr_store_sync(b->st)))
-		err = n->connector->relay_comment((struct pr_instance *)&n->inst,
-						  &r, &posted);
+		err = n->connector->relay_comment(
+			(struct pr_instance *)&n->inst, &r, &posted);
 	if (!err) {
 		pr_log_info(n->inst.prefix, "relayed %s on '%s' as %s", ev->id,
 			    s->origin_key, posted ? posted : "-");

@@ -261,8 +261,8 @@ int pr_sql_sync(struct pr_sql *sql)
 
 	if (changes == sql->synced)
 		return 0;
-	rc = sqlite3_file_control(sql->db, "main",
-				  SQLITE_FCNTL_JOURNAL_POINTER, &wal);
+	rc = sqlite3_file_control(sql->db, "main", SQLITE_FCNTL_JOURNAL_POINTER,
+				  &wal);
 	/* no log open (nothing written through it): nothing to sync */
 	if (rc == SQLITE_OK && wal && wal->pMethods)
 		rc = wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL);
