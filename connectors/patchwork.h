@@ -147,6 +147,9 @@ struct pr_pw_series {
 	char *cover_mbox; /* NULL: no cover letter */
 	char *cover_msgid;
 	int64_t cover_id;
+	char *cover_web_url; /* NULL: none */
+	/* its patches, as the detail lists them (id, web_url; no diff) */
+	struct pr_pw_patch_list patches;
 };
 
 void pr_pw_series_release(struct pr_pw_series *s);
@@ -210,6 +213,17 @@ int pr_pw_note_set(struct pr_pw *pw, const char *key, const char *value);
  */
 int pr_pw_note_patch(struct pr_pw *pw, const struct pr_pw_patch *p,
 		     const char *origin, const char *key, int version);
+
+/*
+ * Keep what Patchwork calls an object of the series stored as series_id
+ * in the identity map (engine/idmap.h): `what` "patches", "covers" or
+ * "series", its id (kind "patchwork-patch", "-cover", "-series": its API
+ * URL as pr_idmap_patchwork_url() keeps it) and its web page (kind
+ * "patchwork-url"; NULL: none).  An id another series has stays its
+ * (logged); nothing without a store.
+ */
+int pr_pw_remember(struct pr_pw *pw, int64_t series_id, const char *what,
+		   int64_t id, const char *web_url);
 
 /* pw_sync.c: the sink's ops. */
 int pr_pw_landed(struct pr_instance *inst, const struct pr_series *branch);

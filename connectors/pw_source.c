@@ -7,6 +7,7 @@
 #include "mail/mbox.h"
 #include "mailsrc.h"
 #include "model/model.h"
+#include "engine/store.h"
 #include "patchwork.h"
 
 /*
@@ -241,10 +242,41 @@ static int series_cursor(struct pr_buf *out, const char *low, void *payload)
 	return pr_pw_cursor_format(out, pe->cur);
 }
 
+/*
+ * The Patchwork ids of a series the engine stored (not one it dropped):
+ * the series, its cover letter and patches, in the identity map.
+ */
+static int remember_series(struct pw_emit *pe, const struct pr_series *s)
+{
+	struct pr_pw *pw = pe->pw;
+	int64_t sid = 0;
+	size_t i;
+	int err;
+
+	if (!pw->inst->store)
+		return 0;
+	err = pr_store_series_find(&sid, pw->inst->store, s->origin_connector,
+				   s->origin_key);
+	if (err == PR_ENOENT)
+		return 0;
+	if (!err)
+		err = pr_pw_remember(pw, sid, "series", pe->s->id,
+				     pe->s->web_url);
+	if (!err)
+		err = pr_pw_remember(pw, sid, "covers", pe->s->cover_id,
+				     pe->s->cover_web_url);
+	for (i = 0; i < pe->s->patches.nr && !err; i++)
+		err = pr_pw_remember(pw, sid, "patches",
+				     pe->s->patches.items[i].id,
+				     pe->s->patches.items[i].web_url);
+	return err;
+}
+
 /* Each version the assembler emits, with Patchwork's link to the series. */
 static int series_event(const struct pr_event *ev, void *payload)
 {
 	struct pw_emit *pe = payload;
+	int err;
 
 	if (ev->series && !ev->series->url && pe->s->web_url)
 		ev->series->url = pr_strdup(pe->s->web_url);
@@ -256,7 +288,9 @@ static int series_event(const struct pr_event *ev, void *payload)
 			    pr_series_latest(ev->series)->number,
 			    pr_series_latest(ev->series)->nr);
 	pe->nr_emitted++;
-	return pe->emit(ev, pe->payload);
+	if ((err = pe->emit(ev, pe->payload)) || !ev->series)
+		return err;
+	return remember_series(pe, ev->series);
 }
 
 /*

@@ -29,6 +29,104 @@ done:
 	pr_buf_release(&b);
 }
 
+/* The digits of a Patchwork id at s (n bytes), ended by '/' or the end. */
+static size_t pw_number(const char *s, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && k < 18 && s[k] >= '0' && s[k] <= '9')
+		k++;
+	return k && (k == n || s[k] == '/') ? k : 0;
+}
+
+/* "KIND/N" at s (n bytes) for the kinds kinds[] names, as out. */
+static int pw_object(struct pr_buf *out, const char *root, size_t rlen,
+		     const char *s, size_t n, const char *const *kinds,
+		     const char *const *api)
+{
+	size_t i, k, d;
+
+	for (i = 0; kinds[i]; i++) {
+		k = strlen(kinds[i]);
+		if (n <= k + 1 || memcmp(s, kinds[i], k) || s[k] != '/')
+			continue;
+		if (!(d = pw_number(s + k + 1, n - k - 1)))
+			return PR_ENOENT;
+		return pr_buf_addf(out, "%.*s/api/%s/%.*s/", (int)rlen, root,
+				   api[i], (int)d, s + k + 1);
+	}
+	return PR_ENOENT;
+}
+
+/* pr_idmap_patchwork_url() of a NUL-terminated url. */
+static int pw_url(struct pr_buf *out, const char *url)
+{
+	static const char *const api[] = { "patches", "covers", "series",
+					   NULL };
+	static const char *const web[] = { "patch", "cover", "series", NULL };
+	const char *host = strstr(url, "://"), *path, *end, *at, *q;
+	size_t plen, d;
+
+	if (!host)
+		return PR_ENOENT;
+	host += 3;
+	path = strchr(host, '/');
+	if (!path || path == host)
+		return PR_ENOENT;
+	end = path + strcspn(path, "?#");
+	plen = (size_t)(end - path);
+	/* ROOT/api/[VERSION/]KIND/N/ */
+	if ((at = memmem(path, plen, "/api/", 5))) {
+		const char *s = at + 5;
+
+		d = strspn(s, "0123456789.");
+		if (d && s + d < end && s[d] == '/')
+			s += d + 1;
+		return pw_object(out, url, (size_t)(at - url), s,
+				 (size_t)(end - s), api, api);
+	}
+	/* ROOT/project/P/list/?series=N, ROOT/project/P/KIND/N/ */
+	if ((at = memmem(path, plen, "/project/", 9))) {
+		const char *s = memchr(at + 9, '/', (size_t)(end - at - 9));
+
+		if (!s)
+			return PR_ENOENT;
+		s++;
+		if ((size_t)(end - s) >= 5 && !memcmp(s, "list/", 5) &&
+		    (q = strstr(end, "series=")) &&
+		    (q[-1] == '?' || q[-1] == '&') &&
+		    (d = strspn(q + 7, "0123456789")) && d <= 18)
+			return pr_buf_addf(out, "%.*s/api/series/%.*s/",
+					   (int)(at - url), url, (int)d,
+					   q + 7);
+		return pw_object(out, url, (size_t)(at - url), s,
+				 (size_t)(end - s), web, api);
+	}
+	/* ROOT/KIND/N/ (the web pages before 2.2, a series' mbox) */
+	for (at = path; at && at < end;
+	     at = memchr(at + 1, '/', (size_t)(end - at - 1))) {
+		if (!pw_object(out, url, (size_t)(at - url), at + 1,
+			       (size_t)(end - at - 1), web, api))
+			return 0;
+		pr_buf_reset(out);
+	}
+	return PR_ENOENT;
+}
+
+int pr_idmap_patchwork_url(struct pr_buf *out, const char *url, size_t len)
+{
+	struct pr_buf u = PR_BUF_INIT, v = PR_BUF_INIT;
+	int err;
+
+	if (memchr(url, '\0', len) || (err = pr_buf_add(&u, url, len)))
+		return PR_ENOENT;
+	if (!(err = pw_url(&v, u.ptr)))
+		err = pr_buf_add(out, v.ptr, v.len);
+	pr_buf_release(&u);
+	pr_buf_release(&v);
+	return err;
+}
+
 int pr_idmap_candidates(struct pr_strlist *out, const char *id)
 {
 	struct pr_buf mid = PR_BUF_INIT;
@@ -42,6 +140,9 @@ int pr_idmap_candidates(struct pr_strlist *out, const char *id)
 	if (n > 2 && s[0] == '<' && s[n - 1] == '>')
 		add_once(out, s + 1, n - 2);
 	if (memmem(s, n, "://", 3)) {
+		if (pr_idmap_patchwork_url(&mid, s, n) == 0)
+			add_once(out, mid.ptr, mid.len);
+		pr_buf_reset(&mid);
 		err = pr_assemble_link_msgid(&mid, s, n);
 		/* a Message-ID has its '@': github.com/o/r/pull names none */
 		if (!err && memchr(mid.ptr, '@', mid.len))

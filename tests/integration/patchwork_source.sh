@@ -85,6 +85,32 @@ import json, sys
 b = [p for p in json.load(sys.stdin) if "(b)" in p["name"]]
 assert len(b) == 3 and all(p["check"] == "success" for p in b), b' ||
 	fail "checks of b"
+# its Patchwork ids are in the identity map: lookup answers from any of
+# them (API URLs of any version, web pages) with all the others
+curl -sf "$B/api/patches/?project=netdev&per_page=250" | $PY -c '
+import json, sys
+b = sorted((p for p in json.load(sys.stdin) if "(b)" in p["name"]),
+           key=lambda p: p["name"])
+print(b[1]["id"], b[1]["series"][0]["id"], b[1]["msgid"].strip("<>"))' >b.ids ||
+	fail "b's ids"
+read -r pid sid mid <b.ids
+"$PATCHRELAY" lookup -c relay.conf "$B/api/1.2/patches/$pid/" >lk1 ||
+	fail "lookup by API URL: $(cat lk1)"
+[ "$(grep -c "^  patchwork-patch  *$B/api/patches/[0-9]*/\$" lk1)" -eq 3 ] ||
+	fail "patch ids: $(cat lk1)"
+grep -q "^  patchwork-series  *$B/api/series/$sid/\$" lk1 ||
+	fail "series id: $(cat lk1)"
+grep -q "^  patchwork-cover " lk1 || fail "cover id: $(cat lk1)"
+grep -q "^  patchwork-url  *$B/project/netdev/list/?series=$sid\$" lk1 ||
+	fail "series page: $(cat lk1)"
+grep -q "^  message-id  *$mid\$" lk1 || fail "Message-ID: $(cat lk1)"
+for id in "$B/project/netdev/list/?series=$sid" "$B/patch/$pid/" "<$mid>" \
+	"$B/api/series/$sid"; do
+	"$PATCHRELAY" lookup -c relay.conf "$id" >lk2 || fail "lookup $id"
+	cmp -s lk1 lk2 || fail "lookup $id: $(cat lk2)"
+done
+"$PATCHRELAY" lookup -c relay.conf "$B/api/patches/99999/" >lk3 2>&1 &&
+	fail "an unknown patch found: $(cat lk3)"
 "$PATCHRELAY" run -c relay.conf --once 2>log3 || fail "pass 3: $(cat log3)"
 grep -q '0 version(s) seen' log3 || fail "pass 3: $(cat log3)"
 
