@@ -368,8 +368,7 @@ void pr_pw_series_release(struct pr_pw_series *s)
 }
 
 /* The short patches of a series detail: id and web_url (msgid kept). */
-static int series_patches_parse(struct pr_pw_patch_list *out,
-				const json_t *a)
+static int series_patches_parse(struct pr_pw_patch_list *out, const json_t *a)
 {
 	const json_t *e;
 	char *msgid = NULL;
@@ -392,8 +391,7 @@ static int series_patches_parse(struct pr_pw_patch_list *out,
 		if ((err = get_int(&p->id, e, "id", true, "series patch")) ||
 		    (err = get_str(&p->web_url, e, "web_url", false,
 				   "series patch")) ||
-		    (err = get_str(&msgid, e, "msgid", false,
-				   "series patch")))
+		    (err = get_str(&msgid, e, "msgid", false, "series patch")))
 			break;
 		p->msgid = msgid ? bare_msgid(msgid) : NULL;
 		free(msgid);
@@ -446,8 +444,8 @@ int pr_pw_series_parse(struct pr_pw_series *out, const char *text, size_t len)
 				   "series cover")))
 			goto done;
 		out->cover_msgid = bare_msgid(msgid);
-		if ((err = get_str(&out->cover_web_url, cover, "web_url",
-				   false, "series cover")))
+		if ((err = get_str(&out->cover_web_url, cover, "web_url", false,
+				   "series cover")))
 			goto done;
 	}
 	if ((err = series_patches_parse(&out->patches,
@@ -875,8 +873,8 @@ done:
 static int remember_id(struct pr_pw *pw, int64_t series_id, const char *kind,
 		       const char *value)
 {
-	int err = pr_store_identity_add(pw->inst->store, series_id, kind,
-					value);
+	int err =
+		pr_store_identity_add(pw->inst->store, series_id, kind, value);
 
 	if (err == PR_EEXIST) {
 		pr_log_debug(pw->inst->prefix, "%s", pr_error_message());

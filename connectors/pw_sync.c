@@ -797,8 +797,8 @@ static int note_own(struct pr_pw *pw, const struct version_id *id,
 		for (j = 0; j < l.nr && !err; j++) {
 			const struct pr_pw_patch *p = &l.items[j];
 
-			if (!(err = pr_pw_note_patch(pw, p, id->origin,
-						     id->key, id->number)) &&
+			if (!(err = pr_pw_note_patch(pw, p, id->origin, id->key,
+						     id->number)) &&
 			    !(err = pr_pw_remember(pw, series_id, "patches",
 						   p->id, p->web_url)))
 				err = pr_pw_remember(pw, series_id, "series",
@@ -829,7 +829,8 @@ int pr_pw_deliver_version(struct pr_instance *inst,
 		err = 0;
 		goto done;
 	}
-	if ((err = note_version(pw, &id)) || (err = note_own(pw, &id, vd->series_id)))
+	if ((err = note_version(pw, &id)) ||
+	    (err = note_own(pw, &id, vd->series_id)))
 		goto done;
 	err = supersede(pw, &id);
 done:

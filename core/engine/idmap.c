@@ -97,8 +97,7 @@ static int pw_url(struct pr_buf *out, const char *url)
 		    (q[-1] == '?' || q[-1] == '&') &&
 		    (d = strspn(q + 7, "0123456789")) && d <= 18)
 			return pr_buf_addf(out, "%.*s/api/series/%.*s/",
-					   (int)(at - url), url, (int)d,
-					   q + 7);
+					   (int)(at - url), url, (int)d, q + 7);
 		return pw_object(out, url, (size_t)(at - url), s,
 				 (size_t)(end - s), web, api);
 	}

@@ -81,7 +81,7 @@ static void test_patchwork_url(void **state)
 	} t[] = {
 		{ "https://pw.example/api/1.2/patches/12/",
 		  "https://pw.example/api/patches/12/" },
-		{ "https://pw.example/api/patches/12", 
+		{ "https://pw.example/api/patches/12",
 		  "https://pw.example/api/patches/12/" },
 		{ "https://pw.example/pw/api/covers/3/comments/",
 		  "https://pw.example/pw/api/covers/3/" },
@@ -110,8 +110,8 @@ static void test_patchwork_url(void **state)
 
 	PR_UNUSED(state);
 	for (i = 0; i < PR_ARRAY_SIZE(t); i++) {
-		int err = pr_idmap_patchwork_url(&b, t[i].url,
-						 strlen(t[i].url));
+		int err =
+			pr_idmap_patchwork_url(&b, t[i].url, strlen(t[i].url));
 
 		if (t[i].want) {
 			assert_int_equal(err, 0);
@@ -124,9 +124,8 @@ static void test_patchwork_url(void **state)
 	}
 	pr_buf_release(&b);
 	/* lookup's candidates hold it */
-	assert_int_equal(pr_idmap_candidates(
-				 &l, "https://pw.example/patch/12/ "),
-			 0);
+	assert_int_equal(
+		pr_idmap_candidates(&l, "https://pw.example/patch/12/ "), 0);
 	assert_int_equal(l.nr, 2);
 	assert_string_equal(l.items[1], "https://pw.example/api/patches/12/");
 	pr_strlist_release(&l);
