@@ -229,6 +229,55 @@ int pr_idmap_series(struct pr_buf *origin, struct pr_buf *key,
 	return err;
 }
 
+/* The 1-based place of id in the space-separated list, 0: none. */
+static int place_in(const char *list, const char *id)
+{
+	size_t n = strlen(id);
+	int i = 1;
+
+	while (*list) {
+		size_t k = strcspn(list, " ");
+
+		if (k == n && !memcmp(list, id, n))
+			return i;
+		list += k + strspn(list + k, " ");
+		i++;
+	}
+	return 0;
+}
+
+int pr_idmap_listed(int *version, int *idx, struct pr_store *st,
+		    int64_t series_id, const char *id)
+{
+	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
+	int err, best = 0;
+
+	*version = *idx = 0;
+	if (!id || !*id || strchr(id, ' '))
+		return PR_ENOENT;
+	err = pr_sql_prepare(&q, pr_store_sql(st), "find a listed id",
+			     "SELECT kind, value FROM identities"
+			     " WHERE series_id = ? AND kind LIKE '%:v%'"
+			     " AND instr(' ' || value || ' ', ' ' || ? || ' ')",
+			     "Is", series_id, id);
+	while (!err && (err = pr_sql_next(&q)) == 1) {
+		const char *kind = pr_sql_text(&q, 0), *v = strrchr(kind, ':');
+		long n = v && v[1] == 'v' ? strtol(v + 2, NULL, 10) : 0;
+		int at = place_in(pr_sql_text(&q, 1), id);
+
+		err = 0;
+		if (n > best && n < 1000000 && at) {
+			best = (int)n;
+			*version = best;
+			*idx = at;
+		}
+	}
+	pr_sql_finish(&q);
+	if (err < 0)
+		return err;
+	return best ? 0 : PR_ENOENT;
+}
+
 /* Run q and hand each row's (kind, value, note) columns to fn. */
 static int each_row(struct pr_sql_stmt *q, pr_idmap_fn fn, void *payload)
 {

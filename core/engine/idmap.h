@@ -72,6 +72,15 @@ int pr_idmap_find(int64_t **out, size_t *nr, struct pr_store *st,
 int pr_idmap_find_written(int64_t **out, size_t *nr, struct pr_store *st,
 			  const char *value);
 
+/*
+ * Where `id` is in a per-patch list a sink kept for a version (kind
+ * "...:vN", value the patches' ids in order, space-separated: the gerrit
+ * sink's Change-Ids): *version N and *idx its 1-based place, the newest
+ * version first.  PR_ENOENT (no message) when no list holds it.
+ */
+int pr_idmap_listed(int *version, int *idx, struct pr_store *st,
+		    int64_t series_id, const char *id);
+
 /* A series' source and key, appended; PR_ENOENT when unknown. */
 int pr_idmap_series(struct pr_buf *origin, struct pr_buf *key,
 		    struct pr_store *st, int64_t series_id);

@@ -278,6 +278,44 @@ static void test_relays(void **state)
 	pr_series_free(pr);
 }
 
+/* Per-version lists of per-patch ids (the gerrit sink's Change-Ids). */
+static void test_listed(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store_version sv;
+	int v = -1, idx = -1;
+
+	assert_int_equal(
+		pr_store_record_version(&sv, f->st, "list", "s", "f1", 2), 0);
+	assert_int_equal(pr_store_identity_add(f->st, sv.series_id,
+					       "gerrit-ids:gr:v1", "Ia Ib"),
+			 0);
+	assert_int_equal(pr_store_identity_add(f->st, sv.series_id,
+					       "gerrit-ids:gr:v2", "Ia Ic Ib"),
+			 0);
+	assert_int_equal(
+		pr_store_identity_add(f->st, sv.series_id, "branch", "Ib"), 0);
+	/* the newest version that lists it, and its place there */
+	assert_int_equal(pr_idmap_listed(&v, &idx, f->st, sv.series_id, "Ib"),
+			 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(idx, 3);
+	assert_int_equal(pr_idmap_listed(&v, &idx, f->st, sv.series_id, "Ia"),
+			 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(idx, 1);
+	/* a part of an id, two ids, another series: none */
+	assert_int_equal(pr_idmap_listed(&v, &idx, f->st, sv.series_id, "I"),
+			 PR_ENOENT);
+	assert_int_equal(pr_idmap_listed(&v, &idx, f->st, sv.series_id,
+					 "Ia Ic"),
+			 PR_ENOENT);
+	assert_int_equal(pr_idmap_listed(&v, &idx, f->st, sv.series_id + 1,
+					 "Ia"),
+			 PR_ENOENT);
+	assert_int_equal(v, 0);
+}
+
 static void test_trailers(void **state)
 {
 	struct fixture *f = *state;
@@ -391,6 +429,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relays, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trailers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_listed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_states, setup, teardown),
 	};
 
