@@ -968,12 +968,114 @@ static void groups_release(struct pr_gerrit_poll *p)
 	p->nr_groups = p->alloc_groups = 0;
 }
 
+/* A change the cursor followed (sent) that a catch-up found no longer open. */
+struct gone {
+	int64_t number;
+	char *key;
+	char *status; /* MERGED, ABANDONED; NULL: open yet, or not visible */
+};
+
+static void gone_free(struct gone *g, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		free(g[i].key);
+		free(g[i].status);
+	}
+	free(g);
+}
+
+/* The status of change `number` now, in *out (NULL when not found). */
+static int change_status(char **out, struct pr_gerrit *g, int64_t number)
+{
+	struct pr_http_response resp = { 0 };
+	struct pr_gerrit_change_list l = { 0 };
+	struct pr_buf path = PR_BUF_INIT;
+	int err;
+
+	*out = NULL;
+	if (!(err = pr_buf_addf(&path, "/changes/?q=change:%lld&n=1",
+				(long long)number)) &&
+	    !(err = pr_gerrit_rest(g, &resp, "GET", path.ptr, NULL)) &&
+	    !(err = pr_gerrit_parse_changes(&l, resp.body.ptr,
+					    resp.body.len)) &&
+	    l.nr && l.items[0].status)
+		*out = pr_strdup(l.items[0].status);
+	pr_gerrit_change_list_release(&l);
+	pr_http_response_release(&resp);
+	pr_buf_release(&path);
+	return err;
+}
+
+/*
+ * Each series whose every followed change closed (none of its changes
+ * is followed any more, each merged or abandoned) as a state event:
+ * "merged" when all merged, else "abandoned"; the cursor is the one
+ * without them.  A change gone from the open ones that is open yet (a
+ * branch filter changed) or not visible tells nothing.
+ */
+static int emit_closed(struct pr_gerrit_poll *p, struct gone *g, size_t nr)
+{
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; i < nr && !err; i++) {
+		struct pr_event ev = { 0 };
+		struct pr_buf why = PR_BUF_INIT, text = PR_BUF_INIT;
+		bool merged = true, known = true, first = true;
+
+		for (j = 0; j < i && strcmp(g[j].key, g[i].key); j++)
+			;
+		if (j < i)
+			continue;
+		for (j = 0; j < p->c.nr; j++)
+			if (p->c.chg[j].k && !strcmp(p->c.chg[j].k, g[i].key))
+				known = false;
+		for (j = i; j < nr && known && !err; j++) {
+			if (strcmp(g[j].key, g[i].key))
+				continue;
+			if (!g[j].status &&
+			    (err = change_status(&g[j].status, p->g,
+						 g[j].number)))
+				break;
+			if (!g[j].status || !strcmp(g[j].status, "NEW")) {
+				known = false;
+				break;
+			}
+			merged = merged && !strcmp(g[j].status, "MERGED");
+			err = pr_buf_addf(&why, "%s%lld", first ? "" : ", ",
+					  (long long)g[j].number);
+			first = false;
+		}
+		if (!err && known)
+			err = pr_buf_addf(&why, " %s in Gerrit",
+					  merged ? "merged" : "abandoned");
+		if (!err && known && !(err = cursor_format(&text, &p->c))) {
+			ev.kind = PR_EVENT_STATE;
+			ev.series = pr_series_new(p->g->inst->name, g[i].key);
+			ev.state = pr_strdup(merged ? "merged" : "abandoned");
+			ev.body = pr_buf_detach(&why, NULL);
+			ev.cursor = pr_buf_detach(&text, NULL);
+			pr_log_info(p->g->inst->prefix, "'%s': change %s",
+				    g[i].key, ev.body);
+			if ((err = p->emit(&ev, p->payload)))
+				p->stop = true;
+		}
+		pr_event_release(&ev);
+		pr_buf_release(&why);
+		pr_buf_release(&text);
+	}
+	return err;
+}
+
 /* Every open change of every project, compared with the cursor. */
 static int catch_up(struct pr_gerrit_poll *p)
 {
 	const struct pr_strlist *projects = &p->g->o->project;
 	struct pr_gerrit_change_list all = { 0 };
-	size_t i, j, n;
+	struct gone *gone = NULL;
+	size_t i, j, n, nr_gone = 0, alloc_gone = 0;
 	int err = 0, first = 0;
 
 	for (i = 0; i < p->c.nr; i++)
@@ -1004,13 +1106,24 @@ static int catch_up(struct pr_gerrit_poll *p)
 	}
 	/* changes no longer open are forgotten, once every project was read */
 	for (i = n = 0; i < p->c.nr; i++) {
-		if (!p->c.chg[i].seen) {
-			chg_release(&p->c.chg[i]);
+		struct pr_gerrit_chg *s = &p->c.chg[i];
+
+		if (s->seen) {
+			p->c.chg[n++] = *s;
 			continue;
 		}
-		p->c.chg[n++] = p->c.chg[i];
+		/* one that was sent may have closed its series */
+		if (s->ps > 0 && s->k) {
+			PR_ALLOC_GROW(gone, nr_gone + 1, alloc_gone);
+			gone[nr_gone].number = s->number;
+			gone[nr_gone].status = NULL;
+			gone[nr_gone++].key = pr_strdup(s->k);
+		}
+		chg_release(s);
 	}
 	p->c.nr = n;
+	if (!p->stop && (err = emit_closed(p, gone, nr_gone)))
+		goto done;
 	err = first;
 	if (err)
 		err = pr_error(err, "a series failed (the first error was "
@@ -1018,6 +1131,7 @@ static int catch_up(struct pr_gerrit_poll *p)
 done:
 	p->all = NULL;
 	groups_release(p);
+	gone_free(gone, nr_gone);
 	pr_gerrit_change_list_release(&all);
 	return err;
 }

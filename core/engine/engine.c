@@ -1276,7 +1276,7 @@ static int on_event(const struct pr_event *ev, void *payload)
 	else if (ev->kind == PR_EVENT_STATE && ev->series && ev->state)
 		err = pr_bridge_state(&b, ev->series->origin_connector,
 				      ev->series->origin_key, ev->state,
-				      ev->state);
+				      ev->body ? ev->body : ev->state);
 	else if (ev->kind == PR_EVENT_COMMENT)
 		err = pr_bridge_comment(&b, ev);
 	/* the cursor moves only once the event is stored and handled */

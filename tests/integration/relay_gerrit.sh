@@ -14,8 +14,11 @@
 #     review message on change 1 one reply under patch 1;
 # (d) the relayed mails fed back into the list and five more passes: no
 #     new message on Gerrit, no new mail;
-# (e) a series from Gerrit (alice's change, /submit) mailed to the list:
-#     a list reply to it becomes a review message on that patch set.
+# (e) a series from Gerrit (alice's change, /submit) mailed to the list
+#     and opened as a pull request: a list reply to it becomes a review
+#     message on the patch set it answers (not the newer one);
+# (f) that change abandoned in Gerrit: the gerrit source says the series
+#     was withdrawn, and its pull request is closed once, saying why.
 . "$(dirname "$0")/relay_lib.sh"
 [ -x /usr/sbin/sshd ] || skip "no openssh-server"
 ls /usr/lib/*/libnss_wrapper.so >/dev/null 2>&1 || skip "no libnss-wrapper"
@@ -26,10 +29,11 @@ export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$PR_SRC/tests/l
 relay_tree
 relay_pi v1/*.patch
 relay_smtpd
-at_exit "sh '$servers/gerrit.sh' stop '$tmp/emu' >/dev/null 2>&1"
-sh "$servers/gerrit.sh" start "$tmp/emu" >emu.out 2>&1 ||
+relay_emulator github
+at_exit "sh '$servers/gerrit.sh' stop '$tmp/gerrit' >/dev/null 2>&1"
+sh "$servers/gerrit.sh" start "$tmp/gerrit" >emu.out 2>&1 ||
 	fail "the Gerrit emulator did not start: $(cat emu.out)"
-. "$tmp/emu/env"
+. "$tmp/gerrit/env"
 $GERRIT_CTL create-project name=kernel from="$tmp/tree" branch=main \
 	>/dev/null || fail "create-project"
 export GR_SINK_PW="$GERRIT_HTTP_PASSWORD_relay"
@@ -57,6 +61,10 @@ p2=$(message_id v1/0002-b-add-y.patch)
 		"known-hosts=$GERRIT_KNOWN_HOSTS" "cache-dir=$tmp/cache-sink"
 	conf_section 'route "list-to-gr"' from=netdev to=gr bridge=true
 	conf_section 'route "gr-to-list"' from=gr to=netdev bridge=true
+	# Gerrit's series also mirrored into pull requests (for CI)
+	conf_section 'sink "github"' type=github "api-url=$API" \
+		repo=kernel/net token=env:GH_TOKEN base=main
+	conf_section 'route "gr-to-gh"' from=gr to=github
 } >relay.conf
 
 # gerrit USER METHOD PATH [JSON]: the REST API as USER, the guard cut
@@ -217,4 +225,30 @@ grep -q '"ps": 1,' m4 || fail "not on patch set 1: $(cat m4)"
 for i in 1 2; do run_once; done
 relayed "$n4" >m4b
 cmp -s m4 m4b || fail "change $n4 got more: $(cat m4b)"
+# ---- (f) the change abandoned in Gerrit: its pull request is closed
+pulls() {
+	curl -sf -H 'Authorization: Bearer tok-grace' -H 'User-Agent: test' \
+		"$API/repos/kernel/net/pulls?state=all" | $PY -c 'import json, sys
+for p in json.load(sys.stdin):
+    print(p["number"], p["state"])'
+}
+[ "$(pulls)" = "1 open" ] || fail "no PR of change $n4: $(pulls)"
+$GERRIT_CTL abandon change="$n4" user=alice >/dev/null || fail "abandon"
+run_once
+[ "$(pulls)" = "1 closed" ] || fail "PR not closed: $(pulls) $(tail run.log)"
+curl -sf -H 'Authorization: Bearer tok-grace' -H 'User-Agent: test' \
+	"$API/repos/kernel/net/issues/1/comments" >c1.json
+$PY - "$n4" c1.json <<'PY' || fail "closing comment: $(cat c1.json)"
+import json, sys
+n, path = sys.argv[1:]
+c = [x["body"] for x in json.load(open(path))]
+want = ("This series was withdrawn: %s abandoned in Gerrit; patchrelay "
+        "closes this pull request." % n)
+assert sum(1 for b in c if want in b) == 1, c
+PY
+run_once
+run_once
+curl -sf -H 'Authorization: Bearer tok-grace' -H 'User-Agent: test' \
+	"$API/repos/kernel/net/issues/1/comments" >c2.json
+cmp -s c1.json c2.json || fail "more comments: $(cat c2.json)"
 echo "relay_gerrit.sh: ok"
