@@ -15,6 +15,7 @@
 #include "mail/outgoing.h"
 #include "mail/quote.h"
 #include "model/subject.h"
+#include "model/trailer.h"
 
 /*
  * The bridge (bridge.h): replies and states crossing between the two
@@ -913,5 +914,61 @@ done:
 		pr_bridge_trailers_free(*out, v->nr);
 		*out = NULL;
 	}
+	return err;
+}
+
+void pr_bridge_trailed_free(struct pr_bridge_trailed *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; t->bodies && i < t->v.nr; i++)
+		free(t->bodies[i]);
+	free(t->bodies);
+	free(t->copies);
+	free(t->v.patches);
+	free(t);
+}
+
+int pr_bridge_trailed(struct pr_bridge_trailed **out, struct pr_store *st,
+		      int64_t series_id, const struct pr_version *v)
+{
+	struct pr_bridge_trailed *t = NULL;
+	char **lines = NULL;
+	size_t i, added = 0;
+	int err;
+
+	*out = NULL;
+	if ((err = pr_bridge_trailers(&lines, st, series_id, v)))
+		return err;
+	t = pr_calloc(1, sizeof(*t));
+	t->v = *v;
+	t->v.patches = pr_calloc(v->nr + 1, sizeof(*t->v.patches));
+	t->v.alloc = v->nr + 1;
+	t->copies = pr_calloc(v->nr + 1, sizeof(*t->copies));
+	t->bodies = pr_calloc(v->nr + 1, sizeof(*t->bodies));
+	for (i = 0; i < v->nr && !err; i++) {
+		struct pr_buf body = PR_BUF_INIT;
+
+		t->copies[i] = *v->patches[i];
+		t->v.patches[i] = &t->copies[i];
+		if (!lines[i])
+			continue;
+		if (!(err = pr_buf_adds(&body, v->patches[i]->body
+						       ? v->patches[i]->body
+						       : "")) &&
+		    !(err = pr_trailers_append(&body, 0, lines[i]))) {
+			t->bodies[i] = pr_buf_detach(&body, NULL);
+			t->copies[i].body = t->bodies[i];
+			added++;
+		}
+		pr_buf_release(&body);
+	}
+	pr_bridge_trailers_free(lines, v->nr);
+	if (err || !added)
+		pr_bridge_trailed_free(t);
+	else
+		*out = t;
 	return err;
 }
