@@ -115,13 +115,18 @@ int pr_pw_patch_parse(struct pr_pw_patch *out, const void *json);
 int pr_pw_patches_parse(struct pr_pw_patch_list *out, const char *text,
 			size_t len);
 
-/* A series-completed event (other categories are not kept). */
+/* An event: series-completed, patch-state-changed (others: category). */
 struct pr_pw_event {
 	int64_t id;
 	char *category;
 	char *date; /* ISO 8601 as given, no zone */
 	int64_t series_id; /* 0: the payload names none */
 	char *series_url; /* the API URL of the series */
+	/* patch-state-changed: the patch's Message-ID (no brackets), id,
+	 * and the state it came to; NULL, 0 otherwise */
+	char *patch_msgid;
+	int64_t patch_id;
+	char *state;
 };
 
 struct pr_pw_event_list {

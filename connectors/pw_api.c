@@ -303,6 +303,8 @@ void pr_pw_event_list_release(struct pr_pw_event_list *l)
 		free(l->items[i].category);
 		free(l->items[i].date);
 		free(l->items[i].series_url);
+		free(l->items[i].patch_msgid);
+		free(l->items[i].state);
 	}
 	free(l->items);
 	memset(l, 0, sizeof(*l));
@@ -310,7 +312,8 @@ void pr_pw_event_list_release(struct pr_pw_event_list *l)
 
 static int parse_event(struct pr_pw_event *e, const json_t *j)
 {
-	const json_t *payload, *series;
+	const json_t *payload, *series, *patch;
+	char *msgid = NULL;
 	int err;
 
 	memset(e, 0, sizeof(*e));
@@ -329,7 +332,18 @@ static int parse_event(struct pr_pw_event *e, const json_t *j)
 	     (err = get_str(&e->series_url, series, "url", false,
 			    "event series"))))
 		return err;
-	return 0;
+	patch = json_is_object(payload) ? json_object_get(payload, "patch")
+					: NULL;
+	if (json_is_object(patch) &&
+	    ((err = get_int(&e->patch_id, patch, "id", true, "event patch")) ||
+	     (err = get_str(&msgid, patch, "msgid", false, "event patch")) ||
+	     (err = get_str(&e->state, payload, "current_state", false,
+			    "event"))))
+		goto done;
+	e->patch_msgid = msgid ? bare_msgid(msgid) : NULL;
+done:
+	free(msgid);
+	return err;
 }
 
 int pr_pw_events_parse(struct pr_pw_event_list *out, const char *text,

@@ -7,6 +7,7 @@
 #include "mail/mbox.h"
 #include "mailsrc.h"
 #include "model/model.h"
+#include "engine/idmap.h"
 #include "engine/store.h"
 #include "patchwork.h"
 
@@ -356,15 +357,15 @@ static int events_page(const char *body, size_t len, void *payload)
 
 /* The events of the project since `since` (NULL: the newest one only). */
 static int list_events(struct pr_pw *pw, struct pr_pw_event_list *out,
-		       const char *since)
+		       const char *since, const char *category)
 {
 	struct pr_buf url = PR_BUF_INIT;
 	struct pr_http_response resp;
 	int err;
 
 	memset(&resp, 0, sizeof(resp));
-	if ((err = pr_buf_adds(&url, "events/?category=series-completed&"
-				     "project=")) ||
+	if ((err = pr_buf_addf(&url,
+			       "events/?category=%s&project=", category)) ||
 	    (err = pr_http_escape(&url, pw->o->project)))
 		goto done;
 	if (!since) {
@@ -411,6 +412,94 @@ static int emit_cursor(const struct pr_pw_cursor *cur, pr_event_fn emit,
 	return err;
 }
 
+/*
+ * What a patch's new state says of the series this source emitted it in
+ * (noted "id:MSGID"): "superseded" (on-superseded), "accepted" (on-landed,
+ * or accepted), "rejected"; NULL: nothing.
+ */
+static const char *state_of(const struct pr_pw *pw, const char *state)
+{
+	if (!state)
+		return NULL;
+	if (!strcmp(state, pw->o->on_superseded) ||
+	    !strcmp(state, "superseded"))
+		return "superseded";
+	if (!strcmp(state, pw->o->on_landed) || !strcmp(state, "accepted"))
+		return "accepted";
+	return !strcmp(state, "rejected") ? "rejected" : NULL;
+}
+
+/*
+ * A patch's state changed: when it is a patch of the newest version of a
+ * series this source emitted, that series' state, once per series and
+ * state (noted "state:KEY").  A patch of an older version set superseded
+ * is the series moving on (its newer version is the same series), not
+ * the series ending; a cursor-only event then.
+ */
+static int emit_state(struct pr_pw *pw, const struct pr_pw_cursor *cur,
+		      const struct pr_pw_event *e, pr_event_fn emit,
+		      void *payload)
+{
+	const char *word = state_of(pw, e->state);
+	struct pr_buf key = PR_BUF_INIT, was = PR_BUF_INIT, name = PR_BUF_INIT;
+	struct pr_buf text = PR_BUF_INIT;
+	struct pr_idmap_mail m = { 0 };
+	struct pr_event ev = { 0 };
+	int err = 0, latest;
+
+	if (!word || !e->patch_msgid || !pw->inst->store ||
+	    !noted(pw, &key, "id:", e->patch_msgid, NULL))
+		goto cursor;
+	/* the version it is of, as the engine stored it */
+	err = pr_idmap_mail_find(&m, pw->inst->store, e->patch_msgid);
+	if (err == PR_ENOENT) {
+		err = 0;
+		goto cursor;
+	}
+	if (err)
+		goto done;
+	latest = pr_store_version_count(pw->inst->store, m.series_id);
+	if (latest < 0) {
+		err = latest;
+		goto done;
+	}
+	if (m.version < latest ||
+	    (err = pr_buf_addf(&name, "state:%s", key.ptr)))
+		goto cursor;
+	err = pr_pw_note_get(pw, &was, name.ptr);
+	if (err && err != PR_ENOENT)
+		goto done;
+	if (!err && !strcmp(was.ptr, word))
+		goto cursor;
+	if ((err = pr_pw_cursor_format(&text, cur)))
+		goto done;
+	ev.kind = PR_EVENT_STATE;
+	ev.series = pr_series_new(pw->inst->name, key.ptr);
+	ev.state = pr_strdup(word);
+	ev.cursor = pr_buf_detach(&text, NULL);
+	if ((err = pr_buf_addf(&text, "patch %lld set %s in Patchwork",
+			       (long long)e->patch_id, e->state)))
+		goto done;
+	ev.body = pr_buf_detach(&text, NULL);
+	pr_log_info(pw->inst->prefix, "'%s' v%d: %s", key.ptr, m.version,
+		    ev.body);
+	/* told once: noted after the engine handled it */
+	if (!(err = emit(&ev, payload)))
+		err = pr_pw_note_set(pw, name.ptr, word);
+	goto done;
+cursor:
+	if (!err)
+		err = emit_cursor(cur, emit, payload);
+done:
+	pr_event_release(&ev);
+	pr_idmap_mail_release(&m);
+	pr_buf_release(&key);
+	pr_buf_release(&was);
+	pr_buf_release(&name);
+	pr_buf_release(&text);
+	return err;
+}
+
 int pr_pw_poll(struct pr_instance *inst, const char *cursor, pr_event_fn emit,
 	       void *payload)
 {
@@ -426,7 +515,7 @@ int pr_pw_poll(struct pr_instance *inst, const char *cursor, pr_event_fn emit,
 		cur.since = pr_strdup(pw->o->since);
 	} else if (!cur.since) {
 		/* the first look: only where the events stand */
-		if ((err = list_events(pw, &evs, NULL)))
+		if ((err = list_events(pw, &evs, NULL, "series-completed")))
 			goto done;
 		if (evs.nr)
 			cursor_see(&cur, evs.items[0].date, evs.items[0].id);
@@ -435,18 +524,25 @@ int pr_pw_poll(struct pr_instance *inst, const char *cursor, pr_event_fn emit,
 		err = emit_cursor(&cur, emit, payload);
 		goto done;
 	}
-	if ((err = list_events(pw, &evs, cur.since)))
+	if ((err = list_events(pw, &evs, cur.since, "series-completed")) ||
+	    (err = list_events(pw, &evs, cur.since, "patch-state-changed")))
 		goto done;
 	if (evs.nr)
 		qsort(evs.items, evs.nr, sizeof(*evs.items), cmp_event);
 	for (i = 0; i < evs.nr && !err; i++) {
 		const struct pr_pw_event *e = &evs.items[i];
+		bool state = !strcmp(e->category, "patch-state-changed");
 
-		if (strcmp(e->category, "series-completed") || !e->series_id ||
+		if ((!state && (strcmp(e->category, "series-completed") ||
+				!e->series_id)) ||
 		    cursor_seen(&cur, e->date, e->id) ||
 		    strcmp(e->date, cur.since) < 0)
 			continue;
 		cursor_see(&cur, e->date, e->id);
+		if (state) {
+			err = emit_state(pw, &cur, e, emit, payload);
+			continue;
+		}
 		err = emit_series(pw, &cur, e->series_id, emit, payload);
 		if (err == PR_ENOENT) {
 			/* deleted since: nothing to read, the cursor moves */
