@@ -13,26 +13,7 @@ tmpdir
 cd "$tmp" || exit 1
 pw_netdev
 B=$emu_url
-# mails NAME VERSION FILES...: a series of one commit per file, threaded
-mails() {
-	name=$1 v=$2
-	shift 2
-	git -C tree checkout -q -B "$name" main
-	for f in "$@"; do
-		echo "$name $v $f" >"tree/$f"
-		git -C tree add "$f"
-		git -C tree commit -q -m "$f: add it ($name)"
-	done
-	vv=
-	[ "$v" -gt 1 ] && vv=-v$v
-	git -C tree format-patch -q --cover-letter --thread $vv -o "$tmp/$name-$v" \
-		--add-header 'List-Id: <netdev.example.org>' main.."$name"
-	sed -i "s/\*\*\* SUBJECT HERE \*\*\*/series $name/" "$tmp/$name-$v"/*0000-*
-	# a cover's Message-ID is made of the time and the sender alone
-	sed -i "s/<cover\./<cover.$name-$v./g" "$tmp/$name-$v"/*.patch
-	git -C tree checkout -q main
-}
-mails a 1 a1.c
+pw_series a 1 a1.c
 pw_feed "$tmp"/a-1/*.patch
 
 cat >relay.conf <<CONF
@@ -65,7 +46,7 @@ grep -q '0 version(s) seen' log1 || fail "pass 1: $(cat log1)"
 
 # a new 3-patch series: emitted once (a cover letter and 3 patches),
 # its mails carry its patches
-mails b 1 b1.c b2.c b3.c
+pw_series b 1 b1.c b2.c b3.c
 pw_feed "$tmp"/b-1/*.patch
 "$PATCHRELAY" run -c relay.conf --once 2>log2 || fail "pass 2: $(cat log2)"
 grep -q '1 version(s) seen, 1 new, 4 mail(s) sent' log2 ||
@@ -116,8 +97,8 @@ grep -q '0 version(s) seen' log3 || fail "pass 3: $(cat log3)"
 
 # one event a page: every page is read; b's v2 is b's version 2
 pw_ctl /max-per-page '{"max":1}'
-mails b 2 b1.c b2.c b3.c
-mails c 1 c1.c
+pw_series b 2 b1.c b2.c b3.c
+pw_series c 1 c1.c
 pw_feed "$tmp"/b-2/*.patch
 pw_feed "$tmp"/c-1/*.patch
 "$PATCHRELAY" run -c relay.conf --once 2>log4 || fail "pass 4: $(cat log4)"
@@ -136,7 +117,7 @@ grep -lq '^Subject: \[PATCH v2 3/3\] b3.c: add it (b)' maildir/new/* ||
 	fail "b v2 not sent as v2"
 
 # a 503 with Retry-After: rate limited, nothing lost
-mails d 1 d1.c
+pw_series d 1 d1.c
 pw_feed "$tmp"/d-1/*.patch
 pw_ctl /fail '{"match":"/api/events/","status":503,"headers":{"Retry-After":"30"}}'
 "$PATCHRELAY" run -c relay.conf --once 2>log5 && fail "503 passed"

@@ -23,24 +23,6 @@ emu_ctl POST /_emu/repos "{\"owner\":\"kernel\",\"repo\":\"net\",\"from\":\"$tmp
 emu_url=$PW
 export PW_TOKEN=ci-token GH_TOKEN=tok-sink
 
-# mails NAME VERSION FILES...: a series of one commit per file, threaded
-mails() {
-	name=$1 v=$2
-	shift 2
-	git -C tree checkout -q -B "$name" main
-	for f in "$@"; do
-		echo "$name $v $f" >"tree/$f"
-		git -C tree add "$f"
-		git -C tree commit -q -m "$f: add it ($name)"
-	done
-	vv=
-	[ "$v" -gt 1 ] && vv=-v$v
-	git -C tree format-patch -q --cover-letter --thread $vv -o "$tmp/$name-$v" \
-		--add-header 'List-Id: <netdev.example.org>' main.."$name"
-	sed -i "s/\*\*\* SUBJECT HERE \*\*\*/series $name/" "$tmp/$name-$v"/*0000-*
-	sed -i "s/<cover\./<cover.$name-$v./g" "$tmp/$name-$v"/*.patch
-	git -C tree checkout -q main
-}
 {
 	conf_section core "state=$tmp/state.db"
 	conf_section 'source "pwq"' type=patchwork "api-url=$PW/api/" \
@@ -78,12 +60,12 @@ for p in json.load(sys.stdin):
 
 # ---- (a) v1 opens a PR, v2 force-pushes it
 run
-mails a 1 a1.c a2.c
+pw_series a 1 a1.c a2.c
 pw_feed "$tmp"/a-1/*.patch
 run
 [ "$(pulls)" = "1 open" ] || fail "v1: $(pulls) $(tail run.log)"
 sleep 1
-mails a 2 a1.c a2.c
+pw_series a 2 a1.c a2.c
 pw_feed "$tmp"/a-2/*.patch
 run
 [ "$(pulls)" = "1 open" ] || fail "v2: $(pulls) $(tail run.log)"
