@@ -332,8 +332,11 @@ static int parse_event(struct pr_pw_event *e, const json_t *j)
 	     (err = get_str(&e->series_url, series, "url", false,
 			    "event series"))))
 		return err;
-	patch = json_is_object(payload) ? json_object_get(payload, "patch")
-					: NULL;
+	/* the patch of a state change (other categories' are not read) */
+	patch = json_is_object(payload) &&
+				!strcmp(e->category, "patch-state-changed")
+			? json_object_get(payload, "patch")
+			: NULL;
 	if (json_is_object(patch) &&
 	    ((err = get_int(&e->patch_id, patch, "id", true, "event patch")) ||
 	     (err = get_str(&msgid, patch, "msgid", false, "event patch")) ||
