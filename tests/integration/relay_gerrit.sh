@@ -18,7 +18,9 @@
 #     and opened as a pull request: a list reply to it becomes a review
 #     message on the patch set it answers (not the newer one);
 # (f) that change abandoned in Gerrit: the gerrit source says the series
-#     was withdrawn, and its pull request is closed once, saying why.
+#     was withdrawn, and its pull request is closed once, saying why;
+# (g) the list series applied on main (a git source's watch): landed, the
+#     gerrit sink abandons its three changes, saying where it landed.
 . "$(dirname "$0")/relay_lib.sh"
 [ -x /usr/sbin/sshd ] || skip "no openssh-server"
 ls /usr/lib/*/libnss_wrapper.so >/dev/null 2>&1 || skip "no libnss-wrapper"
@@ -251,4 +253,28 @@ run_once
 curl -sf -H 'Authorization: Bearer tok-grace' -H 'User-Agent: test' \
 	"$API/repos/kernel/net/issues/1/comments" >c2.json
 cmp -s c1.json c2.json || fail "more comments: $(cat c2.json)"
+# ---- (g) the list series lands on main: the sink abandons its changes
+cat >>relay.conf <<CONF
+[source "tree"]
+	type = git
+	url = $tmp/tree
+	watch = main
+[route "landings"]
+	from = tree
+	to = gr
+CONF
+run_once
+(cd tree && git am -q ../v1/000[1-3]*.patch) || fail "git am of v1"
+run_once
+for n in "$n1" "$n2" "$n3"; do
+	gerrit admin GET "/changes/$n?o=MESSAGES" | $PY -c 'import json, sys
+c = json.load(sys.stdin)
+assert c["status"] == "ABANDONED", c["status"]
+m = [x["message"] for x in c["messages"] if "patchrelay abandons" in x["message"]]
+assert len(m) == 1 and "This series was landed: landed in main as" in m[0], m' ||
+		fail "change $n not abandoned once: $(tail run.log)"
+done
+run_once
+[ "$(gerrit admin GET "/changes/$n1?o=MESSAGES" | grep -c 'patchrelay abandons')" = 1 ] ||
+	fail "abandoned twice"
 echo "relay_gerrit.sh: ok"
