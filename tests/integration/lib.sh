@@ -490,6 +490,14 @@ print(json.dumps({"mbox": "".join(open(f).read() for f in sys.argv[1:])}))' \
 		fail "feeding $* failed"
 }
 
+# landing_conf DIR SINK: config sections of a git source "tree" watching
+# main of the repository DIR, and a route "landings" from it to SINK (so
+# that a series found landed is told to SINK)
+landing_conf() {
+	conf_section 'source "tree"' type=git "url=$1" watch=main
+	conf_section 'route "landings"' from=tree "to=$2"
+}
+
 # pw_series NAME VERSION FILES...: in $tmp/tree (pw_netdev's), branch
 # NAME of one commit per file off main, mailed by format-patch (a cover
 # letter "series NAME", threaded, vVERSION, List-Id netdev) into

@@ -254,15 +254,7 @@ curl -sf -H 'Authorization: Bearer tok-grace' -H 'User-Agent: test' \
 	"$API/repos/kernel/net/issues/1/comments" >c2.json
 cmp -s c1.json c2.json || fail "more comments: $(cat c2.json)"
 # ---- (g) the list series lands on main: the sink abandons its changes
-cat >>relay.conf <<CONF
-[source "tree"]
-	type = git
-	url = $tmp/tree
-	watch = main
-[route "landings"]
-	from = tree
-	to = gr
-CONF
+landing_conf "$tmp/tree" gr >>relay.conf
 run_once
 (cd tree && git am -q ../v1/000[1-3]*.patch) || fail "git am of v1"
 run_once

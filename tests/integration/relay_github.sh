@@ -227,15 +227,7 @@ PY
 [ $? = 1 ] || fail "an unknown id does not exit 1"
 
 # ---- (g) v2 lands on main (git am of the mails): the PR is closed
-cat >>relay.conf <<CONF
-[source "tree"]
-	type = git
-	url = $tmp/tree
-	watch = main
-[route "landings"]
-	from = tree
-	to = github
-CONF
+landing_conf "$tmp/tree" github >>relay.conf
 run_once
 (cd tree && git am -q ../v2/v2-000[1-3]*.patch) || fail "git am of v2"
 tip=$(git -C tree rev-parse main)
