@@ -43,9 +43,19 @@ static bool plain_byte(unsigned char c)
 	       c == '-';
 }
 
-static int add_value(struct pr_buf *out, const char *key, const char *v)
+static int add_escaped(struct pr_buf *out, const char *v)
 {
 	const unsigned char *p = (const unsigned char *)v;
+	int err = 0;
+
+	for (; !err && *p; p++)
+		err = plain_byte(*p) ? pr_buf_addch(out, *p)
+				     : pr_buf_addf(out, "%%%02X", *p);
+	return err;
+}
+
+static int add_value(struct pr_buf *out, const char *key, const char *v)
+{
 	int err = pr_buf_addf(out, " %s=", key);
 
 	if (!err && !v)
@@ -53,16 +63,14 @@ static int add_value(struct pr_buf *out, const char *key, const char *v)
 	/* "-" alone means NULL, so a value "-" is written %2D */
 	if (!err && !strcmp(v, "-"))
 		return pr_buf_adds(out, "%2D");
-	for (; !err && *p; p++)
-		err = plain_byte(*p) ? pr_buf_addch(out, *p)
-				     : pr_buf_addf(out, "%%%02X", *p);
-	return err;
+	return err ? err : add_escaped(out, v);
 }
 
 int pr_mailsrc_cursor_format(struct pr_buf *out,
 			     const struct pr_mailsrc_cursor *c)
 {
 	int err = pr_buf_adds(out, "mailsrc1");
+	size_t i;
 
 	if (!err)
 		err = add_value(out, "epoch", c->epoch ? c->epoch : "");
@@ -72,6 +80,14 @@ int pr_mailsrc_cursor_format(struct pr_buf *out,
 		err = add_value(out, "high", c->high);
 	if (!err)
 		err = pr_buf_addf(out, " time=%lld", (long long)c->time);
+	if (!err && c->has_seen)
+		err = pr_buf_adds(out, " seen=");
+	for (i = 0; !err && c->has_seen && i < c->seen.nr; i++) {
+		if (i)
+			err = pr_buf_addch(out, ',');
+		if (!err)
+			err = add_escaped(out, c->seen.items[i]);
+	}
 	return err;
 }
 
@@ -84,6 +100,29 @@ static int hexval(int c)
 	if (c >= 'a' && c <= 'f')
 		return c - 'a' + 10;
 	return -1;
+}
+
+/* Decode s[0..n) (%XX escapes, plain bytes) into out; false if malformed. */
+static bool decode(struct pr_buf *out, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '%') {
+			int hi = i + 2 < n ? hexval(s[i + 1]) : -1,
+			    lo = hi < 0 ? -1 : hexval(s[i + 2]);
+
+			if (lo < 0)
+				return false;
+			pr_buf_addch(out, hi * 16 + lo);
+			i += 2;
+		} else if (plain_byte((unsigned char)s[i])) {
+			pr_buf_addch(out, s[i]);
+		} else {
+			return false;
+		}
+	}
+	return !memchr(out->ptr, '\0', out->len);
 }
 
 /* Read " key=value" at *p into *out (NULL for "-"); false when malformed. */
@@ -101,28 +140,37 @@ static bool read_value(char **out, const char **p, const char *key)
 		*p = s + 1;
 		return true;
 	}
-	for (; *s && *s != ' '; s++) {
-		if (*s == '%') {
-			int hi = hexval(s[1]), lo = hi < 0 ? -1 : hexval(s[2]);
-
-			if (lo < 0)
-				goto bad;
-			pr_buf_addch(&v, hi * 16 + lo);
-			s += 2;
-		} else if (plain_byte((unsigned char)*s)) {
-			pr_buf_addch(&v, *s);
-		} else {
-			goto bad;
-		}
+	n = strcspn(s, " ");
+	if (!decode(&v, s, n)) {
+		pr_buf_release(&v);
+		return false;
 	}
-	if (memchr(v.ptr, '\0', v.len))
-		goto bad;
 	*out = pr_buf_detach(&v, NULL);
-	*p = s;
+	*p = s + n;
 	return true;
-bad:
+}
+
+/* Read the names of " seen=A,B" at p (the rest of the text) into c. */
+static bool read_seen(struct pr_mailsrc_cursor *c, const char *p)
+{
+	struct pr_buf v = PR_BUF_INIT;
+	size_t n;
+	bool ok = true;
+
+	if (strncmp(p, " seen=", 6))
+		return false;
+	c->has_seen = true;
+	for (p += 6; ok && *p; p += n + (p[n] == ',')) {
+		n = strcspn(p, ",");
+		pr_buf_reset(&v);
+		ok = n && decode(&v, p, n) && v.len;
+		if (ok)
+			pr_strlist_add(&c->seen, v.ptr);
+		/* a trailing ',' names nothing */
+		ok = ok && !(p[n] == ',' && !p[n + 1]);
+	}
 	pr_buf_release(&v);
-	return false;
+	return ok;
 }
 
 int pr_mailsrc_cursor_parse(struct pr_mailsrc_cursor *out, const char *text)
@@ -143,7 +191,7 @@ int pr_mailsrc_cursor_parse(struct pr_mailsrc_cursor *out, const char *text)
 	if (!isdigit((unsigned char)*p))
 		goto bad;
 	t = strtoll(p, &end, 10);
-	if (*end || t < 0 || t == INT64_MAX)
+	if ((*end && !read_seen(out, end)) || t < 0 || t == INT64_MAX)
 		goto bad;
 	out->time = t;
 	if (!out->epoch)
@@ -160,6 +208,7 @@ void pr_mailsrc_cursor_release(struct pr_mailsrc_cursor *c)
 	free(c->epoch);
 	free(c->low);
 	free(c->high);
+	pr_strlist_release(&c->seen);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -828,9 +877,10 @@ struct pos_poll {
 static int pos_cursor(struct pr_buf *out, const char *low, void *payload)
 {
 	const struct pos_poll *pp = payload;
-	struct pr_mailsrc_cursor next = { NULL, NULL, NULL, 0 };
+	struct pr_mailsrc_cursor next;
 	size_t i;
 
+	memset(&next, 0, sizeof(next));
 	next.epoch = (char *)(pp->o->epoch ? pp->o->epoch : "");
 	next.high = pp->prev ? pp->prev->high : NULL;
 	/* skipped (unparsable) messages count as seen too */

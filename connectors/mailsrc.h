@@ -17,7 +17,8 @@ struct pr_asm_series;
  * - Every message has a position, a string that sorts (strcmp) in the order
  *   the source received them: maildir "<mtime as 20 digits>.<file name>",
  *   imap "<UID as 20 digits>", public-inbox "<arrival as 20 digits>.<id>".
- *   A poll reads every message whose position is >= the cursor's `low`.
+ *   A poll reads every message whose position is >= the cursor's `low`
+ *   (and maildir every file its cursor does not call seen).
  * - The cursor is a low-water mark: `low` is the position of the oldest
  *   message of a version still waiting for its missing patches (or `high`
  *   when none waits), `high` the newest position a poll has seen, `time`
@@ -73,12 +74,17 @@ struct pr_mailsrc_cursor {
 	char *low; /* NULL: from the beginning */
 	char *high; /* NULL: nothing seen */
 	int64_t time;
+	/* maildir: the names of the files seen near high (connectors/maildir.c) */
+	bool has_seen;
+	struct pr_strlist seen;
 };
 
 /*
  * Text form: "mailsrc1 epoch=E low=L high=H time=T", each value with bytes
- * outside [A-Za-z0-9._@+-] written %XX and "-" for NULL.  Parsing refuses
- * anything else (PR_EPARSE naming the cursor) and leaves *out zeroed.
+ * outside [A-Za-z0-9._@+-] written %XX and "-" for NULL, then with has_seen
+ * " seen=A,B,..." (each name so written, none empty; maybe no name).
+ * Parsing refuses anything else (PR_EPARSE naming the cursor) and leaves
+ * *out zeroed.
  */
 int pr_mailsrc_cursor_parse(struct pr_mailsrc_cursor *out, const char *text);
 int pr_mailsrc_cursor_format(struct pr_buf *out,

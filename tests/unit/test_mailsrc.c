@@ -63,6 +63,13 @@ static void test_cursor_refused(void **state)
 		"mailsrc1 epoch= low=- high=- time=1 ",
 		"mailsrc1  epoch= low=- high=- time=1",
 		"mailsrc1 epoch= low=- high=- time=99999999999999999999",
+		"mailsrc1 epoch= low=- high=- time=1 seen",
+		"mailsrc1 epoch= low=- high=- time=1 seen=a,,b",
+		"mailsrc1 epoch= low=- high=- time=1 seen=a,",
+		"mailsrc1 epoch= low=- high=- time=1 seen=,a",
+		"mailsrc1 epoch= low=- high=- time=1 seen=a%00",
+		"mailsrc1 epoch= low=- high=- time=1 seen=a b",
+		"mailsrc1 epoch= low=- high=- time=1 other=a",
 	};
 	struct pr_mailsrc_cursor c;
 	size_t i;
@@ -76,6 +83,48 @@ static void test_cursor_refused(void **state)
 		assert_null(c.low);
 		assert_non_null(strstr(pr_error_message(), "cursor '"));
 	}
+}
+
+static void test_cursor_seen(void **state)
+{
+	static const char *const names[] = { "1796300000.M1P2.host,S=3", "b:c",
+					     "-" };
+	struct pr_mailsrc_cursor c, back;
+	struct pr_buf b = PR_BUF_INIT;
+	size_t i;
+
+	PR_UNUSED(state);
+	memset(&c, 0, sizeof(c));
+	c.high = (char *)"00000000001796300000.b";
+	c.has_seen = true;
+	assert_int_equal(pr_mailsrc_cursor_format(&b, &c), 0);
+	/* no name yet: the field is there, empty */
+	assert_string_equal(b.ptr, "mailsrc1 epoch= low=- "
+				   "high=00000000001796300000.b time=0 seen=");
+	assert_int_equal(pr_mailsrc_cursor_parse(&back, b.ptr), 0);
+	assert_true(back.has_seen);
+	assert_int_equal(back.seen.nr, 0);
+	pr_mailsrc_cursor_release(&back);
+	for (i = 0; i < PR_ARRAY_SIZE(names); i++)
+		pr_strlist_add(&c.seen, names[i]);
+	pr_buf_reset(&b);
+	assert_int_equal(pr_mailsrc_cursor_format(&b, &c), 0);
+	/* ',' and ':' escaped; a name "-" is a name */
+	assert_non_null(strstr(b.ptr, " seen=1796300000.M1P2.host%2CS%3D3,"
+				      "b%3Ac,-"));
+	assert_int_equal(pr_mailsrc_cursor_parse(&back, b.ptr), 0);
+	assert_int_equal(back.seen.nr, PR_ARRAY_SIZE(names));
+	for (i = 0; i < PR_ARRAY_SIZE(names); i++)
+		assert_string_equal(back.seen.items[i], names[i]);
+	/* a cursor without the field (older, or not maildir) has none */
+	pr_mailsrc_cursor_release(&back);
+	assert_int_equal(pr_mailsrc_cursor_parse(&back, "mailsrc1 epoch= "
+							"low=- high=- time=1"),
+			 0);
+	assert_false(back.has_seen);
+	pr_mailsrc_cursor_release(&back);
+	pr_strlist_release(&c.seen);
+	pr_buf_release(&b);
 }
 
 /* ---- dates ---- */
@@ -277,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_cursor_round_trip),
 		cmocka_unit_test(test_cursor_nulls),
 		cmocka_unit_test(test_cursor_refused),
+		cmocka_unit_test(test_cursor_seen),
 		cmocka_unit_test(test_dates),
 		cmocka_unit_test(test_emit_waits_then_once),
 		cmocka_unit_test(test_emit_incomplete_when_due),
