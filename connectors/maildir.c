@@ -293,7 +293,7 @@ done:
 struct one_file {
 	struct pr_mailsrc_batch *batch;
 	const struct entry *e;
-	bool seen;
+	bool seen, waited;
 };
 
 static int add_message(const char *data, size_t len,
@@ -304,16 +304,17 @@ static int add_message(const char *data, size_t len,
 	PR_UNUSED(w);
 	pr_mailsrc_batch_add(f->batch, f->e->pos, data, len, f->e->mtime);
 	f->batch->v[f->batch->nr - 1].seen = f->seen;
+	f->batch->v[f->batch->nr - 1].waited = f->waited;
 	return 0;
 }
 
-/* Add the message of file e to the batch, seen or not. */
+/* Add the message of file e to the batch, seen or not, waited or not. */
 static int read_entry(struct pr_mailsrc_batch *batch, const struct entry *e,
-		      bool seen)
+		      bool seen, bool waited)
 {
 	struct pr_buf data = PR_BUF_INIT;
 	struct pr_mbox_opts mo = { false };
-	struct one_file f = { batch, e, seen };
+	struct one_file f = { batch, e, seen, waited };
 	int err;
 
 	pr_buf_init(&data, PR_LIMIT_MAIL_BYTES);
@@ -346,12 +347,12 @@ struct window {
 	const struct pr_mailsrc_cursor *prev; /* NULL: the first poll */
 	const struct scan *sc;
 	int64_t now;
+	struct pr_strlist held; /* the positions of the mails that wait */
 };
 
 static bool was_seen(const struct window *w, const struct entry *e)
 {
 	const struct pr_mailsrc_cursor *c = w->prev;
-	const char *key = e->name;
 
 	if (!c || !c->high)
 		return false;
@@ -360,8 +361,7 @@ static bool was_seen(const struct window *w, const struct entry *e)
 		return strcmp(e->pos, c->high) <= 0;
 	if (e->mtime < pos_time(c->high) - SEEN_WINDOW)
 		return true;
-	return c->seen.nr && bsearch(&key, c->seen.items, c->seen.nr,
-				     sizeof(*c->seen.items), cmp_str);
+	return pr_mailsrc_list_has(&c->seen, e->name);
 }
 
 static int window_cursor(struct pr_buf *out, const char *low, void *payload)
@@ -392,6 +392,8 @@ static int window_cursor(struct pr_buf *out, const char *low, void *payload)
 	next.seen.items = (char **)names;
 	next.seen.nr = nr;
 	next.has_seen = true;
+	next.has_held = true;
+	next.held = w->held;
 	next.low = (char *)(low ? low : next.high);
 	next.time = w->now;
 	err = pr_mailsrc_cursor_format(out, &next);
@@ -413,11 +415,9 @@ static int maildir_poll(struct pr_instance *inst, const char *cursor,
 	int err = 0;
 
 	memset(&prev, 0, sizeof(prev));
+	memset(&w, 0, sizeof(w));
 	if (cursor && (err = pr_mailsrc_cursor_parse(&prev, cursor)))
 		goto done;
-	if (prev.seen.nr)
-		qsort(prev.seen.items, prev.seen.nr, sizeof(*prev.seen.items),
-		      cmp_str);
 	if (stat(ctx->path, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
 		err = pr_error(PR_ENOENT, "maildir '%s': not a directory",
 			       ctx->path);
@@ -432,9 +432,10 @@ static int maildir_poll(struct pr_instance *inst, const char *cursor,
 	/* what was not seen, and what is at or after low (seen or not) */
 	for (i = 0; i < sc.nr && !err; i++) {
 		bool seen = was_seen(&w, &sc.v[i]);
+		bool waited = pr_mailsrc_list_has(&prev.held, sc.v[i].pos);
 
 		if (!seen || !prev.low || strcmp(sc.v[i].pos, prev.low) >= 0)
-			err = read_entry(&batch, &sc.v[i], seen);
+			err = read_entry(&batch, &sc.v[i], seen, waited);
 	}
 	if (err)
 		goto done;
@@ -448,6 +449,8 @@ static int maildir_poll(struct pr_instance *inst, const char *cursor,
 	o.epoch = "";
 	o.has_prev = cursor != NULL;
 	o.prev_time = cursor ? prev.time : 0;
+	o.knows_waited = prev.has_held;
+	o.held = &w.held;
 	o.cursor = window_cursor;
 	o.cursor_payload = &w;
 	err = pr_mailsrc_emit_seen(&batch, &o, emit, payload);
@@ -457,6 +460,7 @@ done:
 	pr_mailsrc_cursor_release(&prev);
 	pr_mailsrc_batch_release(&batch);
 	scan_release(&sc);
+	pr_strlist_release(&w.held);
 	return err;
 }
 
