@@ -354,12 +354,13 @@ static bool was_seen(const struct window *w, const struct entry *e)
 {
 	const struct pr_mailsrc_cursor *c = w->prev;
 
-	if (!c || !c->high)
+	if (!c)
 		return false;
 	/* a cursor of before the seen names: everything up to high */
 	if (!c->has_seen)
-		return strcmp(e->pos, c->high) <= 0;
-	if (e->mtime < pos_time(c->high) - SEEN_WINDOW)
+		return c->high && strcmp(e->pos, c->high) <= 0;
+	/* no high: every file read was dated ahead of the clock, and named */
+	if (c->high && e->mtime < pos_time(c->high) - SEEN_WINDOW)
 		return true;
 	return pr_mailsrc_list_has(&c->seen, e->name);
 }

@@ -2,8 +2,9 @@
 # The maildir source's cursor loses no mail: a file that arrives in the
 # second of the newest file read (its high mark) with a name that sorts
 # before it, a file delivered late with an mtime a little before the high
-# mark, and files moved from new/ to cur/ (read once, not again); a first
-# pass over 500 files of one second, then one more file of that second.
+# mark, a file dated ahead of the clock, and files moved from new/ to cur/
+# (read once, not again); a first pass over 500 files of one second, then
+# one more file of that second.
 # Every mail is a lone [PATCH], emitted when read; the mtimes are set with
 # touch -d, so nothing depends on the clock.
 set -eu
@@ -75,6 +76,16 @@ poll late "$cursor"
 want late m-0 m-c
 poll again "$cursor"
 want again
+# dated ahead of the clock (the year 2100): read, and named, not the high
+# mark, so a file with the right date after it is still read
+put m-future $((4102444800 - t))
+poll future "$cursor"
+want future m-future
+put m-d 2
+poll after-future "$cursor"
+want after-future m-d
+poll again2 "$cursor"
+want again2
 
 # a first pass over 500 files of one second, then one more of it
 rm -f md/new/* md/cur/*
