@@ -27,9 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		if (pr_mailsrc_cursor_format(&t1, &a) ||
 		    pr_mailsrc_cursor_parse(&b, t1.ptr) ||
-		    pr_mailsrc_cursor_format(&t2, &b) || strcmp(t1.ptr, t2.ptr) ||
-		    a.has_held != b.has_held || a.has_seen != b.has_seen ||
-		    a.seen.nr != b.seen.nr || a.held.nr != b.held.nr)
+		    pr_mailsrc_cursor_format(&t2, &b) ||
+		    strcmp(t1.ptr, t2.ptr) || a.has_held != b.has_held ||
+		    a.has_seen != b.has_seen || a.seen.nr != b.seen.nr ||
+		    a.held.nr != b.held.nr)
 			abort();
 		pr_mailsrc_cursor_release(&b);
 	}
