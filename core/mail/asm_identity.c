@@ -71,14 +71,21 @@ static bool same_mail_kind(const struct pr_patch *a, const struct pr_patch *b)
 	return *ea && !strcasecmp(ea, eb) && same_text(a->subject, b->subject);
 }
 
+/* A cover letter with a subject of its own, not format-patch's template. */
+static bool named_cover(const struct pr_patch *c)
+{
+	return c && c->subject && strcmp(c->subject, "*** SUBJECT HERE ***");
+}
+
 /*
- * Do two versions look like the same series: their cover letters, else
- * their first patches, from one submitter under one subject?
+ * Do two versions look like the same series: their cover letters (when
+ * both were given a subject), else their first patches, from one submitter
+ * under one subject?
  */
 static bool same_series(const struct pr_asm_version *a,
 			const struct pr_asm_version *b)
 {
-	if (a->cover && b->cover)
+	if (named_cover(a->cover) && named_cover(b->cover))
 		return same_mail_kind(a->cover, b->cover);
 	return a->nr && b->nr && same_mail_kind(a->patches[0], b->patches[0]);
 }
