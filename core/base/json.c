@@ -79,3 +79,127 @@ int pr_json_quotes(struct pr_buf *out, const char *s)
 		return pr_buf_adds(out, "null");
 	return pr_json_quote(out, s, strlen(s));
 }
+
+void pr_jsonw_init(struct pr_jsonw *w, struct pr_buf *out)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+}
+
+/* The string s[0..len), quoted as jansson quotes it. */
+static void jsonw_quote(struct pr_buf *out, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t i, run = 0;
+
+	pr_buf_grow(out, len + 2);
+	pr_buf_addch(out, '"');
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[7] = "\\u00";
+		size_t n = 2;
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		pr_buf_add(out, s + run, i - run);
+		run = i + 1;
+		switch (c) {
+		case '\b': esc[1] = 'b'; break;
+		case '\f': esc[1] = 'f'; break;
+		case '\n': esc[1] = 'n'; break;
+		case '\r': esc[1] = 'r'; break;
+		case '\t': esc[1] = 't'; break;
+		case '"':
+		case '\\': esc[1] = (char)c; break;
+		default:
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			n = 6;
+		}
+		pr_buf_add(out, esc, n);
+	}
+	pr_buf_add(out, s + run, len - run);
+	pr_buf_addch(out, '"');
+}
+
+/* A new line indented for depth. */
+static void jsonw_line(struct pr_buf *out, int depth)
+{
+	static const char spaces[] = "                                ";
+	size_t n = 2 * (size_t)depth;
+
+	pr_buf_addch(out, '\n');
+	while (n) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+
+		pr_buf_add(out, spaces, k);
+		n -= k;
+	}
+}
+
+/* Before a value: the comma and the new line of an item, then its key. */
+static void jsonw_item(struct pr_jsonw *w, const char *key)
+{
+	if (!w->depth)
+		return;
+	if (w->more[w->depth])
+		pr_buf_addch(w->out, ',');
+	w->more[w->depth] = true;
+	jsonw_line(w->out, w->depth);
+	if (key) {
+		jsonw_quote(w->out, key, strlen(key));
+		pr_buf_add(w->out, ": ", 2);
+	}
+}
+
+void pr_jsonw_open(struct pr_jsonw *w, const char *key, char c)
+{
+	jsonw_item(w, key);
+	pr_buf_addch(w->out, c);
+	w->depth++;
+	w->more[w->depth] = false;
+}
+
+void pr_jsonw_close(struct pr_jsonw *w, char c)
+{
+	bool more = w->more[w->depth];
+
+	w->more[w->depth--] = false;
+	/* the closing line is indented as the opening one */
+	if (more)
+		jsonw_line(w->out, w->depth);
+	pr_buf_addch(w->out, c);
+}
+
+void pr_jsonw_str(struct pr_jsonw *w, const char *key, const char *s,
+		  size_t len)
+{
+	jsonw_item(w, key);
+	jsonw_quote(w->out, s, len);
+}
+
+void pr_jsonw_strs(struct pr_jsonw *w, const char *key, const char *s)
+{
+	if (s)
+		pr_jsonw_str(w, key, s, strlen(s));
+	else
+		pr_jsonw_null(w, key);
+}
+
+void pr_jsonw_int(struct pr_jsonw *w, const char *key, long long v)
+{
+	jsonw_item(w, key);
+	pr_buf_addf(w->out, "%lld", v);
+}
+
+void pr_jsonw_bool(struct pr_jsonw *w, const char *key, bool v)
+{
+	jsonw_item(w, key);
+	pr_buf_adds(w->out, v ? "true" : "false");
+}
+
+void pr_jsonw_null(struct pr_jsonw *w, const char *key)
+{
+	jsonw_item(w, key);
+	pr_buf_adds(w->out, "null");
+}

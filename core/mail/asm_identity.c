@@ -514,3 +514,57 @@ void pr_asm_finish_series(struct pr_asm_series *s)
 			if (s->versions[j].complete)
 				s->versions[i].superseded = true;
 }
+
+/*
+ * Could scan_line read something in l[0..n)?  A wide test on purpose: its
+ * first character after the blanks scan_line skips.
+ */
+static bool line_may_count(const char *l, size_t n)
+{
+	while (n && (*l == ' ' || *l == '\t')) {
+		l++;
+		n--;
+	}
+	return n && strchr("cS-*LvV", *l);
+}
+
+/* text reduced to its lines line_may_count keeps; NULL stays NULL. */
+static char *slim_text(char *text)
+{
+	struct pr_buf out = PR_BUF_INIT;
+	const char *l = text, *nl;
+	size_t n;
+
+	while (l && *l) {
+		nl = strchr(l, '\n');
+		n = nl ? (size_t)(nl - l) : strlen(l);
+		if (line_may_count(l, n)) {
+			pr_buf_add(&out, l, n);
+			pr_buf_addch(&out, '\n');
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return pr_buf_detach(&out, NULL);
+}
+
+void pr_assemble_slim(struct pr_patch *p)
+{
+	bool had_diff = p->diff && p->diff[0];
+	char *s;
+
+	if (p->body) {
+		s = slim_text(p->body);
+		free(p->body);
+		p->body = s;
+	}
+	if (p->diff) {
+		s = slim_text(p->diff);
+		free(p->diff);
+		p->diff = s;
+		/* a mail with a patch still has one */
+		if (had_diff && !s[0]) {
+			free(s);
+			p->diff = pr_strdup("\n");
+		}
+	}
+}
