@@ -90,35 +90,40 @@ void pr_jsonw_init(struct pr_jsonw *w, struct pr_buf *out)
 static void jsonw_quote(struct pr_buf *out, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	size_t i, run = 0;
+	static const char short_esc[32] = {
+		['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r',
+		['\t'] = 't',
+	};
+	size_t i = 0, block;
+	char *o;
 
-	pr_buf_grow(out, len + 2);
 	pr_buf_addch(out, '"');
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char esc[7] = "\\u00";
-		size_t n = 2;
+	while (i < len) {
+		/* room for a block at its worst, six bytes a byte */
+		block = len - i < 4096 ? len - i : 4096;
+		pr_buf_grow(out, 6 * block);
+		o = out->ptr + out->len;
+		for (; block; block--, i++) {
+			unsigned char c = (unsigned char)s[i];
 
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
-		pr_buf_add(out, s + run, i - run);
-		run = i + 1;
-		switch (c) {
-		case '\b': esc[1] = 'b'; break;
-		case '\f': esc[1] = 'f'; break;
-		case '\n': esc[1] = 'n'; break;
-		case '\r': esc[1] = 'r'; break;
-		case '\t': esc[1] = 't'; break;
-		case '"':
-		case '\\': esc[1] = (char)c; break;
-		default:
-			esc[4] = hex[c >> 4];
-			esc[5] = hex[c & 15];
-			n = 6;
+			if (c >= 0x20 && c != '"' && c != '\\') {
+				*o++ = (char)c;
+				continue;
+			}
+			*o++ = '\\';
+			if (c == '"' || c == '\\') {
+				*o++ = (char)c;
+			} else if (short_esc[c]) {
+				*o++ = short_esc[c];
+			} else {
+				memcpy(o, "u00", 3);
+				o[3] = hex[c >> 4];
+				o[4] = hex[c & 15];
+				o += 5;
+			}
 		}
-		pr_buf_add(out, esc, n);
+		out->len = (size_t)(o - out->ptr);
 	}
-	pr_buf_add(out, s + run, len - run);
 	pr_buf_addch(out, '"');
 }
 
