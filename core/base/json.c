@@ -86,6 +86,19 @@ void pr_jsonw_init(struct pr_jsonw *w, struct pr_buf *out)
 	w->out = out;
 }
 
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* Does a byte of x need escaping: below 0x20, '"' or '\\'? */
+static inline bool needs_escape(uint64_t x)
+{
+	uint64_t q = x ^ (ONES * '"'), b = x ^ (ONES * '\\');
+
+	/* (v - ONES * n) & ~v & HIGHS: some byte of v is below n */
+	return ((x - ONES * 0x20) & ~x & HIGHS) | ((q - ONES) & ~q & HIGHS) |
+	       ((b - ONES) & ~b & HIGHS);
+}
+
 /* The string s[0..len), quoted as jansson quotes it. */
 static void jsonw_quote(struct pr_buf *out, const char *s, size_t len)
 {
@@ -105,7 +118,18 @@ static void jsonw_quote(struct pr_buf *out, const char *s, size_t len)
 		o = out->ptr + out->len;
 		for (; block; block--, i++) {
 			unsigned char c = (unsigned char)s[i];
+			uint64_t x;
 
+			if (block >= 8) {
+				memcpy(&x, s + i, 8);
+				if (!needs_escape(x)) {
+					memcpy(o, s + i, 8);
+					o += 8;
+					i += 7;
+					block -= 7;
+					continue;
+				}
+			}
 			if (c >= 0x20 && c != '"' && c != '\\') {
 				*o++ = (char)c;
 				continue;

@@ -107,11 +107,41 @@ static void test_writer_as_jansson(void **state)
 	(void)state;
 }
 
+/* Each ASCII byte at each place of a long string is quoted as jansson does. */
+static void test_writer_escapes_anywhere(void **state)
+{
+	char text[24];
+	size_t at;
+	int c;
+
+	for (c = 1; c < 128; c++) {
+		for (at = 0; at < sizeof(text); at++) {
+			struct pr_buf b = PR_BUF_INIT;
+			struct pr_jsonw w;
+			json_t *j;
+			char *want;
+
+			memset(text, 'a', sizeof(text));
+			text[at] = (char)c;
+			pr_jsonw_init(&w, &b);
+			pr_jsonw_str(&w, NULL, text, sizeof(text));
+			j = json_stringn(text, sizeof(text));
+			want = json_dumps(j, JSON_ENCODE_ANY);
+			assert_string_equal(b.ptr, want);
+			free(want);
+			json_decref(j);
+			pr_buf_release(&b);
+		}
+	}
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escapes),
 		cmocka_unit_test(test_writer_as_jansson),
+		cmocka_unit_test(test_writer_escapes_anywhere),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_null_and_cap),
 	};
