@@ -227,8 +227,7 @@ static int add_message(const char *data, size_t len,
 static int read_folder(struct pr_mailsrc_batch *batch, const char *path,
 		       const char *sub, const char *low)
 {
-	struct pr_buf dir = PR_BUF_INIT, file, pos = PR_BUF_INIT,
-		      data = PR_BUF_INIT;
+	struct pr_buf dir = PR_BUF_INIT, file, pos = PR_BUF_INIT;
 	struct pr_mbox_opts mo = { false };
 	struct dirent *de;
 	DIR *d = NULL;
@@ -267,20 +266,15 @@ static int read_folder(struct pr_mailsrc_batch *batch, const char *path,
 			goto done;
 		if (low && strcmp(pos.ptr, low) < 0)
 			continue;
-		pr_buf_release(&data);
-		pr_buf_init(&data, PR_LIMIT_MAIL_BYTES);
-		err = pr_buf_read_file(&data, file.ptr);
+		f.batch = batch;
+		f.pos = pos.ptr;
+		f.arrival = (int64_t)sb.st_mtime;
+		err = pr_mbox_read_path(file.ptr, &mo, add_message, &f);
 		if (err == PR_ENOENT) {
 			err = 0;
 			continue;
 		}
 		if (err)
-			goto done;
-		f.batch = batch;
-		f.pos = pos.ptr;
-		f.arrival = (int64_t)sb.st_mtime;
-		if ((err = pr_mbox_split(data.ptr, data.len, file.ptr, &mo,
-					 add_message, &f)))
 			goto done;
 	}
 done:
@@ -289,7 +283,6 @@ done:
 	pr_buf_release(&dir);
 	pr_buf_release(&file);
 	pr_buf_release(&pos);
-	pr_buf_release(&data);
 	return err;
 }
 
