@@ -516,8 +516,8 @@ void pr_asm_finish_series(struct pr_asm_series *s)
 }
 
 /*
- * Could scan_line read something in l[0..n)?  A wide test on purpose: its
- * first character after the blanks scan_line skips.
+ * Could scan_line read something in l[0..n)?  Its two keys, else a wide
+ * test on purpose: the first character of its other forms.
  */
 static bool line_may_count(const char *l, size_t n)
 {
@@ -525,7 +525,9 @@ static bool line_may_count(const char *l, size_t n)
 		l++;
 		n--;
 	}
-	return n && strchr("cS-*LvV", *l);
+	if (has_prefix(l, n, "change-id:") || has_prefix(l, n, "Supersedes:"))
+		return true;
+	return n && strchr("-*LvV", *l);
 }
 
 /* text reduced to its lines line_may_count keeps; NULL stays NULL. */
@@ -550,7 +552,26 @@ static char *slim_text(char *text)
 void pr_assemble_slim(struct pr_patch *p)
 {
 	bool had_diff = p->diff && p->diff[0];
+	size_t i, n = 0;
 	char *s;
+
+	/* of the trailers only a change-id counts (scan_mail) */
+	for (i = 0; i < p->trailers.nr; i++) {
+		struct pr_trailer *t = &p->trailers.items[i];
+
+		if (!strcmp(t->key, "change-id")) {
+			p->trailers.items[n++] = *t;
+			continue;
+		}
+		free(t->key);
+		free(t->value);
+	}
+	p->trailers.nr = n;
+	/* the author's address and the date's time count, not the rest */
+	free(p->author.name);
+	p->author.name = NULL;
+	free(p->date);
+	p->date = NULL;
 
 	if (p->body) {
 		s = slim_text(p->body);
