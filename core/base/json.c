@@ -104,8 +104,8 @@ static void jsonw_quote(struct pr_buf *out, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	static const char short_esc[32] = {
-		['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r',
-		['\t'] = 't',
+		['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n',
+		['\r'] = 'r', ['\t'] = 't',
 	};
 	size_t i = 0, block;
 	char *o;

@@ -70,8 +70,8 @@ void pr_mailjson_field_str(struct pr_jsonw *w, const char *key, const char *s)
 		pr_jsonw_null(w, key);
 }
 
-void pr_mailjson_field_list(struct pr_jsonw *w, const char *key,
-			    char *const *v, size_t n)
+void pr_mailjson_field_list(struct pr_jsonw *w, const char *key, char *const *v,
+			    size_t n)
 {
 	struct pr_buf k = PR_BUF_INIT;
 	bool any = false;
@@ -92,7 +92,8 @@ void pr_mailjson_field_list(struct pr_jsonw *w, const char *key,
 	for (i = 0; i < n; i++) {
 		size_t len = v[i] ? strlen(v[i]) : 0;
 
-		if (v[i] && (memchr(v[i], 0, len) || !pr_mail_is_utf8(v[i], len)))
+		if (v[i] &&
+		    (memchr(v[i], 0, len) || !pr_mail_is_utf8(v[i], len)))
 			base64(w, NULL, v[i], len);
 		else
 			pr_jsonw_null(w, NULL);

@@ -36,8 +36,8 @@ void pr_mailjson_field(struct pr_jsonw *w, const char *key, const char *p,
 /* The same for a C string s; NULL gives null. */
 void pr_mailjson_field_str(struct pr_jsonw *w, const char *key, const char *s);
 /* key = the n strings of v (a NULL entry is null), with key_base64. */
-void pr_mailjson_field_list(struct pr_jsonw *w, const char *key,
-			    char *const *v, size_t n);
+void pr_mailjson_field_list(struct pr_jsonw *w, const char *key, char *const *v,
+			    size_t n);
 
 /*
  * The object of one message (docs/commands/parse.md), written as it goes

@@ -60,7 +60,11 @@ static bool is_blank(const char *line, size_t len)
 /* Bytes read at a time from a file; a message may span many reads. */
 #define READ_CHUNK (256 * PR_KIB)
 
-enum split_mode { UNDECIDED, MBOX, ONE_MESSAGE };
+enum split_mode {
+	UNDECIDED,
+	MBOX,
+	ONE_MESSAGE
+};
 
 /*
  * A split in progress over a window of the input: w[mstart, scan) are the
@@ -192,7 +196,8 @@ static int feed(struct split *s, char *w, size_t len, bool eof)
 		out = line_out(s, &line, n);
 		s->copy = s->copy || out != n;
 		if (out > PR_LIMIT_MAIL_BYTES - s->out_len) {
-			err = pr_error(PR_ETOOBIG, "input over the %zu-byte limit",
+			err = pr_error(PR_ETOOBIG,
+				       "input over the %zu-byte limit",
 				       (size_t)PR_LIMIT_MAIL_BYTES);
 			return pr_error_wrap(err,
 					     "mbox '%s' message %zu line %zu",

@@ -43,7 +43,8 @@ static void same_as_jansson(const struct pr_mailinfo *mi)
 	pr_jsonw_close(&w, ']');
 	back = json_loadb(out.ptr, out.len, 0, NULL);
 	again = back ? json_dumps(back, JSON_INDENT(2)) : NULL;
-	if (!again || strlen(again) != out.len || memcmp(again, out.ptr, out.len))
+	if (!again || strlen(again) != out.len ||
+	    memcmp(again, out.ptr, out.len))
 		abort();
 	free(again);
 	json_decref(back);

@@ -61,19 +61,20 @@ static void test_null_and_cap(void **state)
 /* The writer's text is jansson's JSON_INDENT(2) text of the same document. */
 static void test_writer_as_jansson(void **state)
 {
-	static const char want[] = "{\n"
-				   "  \"a\": [\n"
-				   "    {},\n"
-				   "    [],\n"
-				   "    \"q\\\"\\\\\\b\\f\\n\\r\\t\\u0001\\u001F/\177\xc3\xa9\"\n"
-				   "  ],\n"
-				   "  \"n\": -42,\n"
-				   "  \"t\": true,\n"
-				   "  \"z\": null,\n"
-				   "  \"o\": {\n"
-				   "    \"k\": false\n"
-				   "  }\n"
-				   "}";
+	static const char want[] =
+		"{\n"
+		"  \"a\": [\n"
+		"    {},\n"
+		"    [],\n"
+		"    \"q\\\"\\\\\\b\\f\\n\\r\\t\\u0001\\u001F/\177\xc3\xa9\"\n"
+		"  ],\n"
+		"  \"n\": -42,\n"
+		"  \"t\": true,\n"
+		"  \"z\": null,\n"
+		"  \"o\": {\n"
+		"    \"k\": false\n"
+		"  }\n"
+		"}";
 	const char text[] = "q\"\\\b\f\n\r\t\001\037/\177\xc3\xa9";
 	struct pr_buf b = PR_BUF_INIT;
 	struct pr_jsonw w;
