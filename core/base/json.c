@@ -151,19 +151,12 @@ static void jsonw_quote(struct pr_buf *out, const char *s, size_t len)
 	pr_buf_addch(out, '"');
 }
 
-/* A new line indented for depth. */
+/* A new line indented for depth (below PR_JSONW_DEPTH). */
 static void jsonw_line(struct pr_buf *out, int depth)
 {
-	static const char spaces[] = "                                ";
-	size_t n = 2 * (size_t)depth;
+	static const char line[] = "\n                                ";
 
-	pr_buf_addch(out, '\n');
-	while (n) {
-		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
-
-		pr_buf_add(out, spaces, k);
-		n -= k;
-	}
+	pr_buf_add(out, line, 1 + 2 * (size_t)depth);
 }
 
 /* Before a value: the comma and the new line of an item, then its key. */
