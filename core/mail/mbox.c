@@ -77,6 +77,7 @@ struct split {
 	void *payload;
 	enum split_mode mode;
 	size_t mstart, scan;
+	size_t searched; /* w[scan, searched) holds no LF: a line in reads */
 	size_t number, lineno, first;
 	size_t out_len; /* the message's bytes once CRs and '>'s are dropped */
 	bool copy; /* a CR or a '>' is dropped: the message goes through msg */
@@ -153,9 +154,18 @@ static void decide(struct split *s, const char *line, size_t n)
 		return;
 	}
 	s->mode = ONE_MESSAGE;
-	s->scan = s->mstart = 0;
+	s->scan = s->mstart = s->searched = 0;
 	s->lineno = 0;
 	s->first = 1;
+}
+
+static int too_big(const struct split *s)
+{
+	int err = pr_error(PR_ETOOBIG, "input over the %zu-byte limit",
+			   (size_t)PR_LIMIT_MAIL_BYTES);
+
+	return pr_error_wrap(err, "mbox '%s' message %zu line %zu", s->path,
+			     s->number + 1, s->first);
 }
 
 /* Read the whole lines of w[scan, len), and at eof the rest. */
@@ -167,9 +177,18 @@ static int feed(struct split *s, char *w, size_t len, bool eof)
 
 	for (;;) {
 		start = s->scan;
-		nl = start < len ? memchr(w + start, '\n', len - start) : NULL;
-		if (!nl && !(eof && start < len))
+		if (s->searched < start)
+			s->searched = start;
+		nl = s->searched < len
+			     ? memchr(w + s->searched, '\n', len - s->searched)
+			     : NULL;
+		if (!nl && !(eof && start < len)) {
+			s->searched = len;
+			/* a line longer than a message may be: no more reads */
+			if (len - start > PR_LIMIT_MAIL_BYTES - s->out_len + 2)
+				return too_big(s);
 			break;
+		}
 		n = nl ? (size_t)(nl - w) + 1 - start : len - start;
 		line = w + start;
 		if (s->mode == UNDECIDED) {
@@ -195,14 +214,8 @@ static int feed(struct split *s, char *w, size_t len, bool eof)
 		}
 		out = line_out(s, &line, n);
 		s->copy = s->copy || out != n;
-		if (out > PR_LIMIT_MAIL_BYTES - s->out_len) {
-			err = pr_error(PR_ETOOBIG,
-				       "input over the %zu-byte limit",
-				       (size_t)PR_LIMIT_MAIL_BYTES);
-			return pr_error_wrap(err,
-					     "mbox '%s' message %zu line %zu",
-					     s->path, s->number + 1, s->first);
-		}
+		if (out > PR_LIMIT_MAIL_BYTES - s->out_len)
+			return too_big(s);
 		s->out_len += out;
 		s->scan += n;
 	}
@@ -267,6 +280,7 @@ static int read_file(const char *path, const struct pr_mbox_opts *opts,
 			memmove(w.ptr, w.ptr + s.mstart, w.len - s.mstart);
 			pr_buf_setlen(&w, w.len - s.mstart);
 			s.scan -= s.mstart;
+			s.searched -= s.mstart;
 			s.mstart = 0;
 		}
 		if ((err = pr_buf_grow(&w, READ_CHUNK)))
