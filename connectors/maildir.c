@@ -312,19 +312,14 @@ static int add_message(const char *data, size_t len,
 static int read_entry(struct pr_mailsrc_batch *batch, const struct entry *e,
 		      bool seen, bool waited)
 {
-	struct pr_buf data = PR_BUF_INIT;
 	struct pr_mbox_opts mo = { false };
 	struct one_file f = { batch, e, seen, waited };
 	int err;
 
-	pr_buf_init(&data, PR_LIMIT_MAIL_BYTES);
-	err = pr_buf_read_file(&data, e->path);
+	/* a chunk at a time, the message passed without a copy */
+	err = pr_mbox_read_path(e->path, &mo, add_message, &f);
 	if (err == PR_ENOENT)
 		err = 0; /* moved away meanwhile (into cur/: read there next) */
-	else if (!err)
-		err = pr_mbox_split(data.ptr, data.len, e->path, &mo,
-				    add_message, &f);
-	pr_buf_release(&data);
 	return err;
 }
 

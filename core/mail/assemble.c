@@ -257,13 +257,15 @@ static size_t by_markers(const struct state *st, const struct pr_patch *p,
 	for (i = st->nr; i-- > 0;) {
 		const struct posting *q = &st->p[i];
 
+		/* not newer than the best found: skip the costly tests */
+		if (best != NONE && q->time <= st->p[best].time)
+			continue;
 		if (q->idless != idless || q->label != label ||
 		    q->total != total || strcasecmp(q->who, who) ||
 		    !q->anchor != !out || (out && strcmp(q->anchor, out)) ||
 		    (!idless && !near(q->time, p->time)) || has_index(q, x))
 			continue;
-		if (best == NONE || q->time > st->p[best].time)
-			best = i;
+		best = i;
 	}
 	return best;
 }
