@@ -1,7 +1,4 @@
 #include "base/pr.h"
-
-#include <git2.h>
-
 #include "pr_version.h"
 #include "commands.h"
 
@@ -38,23 +35,6 @@ static void usage(FILE *out)
 	fprintf(out, "\nSee patchrelay(1), or 'patchrelay help <command>'.\n");
 }
 
-static int run_command(const struct command *c, int argc, char **argv)
-{
-	int rc;
-
-	/*
-	 * libgit2 stays initialised for the whole process: its first init
-	 * loads the system's CA certificates (some milliseconds), and the
-	 * modules' own init/shutdown pairs around each hash or repository
-	 * would otherwise load them again every time (most of a first pass
-	 * over 10,000 mails went there, bench/list-scale).
-	 */
-	git_libgit2_init();
-	rc = c->fn(argc, argv);
-	git_libgit2_shutdown();
-	return rc;
-}
-
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -73,7 +53,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < PR_ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return run_command(&commands[i], argc - 1, argv + 1);
+			return commands[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "patchrelay: '%s' is not a command\n", argv[1]);
 	usage(stderr);
 	return PR_EXIT_USAGE;

@@ -12,6 +12,7 @@
 #include "connectors.h"
 #include "mailsrc.h"
 #include "engine/delivery.h"
+#include "base/sha1.h"
 #include "base/strset.h"
 #include "mail/mbox.h"
 #include "model/report_render.h"
@@ -369,13 +370,7 @@ static int list_folder(struct pr_strlist *out, const char *dir)
 
 static void hash_hex(char out[41], const char *data, size_t len)
 {
-	git_oid oid;
-
-	git_libgit2_init();
-	if (git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB) < 0)
-		memset(&oid, 0, sizeof(oid));
-	git_oid_tostr(out, 41, &oid);
-	git_libgit2_shutdown();
+	pr_sha1_git_blob_hex(out, data, len);
 }
 
 /*

@@ -6,6 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/sha1.h"
+
 #include "engine/cfg.h"
 #include "engine/delivery.h"
 #include "git/diff.h"
@@ -27,7 +29,6 @@ int pr_engine_delivery_key(struct pr_buf *out,
 {
 	struct pr_buf text = PR_BUF_INIT;
 	char hex[41];
-	git_oid oid;
 	int err;
 
 	/* NUL-separated so that no two inputs run together */
@@ -35,15 +36,8 @@ int pr_engine_delivery_key(struct pr_buf *out,
 			       v->key, 0, v->number, 0, v->fingerprint, 0,
 			       sink)))
 		goto done;
-	git_libgit2_init();
-	if (git_odb_hash(&oid, text.ptr, text.len, GIT_OBJECT_BLOB) < 0) {
-		err = pr_error(PR_EINTERNAL, "delivery key of '%s': %s", v->key,
-			       git_error_last()->message);
-	} else {
-		git_oid_tostr(hex, sizeof(hex), &oid);
-		err = pr_buf_addf(out, "%.20s-v%d", hex, v->number);
-	}
-	git_libgit2_shutdown();
+	pr_sha1_git_blob_hex(hex, text.ptr, text.len);
+	err = pr_buf_addf(out, "%.20s-v%d", hex, v->number);
 done:
 	pr_buf_release(&text);
 	return err;

@@ -2,6 +2,7 @@
 
 #include <git2.h>
 
+#include "base/sha1.h"
 #include "model/model.h"
 #include "engine/sql.h"
 #include "engine/store.h"
@@ -283,7 +284,6 @@ int pr_store_cursor_set(struct pr_store *st, const char *source,
 int pr_store_fingerprint(char out[41], const struct pr_version *v)
 {
 	struct pr_buf all = PR_BUF_INIT;
-	git_oid oid;
 	size_t i;
 	int err = 0;
 
@@ -301,13 +301,7 @@ int pr_store_fingerprint(char out[41], const struct pr_version *v)
 		if (err)
 			goto done;
 	}
-	git_libgit2_init();
-	if (git_odb_hash(&oid, all.ptr, all.len, GIT_OBJECT_BLOB) < 0)
-		err = pr_error(PR_EINTERNAL, "fingerprint of version %d: %s",
-			       v->number, git_error_last()->message);
-	else
-		git_oid_tostr(out, 41, &oid);
-	git_libgit2_shutdown();
+	pr_sha1_git_blob_hex(out, all.ptr, all.len);
 done:
 	pr_buf_release(&all);
 	return err;
