@@ -125,8 +125,8 @@ def fail_clear(store, p):
 
 def cut_streams(store, p):
     mode = p.get("mode", "drop")
-    if mode not in ("drop", "eof"):
-        raise Error(400, "mode is drop or eof")
+    if mode not in ("drop", "eof", "stall"):
+        raise Error(400, "mode is drop, eof or stall")
     with store.open(write=True) as st:
         path = os.path.join(store.root, "cut.json")
         try:
