@@ -1,4 +1,5 @@
-# Sourced by the gerrit_*.sh tests (set NAME first): a temporary directory
+# Sourced by the gerrit_*.sh tests (set NAME first), and by tests that
+# source lib.sh first (its tmpdir and at_exit are used then): a temporary directory
 # ($tmp, the working directory), the Gerrit emulator behind a real sshd
 # (tests/servers/gerrit.sh; its env is sourced: GERRIT_*), aiosmtpd into
 # $tmp/box when SMTP=1, a project "kernel" made from the small tree of
@@ -21,19 +22,29 @@ ls /usr/lib/*/libnss_wrapper.so >/dev/null 2>&1 || skip "no libnss-wrapper"
 # (tests/lsan.supp); the full unwind lets the suppression see its frame
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$PR_SRC/tests/lsan.supp"
-tmp=$(mktemp -d) || exit 1
 smtp=
 daemon=
-cleanup() {
+servers_stop() {
 	[ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
 	[ -n "$smtp" ] && kill "$smtp" 2>/dev/null
 	sh "$PR_SRC/tests/servers/gerrit.sh" stop "$tmp/emu" >/dev/null 2>&1
-	# a session may still be writing its log as sshd goes: try twice
+	# a session may still be writing its log as sshd goes
+	sleep 0.2
+}
+cleanup() {
+	servers_stop
 	if [ -n "${KEEP:-}" ]; then echo "kept $tmp" >&2; else
 		rm -rf "$tmp" 2>/dev/null || { sleep 1; rm -rf "$tmp"; }
 	fi
 }
-trap cleanup EXIT
+# after lib.sh (the fault and crash tests): its $tmp, spawn and at_exit
+if command -v at_exit >/dev/null 2>&1; then
+	tmpdir
+	at_exit servers_stop
+else
+	tmp=$(mktemp -d) || exit 1
+	trap cleanup EXIT
+fi
 cd "$tmp" || exit 1
 
 sh "$PR_SRC/tests/servers/gerrit.sh" start "$tmp/emu" >emu.out 2>&1 ||

@@ -409,21 +409,23 @@ pi_add() {
 # front of the URL UPSTREAM (with ARGS: --tcp, --tls-cert C --tls-key K),
 # its faults read from $tmp/faults (see fault), the requests it saw logged
 # in $tmp/proxy.log; its port in $proxy_port, its base URL in $proxy_url
-# (http://, or https:// with a certificate)
+# (http://, or https:// with a certificate).  A second proxy beside the
+# first: set proxy_tag (say ".ssh") around this and fault; its files are
+# $tmp/faults$proxy_tag, $tmp/proxy$proxy_tag.log
 start_fault_proxy() {
-	local up=$1 scheme=http
+	local up=$1 scheme=http t=${proxy_tag:-}
 	shift
-	: >"$tmp/faults"
-	rm -f "$tmp/proxy.port"
+	: >"$tmp/faults$t"
+	rm -f "$tmp/proxy$t.port"
 	case " $* " in
 	*" --tls-cert "*) scheme=https ;;
 	esac
 	spawn proxy_pid $PY "$servers/fault_proxy.py" --upstream "$up" \
-		--port-file "$tmp/proxy.port" --fault-file "$tmp/faults" "$@" \
-		2>>"$tmp/proxy.log"
-	wait_for 10 test -s "$tmp/proxy.port" ||
-		fail "the fault proxy did not start: $(cat "$tmp/proxy.log")"
-	proxy_port=$(cat "$tmp/proxy.port")
+		--port-file "$tmp/proxy$t.port" --fault-file "$tmp/faults$t" \
+		"$@" 2>>"$tmp/proxy$t.log"
+	wait_for 10 test -s "$tmp/proxy$t.port" ||
+		fail "the fault proxy did not start: $(cat "$tmp/proxy$t.log")"
+	proxy_port=$(cat "$tmp/proxy$t.port")
 	proxy_url=$scheme://127.0.0.1:$proxy_port
 }
 
@@ -435,7 +437,7 @@ fault() {
 	for l in "$@"; do
 		printf '%s\n' "$l"
 	done >"$tmp/faults.new"
-	mv "$tmp/faults.new" "$tmp/faults"
+	mv "$tmp/faults.new" "$tmp/faults${proxy_tag:-}"
 }
 
 # tls_cert NAME: a self-signed certificate for 127.0.0.1 that nobody's CA
