@@ -396,6 +396,7 @@ static void set_emitting(struct pr_gerrit *g, const struct pr_gerrit_group *gr)
 		g->emitting[i].project = pr_strdup(gr->c[i]->project);
 		g->emitting[i].number = gr->c[i]->number;
 		memcpy(g->emitting[i].sha, gr->c[i]->current, 41);
+		g->emitting[i].change = gr->c[i];
 	}
 	g->nr_emitting = gr->nr;
 }
