@@ -75,10 +75,12 @@ static const struct pr_option gerrit_options[] = {
 	  "$XDG_CACHE_HOME/patchrelay/gerrit or ~/.cache/patchrelay/gerrit)",
 	  offsetof(CTX, cache_dir), false, NULL },
 	{ "ca-file", PR_OPT_PATH, NULL,
-	  "CA bundle replacing the system's for the REST API",
+	  "CA bundle replacing the system's for the REST API (and git "
+	  "over https)",
 	  offsetof(CTX, ca_file), false, NULL },
 	{ "timeout", PR_OPT_DURATION, "60s",
-	  "the longest one REST request or the ssh setup may take",
+	  "the longest one REST request or the ssh setup may take; a git "
+	  "transfer idle this long is given up",
 	  offsetof(CTX, timeout), false, NULL },
 	{ "catch-up", PR_OPT_DURATION, "10m",
 	  "a full REST catch-up at least this often, stream or not",
