@@ -135,6 +135,48 @@ commit() {
 	git -C "$1" commit -q -s -a -m "$3" -m "Why: $3." -m "Change-Id: $cid" ||
 		fail "commit $3"
 }
+# source_keys: the keys of a [source] section reading the emulator as
+# relay (its key, the known hosts, project kernel, the cache in $tmp/cache,
+# the HTTP password in $GR_PW), for a config's here-document
+source_keys() {
+	cat <<KEYS
+	type = gerrit
+	ssh-url = $GERRIT_SSH_URL
+	ssh-key = $GERRIT_KEY_relay
+	known-hosts = $GERRIT_KNOWN_HOSTS
+	rest-url = $GERRIT_REST_URL
+	user = relay
+	password = env:GR_PW
+	project = kernel
+	cache-dir = $tmp/cache
+KEYS
+}
+# change_conf CORE SOURCE: relay.conf, each change of project kernel a
+# series (source "gr", trigger auto) mailed to list@example.org through
+# aiosmtpd (sink "list", route "r"); CORE and SOURCE: more lines (tab,
+# key = value) of [core] and [source "gr"]
+change_conf() {
+	cat >relay.conf <<CONF
+[core]
+	state = $tmp/state.db
+$1
+[source "gr"]
+$(source_keys)
+	trigger = auto
+	series = change
+	max-commits = 0
+$2
+[sink "list"]
+	type = smtp
+	url = smtp://127.0.0.1:$(cat smtp.port)
+	starttls = never
+	from = Patch Relay <relay@example.org>
+	to = list@example.org
+[route "r"]
+	from = gr
+	to = list
+CONF
+}
 # rest PATH: an authenticated GET as relay, the JSON (guard cut) on stdout
 rest() {
 	curl -sf -u "relay:$GERRIT_HTTP_PASSWORD_relay" "$GERRIT_REST_URL/a$1" |

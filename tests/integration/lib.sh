@@ -582,6 +582,25 @@ healthy_run() {
 }
 
 
+# daemon_recovers CONF DONE WHO [SECONDS]: `patchrelay run -c CONF
+# --interval 1` (its log $tmp/daemon.log) under faults that fail its first
+# two polls: the shell command DONE comes true within 40 s, the log says
+# WHO (a grep pattern, may be empty) "recovered after 2 failure(s)", and
+# it took SECONDS (default 5: a backoff of 2 s, then 4 s) or more, the
+# seconds in $took; the daemon is stopped
+daemon_recovers() {
+	local pr_t0
+	spawn relay_pid "$PATCHRELAY" run -c "$1" --interval 1 \
+		2>"$tmp/daemon.log"
+	pr_t0=$(date +%s)
+	wait_for 40 $2 || fail "daemon: not delivered: $(cat "$tmp/daemon.log")"
+	took=$(($(date +%s) - pr_t0))
+	stop "$relay_pid"
+	grep -q "$3recovered after 2 failure(s)" "$tmp/daemon.log" ||
+		fail "daemon: no recovery: $(cat "$tmp/daemon.log")"
+	[ "$took" -ge "${4:-5}" ] || fail "daemon: delivered after $took s"
+}
+
 # crash_rounds N CONF NEXT CHECK: round 0, then N rounds of kill -9: the
 # shell command NEXT R makes round R's work; `patchrelay run -c CONF
 # --once` is killed (SIGKILL) after a random delay within 80% of the

@@ -25,36 +25,8 @@ push alice work HEAD:refs/for/master >push.out
 grep -q '/c/kernel/+/1 foo: add foo2 \[NEW\]' push.out ||
 	fail "no change: $(cat push.out)"
 
-cat >relay.conf <<CONF
-[core]
-	state = $tmp/state.db
-	http = 127.0.0.1:0
-[defaults]
-	interval = 10m
-[source "gr"]
-	type = gerrit
-	ssh-url = $GERRIT_SSH_URL
-	ssh-key = $GERRIT_KEY_relay
-	known-hosts = $GERRIT_KNOWN_HOSTS
-	rest-url = $GERRIT_REST_URL
-	user = relay
-	password = env:GR_PW
-	project = kernel
-	trigger = auto
-	series = change
-	max-commits = 0
-	cache-dir = $tmp/cache
-	webhook-secret = env:GR_HOOK_SECRET
-[sink "list"]
-	type = smtp
-	url = smtp://127.0.0.1:$(cat smtp.port)
-	starttls = never
-	from = Patch Relay <relay@example.org>
-	to = list@example.org
-[route "r"]
-	from = gr
-	to = list
-CONF
+change_conf '	http = 127.0.0.1:0' '	interval = 10m
+	webhook-secret = env:GR_HOOK_SECRET'
 export GR_PW="$GERRIT_HTTP_PASSWORD_relay" GR_HOOK_SECRET=$SECRET
 "$PATCHRELAY" run -c relay.conf >daemon.log 2>&1 &
 daemon=$!
