@@ -70,20 +70,23 @@ conf "$rest_url" "$ssh_port" >relay.conf
 clone alice work
 git clone -q tree mail || fail "clone"
 mkdir ml
-n=0
-# new_case NAME: a change on kernel (alice's) and a series in ml/
+n=0 ns=0
+# new_case NAME [both]: a change on kernel (alice's); with both, a series
+# in ml/ too (the REST cases leave the sink alone: it uses ssh only)
 new_case() {
 	git -C work checkout -q -b "$1" origin/master || fail "$1: branch"
 	commit work drivers/net/foo/foo.c "foo: $1"
 	push alice work HEAD:refs/for/master >"$1.push" ||
 		fail "$1: push: $(cat "$1.push")"
+	n=$((n + 1))
+	[ "${2:-}" = both ] || return 0
 	git -C mail checkout -q -b "$1" master || fail "$1: mail branch"
 	echo "int $1;" >>mail/net/core/dev.c
 	git -C mail commit -q -s -a -m "dev: $1" -m "Because of $1." ||
 		fail "$1: commit"
 	git -C mail format-patch -q -1 --stdout >"ml/$1.mbox" ||
 		fail "$1: format-patch"
-	n=$((n + 1))
+	ns=$((ns + 1))
 }
 # counted NAME: what the servers have: each change of kernel mailed once,
 # with one review and Verified +1 by relay; each series of ml/ one change
@@ -108,10 +111,10 @@ for c in json.load(sys.stdin):
 	rest "/changes/?q=project:sink&o=ALL_REVISIONS" | $PY -c 'import json, sys
 for c in json.load(sys.stdin):
     print(c["_number"], len(c["revisions"]), c["subject"])' >pushed.now
-	[ "$(wc -l <pushed.now)" -eq "$n" ] &&
+	[ "$(wc -l <pushed.now)" -eq "$ns" ] &&
 		[ "$(awk '$2 != 1' pushed.now | wc -l)" -eq 0 ] ||
 		fail "$1: pushed, not one change of one patch set a series: $(cat pushed.now)"
-	echo "$NAME: $1: the error said, then $got mailed, $n reviews with Verified +1, $n changes pushed once"
+	echo "$NAME: $1: $got changes mailed, $n reviews with Verified +1, $ns series pushed once"
 }
 src="\\[gerrit:gr\\] source 'gr'"
 # the push's side: the sink, or the fetch of its base (the mbox source
@@ -132,7 +135,7 @@ rest_case() {
 ssh_case() {
 	local name=$1 f=$2
 	shift 2
-	new_case "$name"
+	new_case "$name" both
 	ssh_fault "$f"
 	fault_run "$name" relay.conf "$@"
 	ssh_fault
@@ -140,7 +143,7 @@ ssh_case() {
 	counted "$name"
 }
 
-new_case first
+new_case first both
 healthy_run first relay.conf
 counted first
 
@@ -199,7 +202,7 @@ rest_pid=$proxy_pid rest_url=$proxy_url
 conf "$rest_url" "$ssh_port" >relay.conf
 
 # ---- ssh: the stream, the fetch and the push ----
-new_case sshrefused
+new_case sshrefused both
 conf "$rest_url" "$(free_port)" >sshrefused.conf
 fault_run sshrefused sshrefused.conf "$src: .*" "$snk: .*"
 healthy_run sshrefused relay.conf
@@ -212,7 +215,7 @@ ssh_case sshkex 'drop,after=600' "$src: .*" "$snk: .*"
 
 # the push stored by Gerrit, its answer lost: the next pass pushes again
 # and Gerrit has it already; no second patch set
-new_case lostanswer
+new_case lostanswer both
 ctl drop-push count=1 >/dev/null
 fault_run lostanswer relay.conf "$snk: .*"
 healthy_run lostanswer relay.conf
@@ -220,7 +223,7 @@ counted "lost answer"
 
 # ---- the daemon (interval 1 s): two passes meet a 502; it backs off
 # (2 s, then 4 s) and delivers once the server answers
-new_case daemon
+new_case daemon both
 fault '502,count=2 /a/changes/'
 # mailed, reviewed and pushed
 all_there() {
