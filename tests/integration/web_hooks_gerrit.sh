@@ -5,10 +5,11 @@
 # Gerrit's webhooks plugin POSTs: the event's JSON (as the emulator
 # recorded it) to /hooks/gr?token=SECRET.  With the stream-events session
 # unable to say anything, only the hook can wake the source:
-# (a) the stream stalled (open, answering keepalives, no events): a new
-#     patch set and its hook -> the REST catch-up runs at once and the
-#     patch set is mailed;
-# (b) the stream ended (its command exited) and not yet noticed: the same;
+# (a) the stream ended (its command exited), not yet noticed: a new patch
+#     set and its hook -> the source reconnects, catches up over REST at
+#     once and the patch set is mailed;
+# (b) the stream stalled (open, answering keepalives, no more events): the
+#     same, the catch-up because of the hook alone;
 # (c) a wrong token and a missing one -> 401, logged, and no request
 #     reaches the emulator's REST API (its request log);
 # (d) the same delivery twice (the plugin's retry: the same body) -> 200
@@ -69,32 +70,32 @@ hook() {
 	echo "$code $(head -n 1 hook.out)"
 }
 
-# -- (a) the stream stalled: only the hook can say the patch set is there
+# -- (a) the stream ended, not yet noticed: the hook brings the patch set
 sleep 1.2
-ctl cut-streams after=0 mode=stall >/dev/null
+ctl cut-streams after=0 mode=eof >/dev/null
 ctl patchset change=1 user=alice >/dev/null
 last_event ev2.json
-grep -q '"type": "patchset-created"' ev2.json || fail "event: $(cat ev2.json)"
-q0=$(catch_ups)
 out=$(hook ev2.json)
 [ "$out" = "202 polling 'gr'" ] || fail "(a) hook: $out"
 wait_until 60 mails_are 2 ||
 	fail "(a) the hook did not bring the patch set: $(tail -20 daemon.log)"
-[ "$(catch_ups)" -gt "$q0" ] || fail "(a) mailed without a catch-up?"
-grep -q "Subject: \[PATCH v2\] foo: add foo2" "$tmp"/box/new/* ||
-	fail "(a) no v2 mailed"
-echo "$NAME: (a) stalled stream: the hook brought v2"
+echo "$NAME: (a) ended stream: the hook brought v2"
 
-# -- (b) the stream ended, not yet noticed: the hook brings the patch set
+# -- (b) the stream stalled: only the hook can say the patch set is there
 sleep 1.2
-ctl cut-streams after=0 mode=eof >/dev/null
+ctl cut-streams after=0 mode=stall >/dev/null
 ctl patchset change=1 user=alice >/dev/null
 last_event ev3.json
+grep -q '"type": "patchset-created"' ev3.json || fail "event: $(cat ev3.json)"
+q0=$(catch_ups)
 out=$(hook ev3.json)
 [ "$out" = "202 polling 'gr'" ] || fail "(b) hook: $out"
 wait_until 60 mails_are 3 ||
 	fail "(b) the hook did not bring the patch set: $(tail -20 daemon.log)"
-echo "$NAME: (b) ended stream: the hook brought v3"
+[ "$(catch_ups)" -gt "$q0" ] || fail "(b) mailed without a catch-up?"
+grep -q "Subject: \[PATCH v3\] foo: add foo2" "$tmp"/box/new/* ||
+	fail "(b) no v3 mailed"
+echo "$NAME: (b) stalled stream: the hook brought v3"
 
 # -- (c) a wrong token, none: 401, logged, nothing asked of Gerrit
 sleep 1.2
