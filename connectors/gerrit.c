@@ -573,4 +573,6 @@ const struct pr_connector_type pr_connector_gerrit = {
 	.feedback = gerrit_feedback,
 	.close = gerrit_close,
 	.deliver_version = pr_gerrit_deliver_version,
+	.relay_comment = pr_gerrit_relay_comment,
+	.series_state = pr_gerrit_series_state,
 };

@@ -130,7 +130,7 @@ static void new_change_id(char out[42], const struct pr_version_delivery *d,
 	pr_sha1_final_hex(out + 1, &h);
 }
 
-static int ids_kind(struct pr_buf *out, const char *sink, int number)
+int pr_gerrit_ids_kind(struct pr_buf *out, const char *sink, int number)
 {
 	return pr_buf_addf(out, "gerrit-ids:%s:v%d", sink, number);
 }
@@ -155,7 +155,7 @@ static int inherit_ids(char (*ids)[42], const struct pr_instance *inst,
 	/* the newest earlier version this sink pushed */
 	for (k = v->number - 1; k >= 1; k--) {
 		pr_buf_reset(&kind);
-		if ((err = ids_kind(&kind, inst->name, k)))
+		if ((err = pr_gerrit_ids_kind(&kind, inst->name, k)))
 			goto done;
 		err = pr_store_identity_get(&list, d->store, d->series_id,
 					    kind.ptr);
@@ -240,7 +240,7 @@ static int remember(const struct pr_instance *inst,
 	for (i = 0; i < d->version->nr && !err; i++)
 		err = pr_buf_addf(&list, "%s%s", i ? " " : "", ids[i]);
 	if (!err && list.len &&
-	    !(err = ids_kind(&kind, inst->name, d->version->number)))
+	    !(err = pr_gerrit_ids_kind(&kind, inst->name, d->version->number)))
 		err = pr_store_identity_add(d->store, d->series_id, kind.ptr,
 					    list.ptr);
 	pr_buf_reset(&kind);

@@ -1094,9 +1094,10 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	struct pr_buf mbox = PR_BUF_INIT, rdiff = PR_BUF_INIT;
 	struct pr_buf summary = PR_BUF_INIT;
 	struct sink_job *jobs = NULL;
+	struct pr_bridge_trailed *trailed = NULL;
 	size_t i, nr_jobs = c->route->to.nr, sent = 0, pending = 0;
 	size_t rejected = 0;
-	bool retry = false;
+	bool retry = false, trailed_done = false;
 	int64_t t0;
 	char fp[41];
 	int err;
@@ -1161,7 +1162,13 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 		if (jobs[i].n->connector &&
 		    jobs[i].n->connector->deliver_version)
 			continue;
-		if ((err = prepare_sink(&jobs[i], c, ev, &ev2, v, rdiff.ptr,
+		/* the review trailers gathered so far follow the series */
+		if (!trailed_done && !ev->preview &&
+		    (err = pr_bridge_trailed(&trailed, c->st, sv.series_id, v)))
+			goto done;
+		trailed_done = true;
+		if ((err = prepare_sink(&jobs[i], c, ev, &ev2,
+					trailed ? &trailed->v : v, rdiff.ptr,
 					&report)))
 			goto done;
 	}
@@ -1254,6 +1261,7 @@ done:
 	for (i = 0; jobs && i < nr_jobs; i++)
 		sink_job_release(&jobs[i]);
 	free(jobs);
+	pr_bridge_trailed_free(trailed);
 	pr_buf_release(&mbox);
 	pr_buf_release(&rdiff);
 	pr_buf_release(&summary);
@@ -1276,7 +1284,7 @@ static int on_event(const struct pr_event *ev, void *payload)
 	else if (ev->kind == PR_EVENT_STATE && ev->series && ev->state)
 		err = pr_bridge_state(&b, ev->series->origin_connector,
 				      ev->series->origin_key, ev->state,
-				      ev->state);
+				      ev->body ? ev->body : ev->state);
 	else if (ev->kind == PR_EVENT_COMMENT)
 		err = pr_bridge_comment(&b, ev);
 	/* the cursor moves only once the event is stored and handled */

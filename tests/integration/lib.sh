@@ -492,6 +492,38 @@ print(json.dumps({"mbox": "".join(open(f).read() for f in sys.argv[1:])}))' \
 		fail "feeding $* failed"
 }
 
+# landing_conf DIR SINK: config sections of a git source "tree" watching
+# main of the repository DIR, and a route "landings" from it to SINK (so
+# that a series found landed is told to SINK)
+landing_conf() {
+	conf_section 'source "tree"' type=git "url=$1" watch=main
+	conf_section 'route "landings"' from=tree "to=$2"
+}
+
+# pw_series NAME VERSION FILES...: in $tmp/tree (pw_netdev's), branch
+# NAME of one commit per file off main, mailed by format-patch (a cover
+# letter "series NAME", threaded, vVERSION, List-Id netdev) into
+# $tmp/NAME-VERSION/
+pw_series() {
+	local name=$1 v=$2 vv=
+	shift 2
+	git -C "$tmp/tree" checkout -q -B "$name" main
+	for f in "$@"; do
+		echo "$name $v $f" >"$tmp/tree/$f"
+		git -C "$tmp/tree" add "$f"
+		git -C "$tmp/tree" commit -q -m "$f: add it ($name)"
+	done
+	[ "$v" -gt 1 ] && vv=-v$v
+	git -C "$tmp/tree" format-patch -q --cover-letter --thread $vv \
+		-o "$tmp/$name-$v" --add-header 'List-Id: <netdev.example.org>' \
+		main.."$name"
+	sed -i "s/\*\*\* SUBJECT HERE \*\*\*/series $name/" \
+		"$tmp/$name-$v"/*0000-*
+	# a cover's Message-ID is made of the time and the sender alone
+	sed -i "s/<cover\./<cover.$name-$v./g" "$tmp/$name-$v"/*.patch
+	git -C "$tmp/tree" checkout -q main
+}
+
 # start_patchwork: the patchwork emulator (start_emulator), its project
 # netdev (list netdev.example.org) kept by kuba, whose token good-token is
 # exported as PW_TOKEN
