@@ -235,6 +235,8 @@ struct pr_gerrit_fb {
 	char *project;
 	int64_t number;
 	char sha[41];
+	/* the change as the catch-up read it (its messages), while emitted */
+	const struct pr_gerrit_change *change;
 };
 
 /*

@@ -360,7 +360,7 @@ static int push(struct push_cb *cb, git_repository *repo,
 					       strstr(e->message, "host key")
 				       ? PR_EAUTH
 				       : PR_ENET,
-			       "sink '%s': push to '%s': %s", inst->name, url,
+			       "push to '%s': %s", url,
 			       e && e->message ? e->message : "failed");
 	}
 done:
@@ -413,8 +413,9 @@ int pr_gerrit_deliver_version(struct pr_instance *inst,
 	const struct pr_gerrit *g = inst->state;
 	const struct pr_gerrit_ctx *o = g->o;
 	const char *project = o->project.items[0], *branch = o->branch.items[0];
-	struct pr_gitfetch_auth auth = { o->user, o->password, o->ssh_key,
-					 o->known_hosts };
+	struct pr_gitfetch_auth auth = { o->user,    o->password,
+					 o->ssh_key, o->known_hosts,
+					 o->timeout, o->ca_file };
 	struct push_cb cb;
 	struct pr_gerrit_push_answer answer = { 0 };
 	struct pr_buf dir = PR_BUF_INIT, url = PR_BUF_INIT;
@@ -474,6 +475,8 @@ int pr_gerrit_deliver_version(struct pr_instance *inst,
 	if (out->status == PR_DELIVER_OK)
 		err = remember(inst, d, ids, &answer);
 done:
+	if (err < 0)
+		err = pr_error_wrap(err, "sink '%s'", inst->name);
 	git_signature_free(committer);
 	git_commit_free(base);
 	git_repository_free(repo);

@@ -397,6 +397,7 @@ static void set_emitting(struct pr_gerrit *g, const struct pr_gerrit_group *gr)
 		g->emitting[i].project = pr_strdup(gr->c[i]->project);
 		g->emitting[i].number = gr->c[i]->number;
 		memcpy(g->emitting[i].sha, gr->c[i]->current, 41);
+		g->emitting[i].change = gr->c[i];
 	}
 	g->nr_emitting = gr->nr;
 }
@@ -1278,9 +1279,13 @@ int pr_gerrit_poll(struct pr_instance *inst, const char *cursor,
 				  (unsigned long long)s->events);
 	if (err)
 		goto done;
-	/* nothing happened since this route last looked */
-	if (seen.len && p.c.seen && !strcmp(seen.ptr, p.c.seen) &&
-	    now - p.c.at < g->o->catch_up / 1000)
+	/*
+	 * nothing happened since this route last looked; unless a hook says
+	 * so: its event may be on its way down the stream still, or lost
+	 * with a stream that stalled
+	 */
+	if (!inst->hooked && seen.len && p.c.seen &&
+	    !strcmp(seen.ptr, p.c.seen) && now - p.c.at < g->o->catch_up / 1000)
 		goto done;
 	if ((err = catch_up(&p)))
 		goto done;

@@ -1376,16 +1376,19 @@ void pr_engine_close(struct pr_graph *g)
 		node_close(&g->nodes[i]);
 }
 
-static bool source_listed(const struct pr_engine_opts *o, const char *name)
+static bool name_in(const char *const *names, size_t nr, const char *name)
 {
 	size_t i;
 
-	if (!o->sources)
-		return true;
-	for (i = 0; i < o->nr_sources; i++)
-		if (!strcmp(o->sources[i], name))
+	for (i = 0; i < nr; i++)
+		if (!strcmp(names[i], name))
 			return true;
 	return false;
+}
+
+static bool source_listed(const struct pr_engine_opts *o, const char *name)
+{
+	return !o->sources || name_in(o->sources, o->nr_sources, name);
 }
 
 int64_t pr_engine_retry_at(const char *message)
@@ -1473,10 +1476,14 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 				(struct pr_instance *)&src->inst;
 
 			inst->state_dir = state_dir.ptr;
+			inst->hooked = c.opts->hooked &&
+				       name_in(c.opts->hooked,
+					       c.opts->nr_hooked, r->from);
 			err = src->connector->poll(inst,
 						   err == 0 ? cursor.ptr : NULL,
 						   on_event, &c);
 			inst->state_dir = NULL;
+			inst->hooked = false;
 			/* the records of the poll's last effects durable */
 			if (err >= 0 && (serr = pr_store_sync(st)))
 				err = serr;

@@ -176,6 +176,9 @@ series() { # VERSION DIR: the mbox DIR.mbox of topic2 as vVERSION
 	git -C tree format-patch -q --cover-letter --thread $v \
 		-o "$tmp/$2" --add-header 'List-Id: <netdev.example.org>' \
 		main..topic2
+	# format-patch names the cover "cover.TIME.git.EMAIL" (TIME when it
+	# runs): two versions made in one second would share the cover's id
+	sed -i -e "s/<cover\\./<cover-v$1./" "$tmp/$2"/*.patch
 	sed -i -e 's/\*\*\* SUBJECT HERE \*\*\*/b: three files/' \
 		-e 's/\*\*\* BLURB HERE \*\*\*/Three new files./' \
 		"$tmp/$2"/*0000-*
