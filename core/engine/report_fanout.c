@@ -40,7 +40,8 @@ static void cap_utf8(struct pr_buf *s, size_t max)
 
 /*
  * One line: the first finding of the worst verdict ("size: 12 files
- * over 10"), and how many more there are; "passed" when none says more.
+ * over 10", the first line of its output after it), and how many more
+ * there are; "passed" when none says more.
  */
 static int describe(struct pr_buf *out, const struct pr_report *r,
 		    enum pr_verdict v)
@@ -63,6 +64,11 @@ static int describe(struct pr_buf *out, const struct pr_report *r,
 			  (int)strcspn(first->message ? first->message : "",
 				       "\n"),
 			  first->message ? first->message : "");
+	/* a tool's output: its first line says the most */
+	if (!err && first->detail && *first->detail)
+		err = pr_buf_addf(out, ": %.*s",
+				  (int)strcspn(first->detail, "\n"),
+				  first->detail);
 	if (!err && more)
 		err = pr_buf_addf(out, " (and %zu more)", more);
 	cap_utf8(out, DESCRIPTION_MAX);
