@@ -18,26 +18,17 @@
 /* ---- requests ---- */
 
 /*
- * Whether resp is a rate-limit answer, and until when: retry-after wins,
- * then an exhausted primary limit's reset, then (a 429 or a 403 whose
- * body says "rate limit") a minute, as GitHub's docs advise.
+ * Whether resp is a rate-limit answer, and until when: the HTTP rules of
+ * pr_http_rate_limited, and GitHub's secondary limit, a 403 whose body
+ * says "rate limit" with no header to go by: a minute, as its docs advise.
  */
 static bool rate_limited(int64_t *until, const struct pr_http_response *resp,
 			 int64_t now)
 {
-	if (resp->status != 403 && resp->status != 429)
-		return false;
-	if (resp->retry_after >= 0) {
-		*until = now + resp->retry_after;
+	if (pr_http_rate_limited(until, resp, now))
 		return true;
-	}
-	if (resp->ratelimit_remaining == 0 && resp->ratelimit_reset > 0) {
-		*until = resp->ratelimit_reset > now ? resp->ratelimit_reset
-						     : now + 1;
-		return true;
-	}
-	if (resp->status == 429 ||
-	    (resp->body.len && strcasestr(resp->body.ptr, "rate limit"))) {
+	if (resp->status == 403 && resp->body.len &&
+	    strcasestr(resp->body.ptr, "rate limit")) {
 		*until = now + 60;
 		return true;
 	}

@@ -464,6 +464,47 @@ static int add_error_value(struct pr_buf *out, const json_t *v)
 	return err;
 }
 
+/*
+ * What a body that is not JSON says (a proxy's or Django's HTML error
+ * page, a plain-text answer): its visible text, tags dropped, blanks
+ * collapsed, the first 120 printable bytes, quoted.
+ */
+static int add_page_text(struct pr_buf *out, const char *body, size_t len)
+{
+	struct pr_buf text = PR_BUF_INIT;
+	bool in_tag = false, blank = false;
+	int err = 0;
+
+	for (size_t i = 0; i < len && text.len < 120 && !err; i++) {
+		unsigned char ch = (unsigned char)body[i];
+
+		if (ch == '<')
+			in_tag = true;
+		else if (ch == '>' && in_tag)
+			in_tag = false;
+		else if (in_tag)
+			continue;
+		else if (ch <= ' ' || ch == 0x7f)
+			blank = text.len > 0;
+		else {
+			if (blank)
+				err = pr_buf_addch(&text, ' ');
+			blank = false;
+			if (!err)
+				err = pr_buf_addch(&text,
+						   ch < 0x80 ? (char)ch : '?');
+		}
+	}
+	if (!err)
+		err = text.len ? pr_buf_addf(out,
+					     "a body that is not JSON: \"%s\"",
+					     text.ptr)
+			       : pr_buf_addf(out, "%zu bytes that are not JSON",
+					     len);
+	pr_buf_release(&text);
+	return err;
+}
+
 int pr_pw_error_text(struct pr_buf *out, const char *body, size_t len)
 {
 	json_t *j = json_loadb(body, len, 0, NULL);
@@ -473,8 +514,7 @@ int pr_pw_error_text(struct pr_buf *out, const char *body, size_t len)
 	int err = 0;
 
 	if (!j || !json_is_object(j)) {
-		/* an HTML error page: only its length says something */
-		err = pr_buf_addf(out, "%zu bytes that are not JSON", len);
+		err = add_page_text(out, body, len);
 		goto done;
 	}
 	v = json_object_get(j, "detail");

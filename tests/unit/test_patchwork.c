@@ -133,7 +133,19 @@ static void test_states_and_errors(void **state)
 	assert_string_equal(text.ptr, "Invalid token.");
 	pr_buf_reset(&text);
 	assert_int_equal(pr_pw_error_text(&text, "<h1>x</h1>", 10), 0);
-	assert_string_equal(text.ptr, "10 bytes that are not JSON");
+	assert_string_equal(text.ptr, "a body that is not JSON: \"x\"");
+	pr_buf_reset(&text);
+	assert_int_equal(pr_pw_error_text(&text,
+					  "<html><title>403 Forbidden</title>\n"
+					  "<body>\n<h1>Forbidden</h1>",
+					  60),
+			 0);
+	assert_string_equal(text.ptr,
+			    "a body that is not JSON: \"403 Forbidden "
+			    "Forbidden\"");
+	pr_buf_reset(&text);
+	assert_int_equal(pr_pw_error_text(&text, "<br/>\n", 6), 0);
+	assert_string_equal(text.ptr, "6 bytes that are not JSON");
 	pr_buf_release(&text);
 }
 
