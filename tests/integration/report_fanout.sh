@@ -11,7 +11,9 @@
 # (c) read again once more: nothing new anywhere;
 # (d) the check now fails: each place shows it once more (a failure
 #     status, a failed status, Verified -1 with the finding, a fail check
-#     per patch, a second reply); read again: nothing new.
+#     per patch, a second reply); read again: nothing new;
+# (e) a series from a pull request (a github source) gets the status on
+#     the PR's head, under the default context patchrelay/ROUTE.
 # The emulators log what they were asked: the counts are of their writes.
 # First, `patchrelay graph` refuses a report-to that cannot show a report.
 set -u
@@ -280,4 +282,42 @@ for n in $(cat ch); do
 	[ "$(reviews "$n" | wc -l)" -eq 2 ] || fail "gerrit again (5)"
 done
 [ "$(replies)" -eq 2 ] || fail "a third reply"
+
+# -- (e) a series that came from a pull request: the status goes on its head
+git -C work checkout -q -b own master
+echo 'int own;' >>work/fs/ext4/inode.c
+git -C work commit -q -s -a -m 'ext4: add own' || fail "commit own"
+ctl_post "$GH" /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"relay-bot\",\"title\":\"own\",\"body\":\"\",\"from\":\"$tmp/work\",\"ref\":\"own\",\"base\":\"master\"}"
+own=$(git -C work rev-parse own)
+cat >own.conf <<CONF
+[core]
+	state = $tmp/own.db
+[source "pr"]
+	type = github
+	api-url = $GH
+	repo = kernel/net
+	token = env:GH_TOKEN
+	trigger = auto
+	cache-dir = $tmp/cache
+[check "gate"]
+	type = exec
+	command = sh
+	command = $tmp/gate.sh
+[sink "box"]
+	type = maildir
+	path = $tmp/mdir
+[route "from-pr"]
+	from = pr
+	step = gate
+	to = box
+	report-to = pr
+CONF
+rm -f broken
+"$PATCHRELAY" run -c own.conf --once >own.log 2>&1 || fail "own: $(cat own.log)"
+curl -sf -H 'User-Agent: t' "$GH/repos/kernel/net/commits/$own/statuses" |
+	$PY -c 'import json, sys
+for s in json.load(sys.stdin):
+    print("%s|%s|%s" % (s["state"], s["context"], s["description"]))' >own1
+[ "$(cat own1)" = "success|patchrelay/from-pr|passed" ] ||
+	fail "own PR status: $(cat own1) $(cat own.log)"
 exit 0
