@@ -148,11 +148,11 @@ writes() {
 print(sum(1 for r in json.load(sys.stdin) if r["method"] == "POST"
           and 200 <= r["status"] < 300 and re.search(sys.argv[1], r["path"])))' "$2"
 }
-# gh_statuses: "state|context|description" of the PR head's statuses,
-# newest first
+# gh_statuses [SHA]: "state|context|description" of the statuses of SHA
+# (default: the head of the first PR), newest first
 gh_statuses() {
-	sha=$(curl -sf -H 'User-Agent: t' "$GH/repos/kernel/net/pulls?state=all" |
-		$PY -c 'import json, sys; print(json.load(sys.stdin)[0]["head"]["sha"])') ||
+	sha=${1:-$(curl -sf -H 'User-Agent: t' "$GH/repos/kernel/net/pulls?state=all" |
+		$PY -c 'import json, sys; print(json.load(sys.stdin)[-1]["head"]["sha"])')} ||
 		fail "no pull request"
 	curl -sf -H 'User-Agent: t' "$GH/repos/kernel/net/commits/$sha/statuses" |
 		$PY -c 'import json, sys
@@ -314,10 +314,7 @@ cat >own.conf <<CONF
 CONF
 rm -f broken
 "$PATCHRELAY" run -c own.conf --once >own.log 2>&1 || fail "own: $(cat own.log)"
-curl -sf -H 'User-Agent: t' "$GH/repos/kernel/net/commits/$own/statuses" |
-	$PY -c 'import json, sys
-for s in json.load(sys.stdin):
-    print("%s|%s|%s" % (s["state"], s["context"], s["description"]))' >own1
+gh_statuses "$own" >own1
 [ "$(cat own1)" = "success|patchrelay/from-pr|passed" ] ||
 	fail "own PR status: $(cat own1) $(cat own.log)"
 exit 0
