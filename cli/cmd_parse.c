@@ -1,4 +1,5 @@
 #include "base/pr.h"
+#include "base/json.h"
 #include "mail/am.h"
 #include "mail/assemble.h"
 #include "commands.h"
@@ -7,18 +8,53 @@
 #include "mail/mailjson.h"
 #include "mail/mbox.h"
 
-#include <jansson.h>
-
 /* patchrelay parse [--json] [--mboxrd] FILE... */
 
+/* JSON text held before it is written out */
+#define FLUSH_BYTES (64 * PR_KIB)
+
 struct parse_ctx {
-	json_t *messages;
 	bool json;
 	size_t good, bad;
-	/* every mail as a patch, for the "series" list */
+	/* --json: the text not written yet; each message goes out as read */
+	struct pr_buf out;
+	struct pr_jsonw w;
+	/*
+	 * The mails of the "series" list, slimmed to what the assembly
+	 * reads: the first PR_LIMIT_SERIES_PATCHES * 4 mails read as
+	 * patches, of which the patches and cover letters are kept.
+	 */
 	struct pr_patch **mails;
-	size_t nr, alloc;
+	size_t nr, alloc, read_as_patch;
 };
+
+static void flush(struct parse_ctx *ctx, size_t above)
+{
+	if (ctx->out.len <= above)
+		return;
+	fwrite(ctx->out.ptr, 1, ctx->out.len, stdout);
+	pr_buf_reset(&ctx->out);
+}
+
+/* Keep a summary of the mail for the series, as pr_am_series_mails would. */
+static void keep_for_series(struct parse_ctx *ctx, const struct pr_mailinfo *mi)
+{
+	struct pr_patch *p = NULL, *kept;
+
+	if (ctx->read_as_patch >= PR_LIMIT_SERIES_PATCHES * 4 ||
+	    pr_am_patch_from_mailinfo(&p, mi)) {
+		pr_error_clear();
+		return;
+	}
+	ctx->read_as_patch++;
+	if (!pr_am_series_mails(&kept, &p, 1)) {
+		pr_patch_free(p);
+		return;
+	}
+	pr_assemble_slim(p);
+	PR_ALLOC_GROW(ctx->mails, ctx->nr + 1, ctx->alloc);
+	ctx->mails[ctx->nr++] = p;
+}
 
 static int one_message(const char *data, size_t len,
 		       const struct pr_mbox_where *w, void *payload)
@@ -38,15 +74,14 @@ static int one_message(const char *data, size_t len,
 	}
 	ctx->good++;
 	if (ctx->json) {
-		struct pr_patch *p = NULL;
-
-		json_array_append_new(ctx->messages, pr_mailjson_message(&mi));
-		if (ctx->nr < PR_LIMIT_SERIES_PATCHES * 4 &&
-		    !pr_am_patch_from_mailinfo(&p, &mi)) {
-			PR_ALLOC_GROW(ctx->mails, ctx->nr + 1, ctx->alloc);
-			ctx->mails[ctx->nr++] = p;
+		/* the document starts with the first message */
+		if (!ctx->w.depth) {
+			pr_jsonw_open(&ctx->w, NULL, '{');
+			pr_jsonw_open(&ctx->w, "messages", '[');
 		}
-		pr_error_clear();
+		pr_mailjson_write(&ctx->w, NULL, &mi);
+		flush(ctx, FLUSH_BYTES);
+		keep_for_series(ctx, &mi);
 	} else {
 		printf("%s\t%s <%s>\t%s\n", pr_mail_kind_name(mi.kind), mi.name,
 		       mi.email, mi.subject);
@@ -57,63 +92,56 @@ done:
 }
 
 /* The "series" list: mails grouped as core/mail/assemble.h says. */
-static int series_json(json_t **out, struct pr_patch *const *mails, size_t nr)
+static int series_json(struct pr_jsonw *w, struct pr_patch *const *mails,
+		       size_t nr)
 {
-	struct pr_patch **pat = pr_calloc(nr ? nr : 1, sizeof(*pat));
 	struct pr_assembly a = { 0 };
-	json_t *list = json_array();
 	char **ids = NULL;
-	size_t n, i, j, k;
+	size_t i, j, k;
 	int err;
 
-	n = pr_am_series_mails(pat, mails, nr);
-	err = pr_assemble_mails(&a, pat, n);
+	err = pr_assemble_mails(&a, mails, nr);
+	pr_jsonw_open(w, "series", '[');
 	for (i = 0; !err && i < a.nr; i++) {
 		const struct pr_asm_series *s = &a.series[i];
 
 		for (j = 0; j < s->nr; j++) {
 			const struct pr_asm_version *v = &s->versions[j];
-			json_t *o = json_object();
 
-			pr_mailjson_set_str(o, "key", s->key);
-			json_object_set_new(o, "version",
-					    json_integer(v->number));
-			json_object_set_new(o, "total", json_integer(v->total));
-			json_object_set_new(o, "complete",
-					    json_boolean(v->complete));
-			json_object_set_new(o, "partial_reroll",
-					    json_boolean(v->partial_reroll));
-			json_object_set_new(o, "superseded",
-					    json_boolean(v->superseded));
-			pr_mailjson_set_str(o, "cover",
-					    v->cover ? v->cover->message_id
-						     : NULL);
+			pr_jsonw_open(w, NULL, '{');
+			pr_mailjson_field_str(w, "key", s->key);
+			pr_jsonw_int(w, "version", v->number);
+			pr_jsonw_int(w, "total", v->total);
+			pr_jsonw_bool(w, "complete", v->complete);
+			pr_jsonw_bool(w, "partial_reroll", v->partial_reroll);
+			pr_jsonw_bool(w, "superseded", v->superseded);
+			pr_mailjson_field_str(w, "cover",
+					      v->cover ? v->cover->message_id
+						       : NULL);
 			ids = pr_reallocarray(ids, v->nr ? v->nr : 1,
 					      sizeof(*ids));
 			for (k = 0; k < v->nr; k++)
 				ids[k] = v->patches[k]->message_id;
-			pr_mailjson_set_list(o, "patches", ids, v->nr);
-			pr_mailjson_set_str(o, "supersedes", v->supersedes);
-			json_array_append_new(list, o);
+			pr_mailjson_field_list(w, "patches", ids, v->nr);
+			pr_mailjson_field_str(w, "supersedes", v->supersedes);
+			pr_jsonw_close(w, '}');
 		}
 	}
+	pr_jsonw_close(w, ']');
 	pr_assemble_release(&a);
 	free(ids);
-	free(pat);
-	if (err)
-		json_decref(list);
-	else
-		*out = list;
 	return err;
 }
 
 int cmd_parse(int argc, char **argv)
 {
-	struct parse_ctx ctx = { NULL, false, 0, 0, NULL, 0, 0 };
+	struct parse_ctx ctx;
 	struct pr_mbox_opts opts = { false };
 	int i, files = 0, ret = PR_EXIT_OK;
 
-	ctx.messages = json_array();
+	memset(&ctx, 0, sizeof(ctx));
+	pr_buf_init(&ctx.out, 0);
+	pr_jsonw_init(&ctx.w, &ctx.out);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			ctx.json = true;
@@ -156,27 +184,21 @@ int cmd_parse(int argc, char **argv)
 		goto done;
 	}
 	if (ctx.json) {
-		json_t *root = json_object(), *series = NULL;
-		char *s;
-
-		if (series_json(&series, ctx.mails, ctx.nr)) {
+		pr_jsonw_close(&ctx.w, ']');
+		if (series_json(&ctx.w, ctx.mails, ctx.nr)) {
 			pr_cli_error("parse");
-			json_decref(root);
 			ret = PR_EXIT_RUNTIME;
 			goto done;
 		}
-		json_object_set(root, "messages", ctx.messages);
-		json_object_set_new(root, "series", series);
-		s = json_dumps(root, JSON_INDENT(2));
-		if (s)
-			printf("%s\n", s);
-		free(s);
-		json_decref(root);
+		pr_jsonw_close(&ctx.w, '}');
+		pr_buf_addch(&ctx.out, '\n');
 	}
 done:
+	/* on an error the document is cut short: no closing brackets */
+	flush(&ctx, 0);
 	for (i = 0; i < (int)ctx.nr; i++)
 		pr_patch_free(ctx.mails[i]);
 	free(ctx.mails);
-	json_decref(ctx.messages);
+	pr_buf_release(&ctx.out);
 	return ret;
 }

@@ -81,6 +81,7 @@ struct sched {
 	int64_t backoff; /* 1, 2, 4 .. MAX_BACKOFF intervals */
 	int64_t polled_at; /* when its last poll ended, 0: never */
 	int64_t hold_until; /* rate limited until then, 0: not */
+	bool hooked; /* a hook asked for its next poll */
 	unsigned failures; /* in a row */
 	char *last_error; /* of the last failure, NULL: none */
 	/* what this pass's polls said; several routes may poll it */
@@ -95,6 +96,8 @@ struct schedule {
 	size_t nr;
 	const char **due; /* names, for pr_engine_opts */
 	size_t nr_due;
+	const char **hooked; /* of those, the ones hooks asked for */
+	size_t nr_hooked;
 	struct pr_metrics *metrics;
 	int64_t mark; /* when the pass began or the last poll ended */
 };
@@ -121,9 +124,11 @@ static void schedule_release(struct schedule *sc)
 		sched_release(&sc->items[i]);
 	free(sc->items);
 	free(sc->due);
+	free(sc->hooked);
 	sc->items = NULL;
 	sc->due = NULL;
-	sc->nr = sc->nr_due = 0;
+	sc->hooked = NULL;
+	sc->nr = sc->nr_due = sc->nr_hooked = 0;
 }
 
 static struct sched *schedule_find(struct schedule *sc, const char *name)
@@ -145,9 +150,10 @@ static void schedule_build(struct schedule *sc, const struct pr_graph *g,
 {
 	size_t i;
 
-	sc->nr = sc->nr_due = 0;
+	sc->nr = sc->nr_due = sc->nr_hooked = 0;
 	sc->items = pr_calloc(g->nr_routes + 1, sizeof(*sc->items));
 	sc->due = pr_calloc(g->nr_routes + 1, sizeof(*sc->due));
+	sc->hooked = pr_calloc(g->nr_routes + 1, sizeof(*sc->hooked));
 	for (i = 0; i < g->nr_routes; i++) {
 		const struct pr_graph_node *n =
 			pr_graph_node(g, "source", g->routes[i].from);
@@ -167,6 +173,7 @@ static void schedule_build(struct schedule *sc, const struct pr_graph *g,
 			s->backoff = was->backoff;
 			s->polled_at = was->polled_at;
 			s->hold_until = was->hold_until;
+			s->hooked = was->hooked;
 			s->failures = was->failures;
 			s->last_error = was->last_error;
 			was->last_error = NULL;
@@ -274,6 +281,7 @@ static void schedule_update(struct schedule *sc)
 		s->next_due = now + wait;
 		s->polled_at = now;
 		s->polled = false;
+		s->hooked = false;
 		s->err = 0;
 		s->retry_at = 0;
 	}
@@ -313,6 +321,7 @@ static void schedule_hooked(struct schedule *sc, struct pr_web *web)
 			due = s->hold_until;
 		if (due < s->next_due)
 			s->next_due = due;
+		s->hooked = true;
 	}
 	pr_strlist_release(&names);
 }
@@ -352,11 +361,13 @@ static int64_t schedule_due(struct schedule *sc)
 	int64_t now = now_ms(), next = INT64_MAX;
 	size_t i;
 
-	sc->nr_due = 0;
+	sc->nr_due = sc->nr_hooked = 0;
 	for (i = 0; i < sc->nr; i++) {
-		if (sc->items[i].next_due <= now)
+		if (sc->items[i].next_due <= now) {
 			sc->due[sc->nr_due++] = sc->items[i].name;
-		else if (sc->items[i].next_due - now < next)
+			if (sc->items[i].hooked)
+				sc->hooked[sc->nr_hooked++] = sc->items[i].name;
+		} else if (sc->items[i].next_due - now < next)
 			next = sc->items[i].next_due - now;
 	}
 	return sc->nr_due ? 0 : next;
@@ -477,6 +488,8 @@ int cmd_run(int argc, char **argv)
 			schedule_due(&sc);
 			opts.sources = sc.due;
 			opts.nr_sources = sc.nr_due;
+			opts.hooked = sc.hooked;
+			opts.nr_hooked = sc.nr_hooked;
 		}
 		err = pr_engine_pass(&stats, g, st, &opts);
 		schedule_update(&sc);

@@ -134,6 +134,33 @@ void pr_gerrit_json_body(const char **json, size_t *len, const char *body,
 int pr_gerrit_parse_changes(struct pr_gerrit_change_list *out, const char *body,
 			    size_t len);
 
+/* One inline comment (a CommentInfo of GET /changes/ID/comments). */
+struct pr_gerrit_comment {
+	char *id;
+	char *path; /* "/COMMIT_MSG", "/PATCHSET_LEVEL" or a file */
+	int64_t line; /* 0: on the file (or the patch set), not a line */
+	int ps; /* patch_set */
+	char *message;
+	char *updated;
+	char *change_message_id; /* NULL: not given (before Gerrit 3.4) */
+	struct pr_gerrit_account author;
+};
+
+struct pr_gerrit_comment_list {
+	struct pr_gerrit_comment *items;
+	size_t nr, alloc;
+};
+
+void pr_gerrit_comment_list_release(struct pr_gerrit_comment_list *l);
+
+/*
+ * A change's comments (a map of path to a list of CommentInfo, the ")]}'"
+ * line included or not), appended to out with their path; an `id` is
+ * required, a field of the wrong type is PR_EPARSE.
+ */
+int pr_gerrit_parse_comments(struct pr_gerrit_comment_list *out,
+			     const char *body, size_t len);
+
 /* An AccountInfo (GET /accounts/self), the ")]}'" line included or not. */
 int pr_gerrit_parse_account(struct pr_gerrit_account *out, const char *body,
 			    size_t len);
@@ -208,6 +235,8 @@ struct pr_gerrit_fb {
 	char *project;
 	int64_t number;
 	char sha[41];
+	/* the change as the catch-up read it (its messages), while emitted */
+	const struct pr_gerrit_change *change;
 };
 
 /*
@@ -285,5 +314,21 @@ void pr_gerrit_src_free(struct pr_gerrit_src *s);
 int pr_gerrit_deliver_version(struct pr_instance *inst,
 			      const struct pr_version_delivery *d,
 			      struct pr_deliver_result *out);
+/*
+ * The identity map's kind of the Change-Ids sink `sink` pushed version
+ * `number` with ("gerrit-ids:SINK:vN"; the value: one a patch, in order,
+ * space-separated).
+ */
+int pr_gerrit_ids_kind(struct pr_buf *out, const char *sink, int number);
+
+/*
+ * gerrit_relay.c, the sink's part of the reply relay (engine/bridge.h):
+ * a list reply as a review message on the change of the patch it
+ * answers, and a series' state told to its changes.
+ */
+int pr_gerrit_relay_comment(struct pr_instance *inst, const struct pr_relay *r,
+			    char **posted);
+int pr_gerrit_series_state(struct pr_instance *inst, const struct pr_relay *r,
+			   const char *state, const char *why);
 
 #endif

@@ -478,6 +478,90 @@ int pr_gerrit_parse_account(struct pr_gerrit_account *out, const char *body,
 	return err;
 }
 
+/* ---- CommentInfo ---- */
+
+void pr_gerrit_comment_list_release(struct pr_gerrit_comment_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		struct pr_gerrit_comment *c = &l->items[i];
+
+		free(c->id);
+		free(c->path);
+		free(c->message);
+		free(c->updated);
+		free(c->change_message_id);
+		pr_gerrit_account_release(&c->author);
+	}
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+static int parse_comment(struct pr_gerrit_comment *c, const char *path,
+			 const json_t *o)
+{
+	int err;
+
+	if (!json_is_object(o))
+		return pr_error(PR_EPARSE,
+				"gerrit comments: a comment of '%s' "
+				"is not an object",
+				path);
+	c->path = pr_strdup(path);
+	if ((err = get_str(&c->id, o, "id", "comment")) ||
+	    (err = get_int(&c->line, o, "line", "comment")) ||
+	    (err = get_small(&c->ps, o, "patch_set", "comment")) ||
+	    (err = get_str(&c->message, o, "message", "comment")) ||
+	    (err = get_str(&c->updated, o, "updated", "comment")) ||
+	    (err = get_str(&c->change_message_id, o, "change_message_id",
+			   "comment")) ||
+	    (err = get_account(&c->author, o, "author", "comment")))
+		return err;
+	if (!c->id)
+		return pr_error(PR_EPARSE, "gerrit comment: no 'id'");
+	if (c->line < 0)
+		return bad("comment", "line");
+	return 0;
+}
+
+int pr_gerrit_parse_comments(struct pr_gerrit_comment_list *out,
+			     const char *body, size_t len)
+{
+	json_t *root = load(body, len, "comments");
+	const json_t *list, *o;
+	const char *path;
+	size_t i;
+	int err = 0;
+
+	if (!root)
+		return PR_EPARSE;
+	if (!json_is_object(root)) {
+		err = pr_error(PR_EPARSE, "gerrit comments: not a map");
+		goto done;
+	}
+	json_object_foreach((json_t *)root, path, list)
+	{
+		if (!json_is_array(list)) {
+			err = pr_error(PR_EPARSE,
+				       "gerrit comments: '%s' is not a list",
+				       path);
+			goto done;
+		}
+		json_array_foreach(list, i, o)
+		{
+			PR_ALLOC_GROW(out->items, out->nr + 1, out->alloc);
+			memset(&out->items[out->nr], 0, sizeof(*out->items));
+			if ((err = parse_comment(&out->items[out->nr++], path,
+						 o)))
+				goto done;
+		}
+	}
+done:
+	json_decref(root);
+	return err;
+}
+
 /* ---- stream-events ---- */
 
 void pr_gerrit_event_release(struct pr_gerrit_event *e)

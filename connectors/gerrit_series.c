@@ -272,8 +272,9 @@ int pr_gerrit_group_fetch(struct pr_gerrit_poll *p,
 			  git_repository *repo, const char *project)
 {
 	const struct pr_gerrit_ctx *o = p->g->o;
-	struct pr_gitfetch_auth auth = { o->user, o->password, o->ssh_key,
-					 o->known_hosts };
+	struct pr_gitfetch_auth auth = { o->user,    o->password,
+					 o->ssh_key, o->known_hosts,
+					 o->timeout, o->ca_file };
 	struct pr_strlist specs = { 0 };
 	struct pr_buf url = PR_BUF_INIT, what = PR_BUF_INIT;
 	size_t i, k;

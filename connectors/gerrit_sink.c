@@ -130,7 +130,7 @@ static void new_change_id(char out[42], const struct pr_version_delivery *d,
 	pr_sha1_final_hex(out + 1, &h);
 }
 
-static int ids_kind(struct pr_buf *out, const char *sink, int number)
+int pr_gerrit_ids_kind(struct pr_buf *out, const char *sink, int number)
 {
 	return pr_buf_addf(out, "gerrit-ids:%s:v%d", sink, number);
 }
@@ -155,7 +155,7 @@ static int inherit_ids(char (*ids)[42], const struct pr_instance *inst,
 	/* the newest earlier version this sink pushed */
 	for (k = v->number - 1; k >= 1; k--) {
 		pr_buf_reset(&kind);
-		if ((err = ids_kind(&kind, inst->name, k)))
+		if ((err = pr_gerrit_ids_kind(&kind, inst->name, k)))
 			goto done;
 		err = pr_store_identity_get(&list, d->store, d->series_id,
 					    kind.ptr);
@@ -240,7 +240,7 @@ static int remember(const struct pr_instance *inst,
 	for (i = 0; i < d->version->nr && !err; i++)
 		err = pr_buf_addf(&list, "%s%s", i ? " " : "", ids[i]);
 	if (!err && list.len &&
-	    !(err = ids_kind(&kind, inst->name, d->version->number)))
+	    !(err = pr_gerrit_ids_kind(&kind, inst->name, d->version->number)))
 		err = pr_store_identity_add(d->store, d->series_id, kind.ptr,
 					    list.ptr);
 	pr_buf_reset(&kind);
@@ -360,7 +360,7 @@ static int push(struct push_cb *cb, git_repository *repo,
 					       strstr(e->message, "host key")
 				       ? PR_EAUTH
 				       : PR_ENET,
-			       "sink '%s': push to '%s': %s", inst->name, url,
+			       "push to '%s': %s", url,
 			       e && e->message ? e->message : "failed");
 	}
 done:
@@ -413,8 +413,9 @@ int pr_gerrit_deliver_version(struct pr_instance *inst,
 	const struct pr_gerrit *g = inst->state;
 	const struct pr_gerrit_ctx *o = g->o;
 	const char *project = o->project.items[0], *branch = o->branch.items[0];
-	struct pr_gitfetch_auth auth = { o->user, o->password, o->ssh_key,
-					 o->known_hosts };
+	struct pr_gitfetch_auth auth = { o->user,    o->password,
+					 o->ssh_key, o->known_hosts,
+					 o->timeout, o->ca_file };
 	struct push_cb cb;
 	struct pr_gerrit_push_answer answer = { 0 };
 	struct pr_buf dir = PR_BUF_INIT, url = PR_BUF_INIT;
@@ -474,6 +475,8 @@ int pr_gerrit_deliver_version(struct pr_instance *inst,
 	if (out->status == PR_DELIVER_OK)
 		err = remember(inst, d, ids, &answer);
 done:
+	if (err < 0)
+		err = pr_error_wrap(err, "sink '%s'", inst->name);
 	git_signature_free(committer);
 	git_commit_free(base);
 	git_repository_free(repo);

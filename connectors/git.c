@@ -344,7 +344,8 @@ static int sync_cache(struct pr_buf *dir, struct pr_instance *inst)
 	const char *names[3];
 	struct pr_gitfetch_auth auth = { ctx->user,    ctx->password,
 					 ctx->ssh_key, ctx->known_hosts,
-					 ctx->timeout, ctx->ca_file };
+					 ctx->timeout, ctx->ca_file,
+					 true /* insteadof */ };
 	git_repository *repo = NULL;
 	size_t nr = 0;
 	int err = 0;
@@ -524,7 +525,8 @@ static int git_deliver_version(struct pr_instance *inst,
 	const struct pr_version *v = d->version;
 	struct pr_gitfetch_auth auth = { ctx->user,    ctx->password,
 					 ctx->ssh_key, ctx->known_hosts,
-					 ctx->timeout, ctx->ca_file };
+					 ctx->timeout, ctx->ca_file,
+					 true /* insteadof */ };
 	struct pr_gitpush p = { inst->name,
 				ctx->url,
 				&auth,

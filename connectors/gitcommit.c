@@ -76,7 +76,6 @@ done:
 int pr_gitcommit_message(struct pr_buf *out, const struct pr_patch *p,
 			 const char *trailers)
 {
-	struct pr_trailer_list have = { 0 };
 	const char *body = p->body ? p->body : "";
 	size_t start = out->len;
 	int err;
@@ -90,13 +89,7 @@ int pr_gitcommit_message(struct pr_buf *out, const struct pr_patch *p,
 	if ((err = pr_buf_addch(out, '\n')) || !trailers || !*trailers)
 		return err;
 	/* into the trailer block the message ends with, else a new one */
-	err = pr_trailers_parse(&have, out->ptr + start, out->len - start);
-	if (!err && !have.nr)
-		err = pr_buf_addch(out, '\n');
-	if (!err)
-		err = pr_buf_adds(out, trailers);
-	pr_trailer_list_release(&have);
-	return err;
+	return pr_trailers_append(out, start, trailers);
 }
 
 /*

@@ -637,13 +637,30 @@ static int run_job(pr_gitnet_fn fn, const struct fetch_job *j)
 	return err;
 }
 
+/* The job, its URL rewritten by the user's insteadOf when auth asks. */
+static int rewrite_run(pr_gitnet_fn fn, struct fetch_job *j)
+{
+	struct pr_buf url = PR_BUF_INIT;
+	int err = 0;
+
+	if (j->auth && j->auth->insteadof) {
+		if ((err = pr_gitnet_rewrite(&url, j->repo, j->url, false)))
+			goto done;
+		j->url = url.ptr;
+	}
+	err = run_job(fn, j);
+done:
+	pr_buf_release(&url);
+	return err;
+}
+
 int pr_gitfetch(git_repository *repo, const char *url, const char *const *specs,
 		size_t nr, const struct pr_gitfetch_auth *auth,
 		const char *what)
 {
 	struct fetch_job j = { repo, url, specs, nr, auth, what };
 
-	return run_job(fetch_specs_job, &j);
+	return rewrite_run(fetch_specs_job, &j);
 }
 
 int pr_gitfetch_names(git_repository *repo, const char *url,
@@ -652,5 +669,5 @@ int pr_gitfetch_names(git_repository *repo, const char *url,
 {
 	struct fetch_job j = { repo, url, names, nr, auth, what };
 
-	return run_job(fetch_names_job, &j);
+	return rewrite_run(fetch_names_job, &j);
 }

@@ -2,6 +2,7 @@
 #define PR_CONNECTORS_GITFETCH_H
 
 #include <git2.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/buf.h"
@@ -12,9 +13,11 @@
  * remote url (git.c).
  *
  * Invariants:
- * - The remote is anonymous and made without url.*.insteadOf: the URL is
- *   used as configured (and libgit2 1.5's insteadOf lookup leaks a pcre2
- *   match block per config entry, fixed only in 1.6).
+ * - The remote is anonymous.  Its URL is used as given, or, with
+ *   auth->insteadof, as git rewrites it by the user's url.<base>.insteadOf
+ *   (pr_gitnet_rewrite; messages then name the rewritten URL).  libgit2's
+ *   own rewrite is off (GIT_REMOTE_CREATE_SKIP_INSTEADOF): 1.5's lookup
+ *   leaks a pcre2 match block per config entry.
  * - Every spec is forced ("+SRC:DST") and names one ref; a SRC the remote
  *   does not advertise is PR_ENOENT and nothing is fetched, so a cache
  *   ref is never left standing for a ref the remote no longer has.
@@ -45,6 +48,8 @@ struct pr_gitfetch_auth {
 	const char *known_hosts; /* NULL: ~/.ssh/known_hosts */
 	int64_t timeout_ms; /* 0: 60 s */
 	const char *ca_file; /* NULL: the system's CAs */
+	/* apply url.<base>.insteadOf and pushInsteadOf: a URL the user wrote */
+	bool insteadof;
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "git/libgit.h"
 #include "gitnet.h"
 
 #define GITNET_IDLE_MS 60000
@@ -178,5 +179,79 @@ done:
 	if (fds[1] >= 0)
 		close(fds[1]);
 	pr_buf_release(&rec);
+	return err;
+}
+
+/*
+ * If entry is url.<base>.KEY (KEY insteadof or pushinsteadof, as libgit2
+ * lowercases it) and its value is a longer prefix of url than *best,
+ * take it: *best its length, *base the base.
+ */
+static void take_rewrite(const git_config_entry *e, const char *key,
+			 const char *url, size_t *best, const char **base,
+			 size_t *base_len)
+{
+	size_t len = strlen(e->name), klen = strlen(key), vlen;
+
+	if (strncmp(e->name, "url.", 4) || len < 5 + klen ||
+	    e->name[len - klen - 1] != '.' ||
+	    strcmp(e->name + len - klen, key) || !e->value)
+		return;
+	vlen = strlen(e->value);
+	/* strictly longer: on a tie the first one read stays */
+	if (!vlen || vlen <= *best || strncmp(url, e->value, vlen))
+		return;
+	*best = vlen;
+	*base = e->name + 4;
+	*base_len = len - 4 - klen - 1;
+}
+
+int pr_gitnet_rewrite(struct pr_buf *out, git_repository *repo, const char *url,
+		      bool push)
+{
+	struct pr_buf fetch_base = PR_BUF_INIT, push_base = PR_BUF_INIT;
+	git_config *cfg = NULL;
+	git_config_iterator *it = NULL;
+	git_config_entry *e;
+	size_t best = 0, pbest = 0, len = 0, plen = 0;
+	const char *base;
+	int err;
+
+	if ((err = pr_libgit_config(&cfg, repo)))
+		goto done;
+	if (git_config_iterator_new(&it, cfg) < 0) {
+		err = pr_libgit_fail("config", "url.<base>.insteadOf");
+		goto done;
+	}
+	/* the entries die with the iterator: keep the bases as they come */
+	while (git_config_next(&e, it) == 0) {
+		base = NULL;
+		take_rewrite(e, "insteadof", url, &best, &base, &len);
+		if (base) {
+			pr_buf_reset(&fetch_base);
+			if ((err = pr_buf_add(&fetch_base, base, len)))
+				goto done;
+		}
+		base = NULL;
+		if (push)
+			take_rewrite(e, "pushinsteadof", url, &pbest, &base,
+				     &plen);
+		if (base) {
+			pr_buf_reset(&push_base);
+			if ((err = pr_buf_add(&push_base, base, plen)))
+				goto done;
+		}
+	}
+	if (pbest)
+		err = pr_buf_addf(out, "%s%s", push_base.ptr, url + pbest);
+	else if (best)
+		err = pr_buf_addf(out, "%s%s", fetch_base.ptr, url + best);
+	else
+		err = pr_buf_adds(out, url);
+done:
+	git_config_iterator_free(it);
+	git_config_free(cfg);
+	pr_buf_release(&fetch_base);
+	pr_buf_release(&push_base);
 	return err;
 }

@@ -1,6 +1,8 @@
 #ifndef PR_CONNECTORS_GITNET_H
 #define PR_CONNECTORS_GITNET_H
 
+#include <git2.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/buf.h"
@@ -34,5 +36,20 @@ typedef int (*pr_gitnet_fn)(struct pr_buf *extra, void *payload);
 /* idle_ms 0: 60 s.  `what` starts the messages ("fetch refs from 'URL'"). */
 int pr_gitnet_run(struct pr_buf *extra, int64_t idle_ms, const char *what,
 		  pr_gitnet_fn fn, void *payload);
+
+/*
+ * url as git rewrites a URL it is given: the longest prefix that a
+ * url.<base>.insteadOf of the config files git reads for repo
+ * (pr_libgit_config: system, global, the repository's) names is replaced
+ * by <base>; on a tie, the one git reads first.  For a push (push true),
+ * a url.<base>.pushInsteadOf that matches is taken instead, and else the
+ * insteadOf result, as git makes a push URL.  No match: url itself.
+ * The entries are walked by hand: libgit2 1.5 applies both to an
+ * anonymous remote made without GIT_REMOTE_CREATE_SKIP_INSTEADOF, but
+ * its lookup loses a pcre2 match block (about 20 KB) per config entry
+ * per direction on every remote it makes (docs/connectors/git.md).
+ */
+int pr_gitnet_rewrite(struct pr_buf *out, git_repository *repo, const char *url,
+		      bool push);
 
 #endif

@@ -49,7 +49,10 @@ static int rm_entry(const char *path, const struct stat *sb, int flag,
 struct target {
 	git_repository *repo;
 	git_remote *remote; /* NULL: local */
+	git_remote *push; /* the remote for a push: remote, or its push URL's */
 	char scratch[96];
+	/* a remote's URLs, rewritten by insteadOf when auth->insteadof */
+	struct pr_buf url, push_url;
 	/* a remote's callbacks: gitfetch's first, then push_status's */
 	struct push_cb {
 		struct pr_gitfetch_cb cb;
@@ -124,7 +127,7 @@ static int fetch_job(struct pr_buf *extra, void *payload)
 	if (pr_gitfetch_trust(j->p->auth))
 		return pr_error_wrap(PR_ECONFIG, "sink '%s'", j->p->sink);
 	if (git_remote_fetch(j->t->remote, j->specs, j->fo, NULL) < 0)
-		return remote_fail(PR_ENET, j->p->sink, j->p->url);
+		return remote_fail(PR_ENET, j->p->sink, j->t->url.ptr);
 	return 0;
 }
 
@@ -136,10 +139,10 @@ static int push_job(struct pr_buf *extra, void *payload)
 
 	if (pr_gitfetch_trust(j->p->auth))
 		return pr_error_wrap(PR_ECONFIG, "sink '%s'", j->p->sink);
-	if (git_remote_push(j->t->remote, j->specs, j->po) < 0) {
+	if (git_remote_push(j->t->push, j->specs, j->po) < 0) {
 		/* the message names the remote, its password as <redacted> */
 		pr_buf_adds(&what, "push to '");
-		pr_gitfetch_safe_url(&what, j->p->url);
+		pr_gitfetch_safe_url(&what, j->t->push_url.ptr);
 		pr_buf_addch(&what, '\'');
 		err = pr_gitcommit_fail(PR_ENET, j->p->sink, what.ptr);
 		pr_buf_release(&what);
@@ -148,20 +151,39 @@ static int push_job(struct pr_buf *extra, void *payload)
 	return pr_buf_addbuf(extra, &j->t->cb.why);
 }
 
-static int remote_run(const char *verb, struct remote_job *job, pr_gitnet_fn fn)
+static int remote_run(const char *verb, const char *url, struct remote_job *job,
+		      pr_gitnet_fn fn)
 {
 	struct pr_buf what = PR_BUF_INIT;
 	int err;
 
 	if (!(err = pr_buf_addf(&what, "sink '%s': %s '", job->p->sink,
 				verb)) &&
-	    !(err = pr_gitfetch_safe_url(&what, job->p->url)) &&
+	    !(err = pr_gitfetch_safe_url(&what, url)) &&
 	    !(err = pr_buf_addch(&what, '\'')))
 		err = pr_gitnet_run(&job->t->cb.why,
 				    job->p->auth ? job->p->auth->timeout_ms : 0,
 				    what.ptr, fn, job);
 	pr_buf_release(&what);
 	return err;
+}
+
+/* The remote's fetch and push URLs, as git makes them of p->url. */
+static int remote_urls(struct target *t, const struct pr_gitpush *p)
+{
+	int err;
+
+	pr_buf_init(&t->url, 0);
+	pr_buf_init(&t->push_url, 0);
+	if (!p->auth || !p->auth->insteadof) {
+		if (!(err = pr_buf_adds(&t->url, p->url)))
+			err = pr_buf_adds(&t->push_url, p->url);
+		return err;
+	}
+	if ((err = pr_gitnet_rewrite(&t->url, t->repo, p->url, false)) ||
+	    (err = pr_gitnet_rewrite(&t->push_url, t->repo, p->url, true)))
+		return pr_error_wrap(err, "sink '%s'", p->sink);
+	return 0;
 }
 
 static int open_target(struct target *t, const struct pr_gitpush *p)
@@ -173,6 +195,7 @@ static int open_target(struct target *t, const struct pr_gitpush *p)
 	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
 	git_remote_create_options create = GIT_REMOTE_CREATE_OPTIONS_INIT;
 	const char *tmp = getenv("TMPDIR");
+	int err;
 
 	memset(t, 0, sizeof(*t));
 	pr_buf_init(&t->cb.why, 0);
@@ -197,27 +220,37 @@ static int open_target(struct target *t, const struct pr_gitpush *p)
 	}
 	if (git_repository_init(&t->repo, t->scratch, 1) < 0)
 		return pr_gitcommit_fail(PR_EIO, p->sink, "scratch repository");
-	/*
-	 * Without url.*.insteadOf, as forge_fetch.c: the URL is used as
-	 * configured, and libgit2 1.5's insteadOf lookup leaks a pcre2
-	 * match block per config entry on every remote it makes.
-	 */
+	if ((err = remote_urls(t, p)))
+		return err;
+	/* libgit2's insteadOf lookup leaks (gitnet.h): ours was applied */
 	create.repository = t->repo;
 	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
-	if (git_remote_create_with_opts(&t->remote, p->url, &create) < 0)
-		return remote_fail(PR_EINVAL, p->sink, p->url);
-	pr_gitfetch_callbacks(&fo.callbacks, &t->cb.cb, p->auth, p->url);
+	if (git_remote_create_with_opts(&t->remote, t->url.ptr, &create) < 0)
+		return remote_fail(PR_EINVAL, p->sink, t->url.ptr);
+	/*
+	 * A push URL of its own is a remote of its own: libgit2 1.5's
+	 * file:// push goes to the remote's url whatever its pushurl.
+	 */
+	t->push = t->remote;
+	if (strcmp(t->url.ptr, t->push_url.ptr) &&
+	    git_remote_create_with_opts(&t->push, t->push_url.ptr, &create) < 0)
+		return remote_fail(PR_EINVAL, p->sink, t->push_url.ptr);
+	pr_gitfetch_callbacks(&fo.callbacks, &t->cb.cb, p->auth, t->url.ptr);
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	job.t = t;
 	job.p = p;
 	job.specs = &specs;
 	job.fo = &fo;
-	return remote_run("fetch from", &job, fetch_job);
+	return remote_run("fetch from", t->url.ptr, &job, fetch_job);
 }
 
 static void close_target(struct target *t)
 {
 	pr_buf_release(&t->cb.why); /* safe when zeroed: alloc 0 */
+	pr_buf_release(&t->url);
+	pr_buf_release(&t->push_url);
+	if (t->push != t->remote)
+		git_remote_free(t->push);
 	git_remote_free(t->remote);
 	git_repository_free(t->repo);
 	if (t->scratch[0])
@@ -271,13 +304,14 @@ static int set_branch(struct target *t, const struct pr_gitpush *p,
 	if ((err = pr_buf_addf(&spec, "+%s:%s", refname, refname)))
 		goto done;
 	specp = spec.ptr;
-	pr_gitfetch_callbacks(&po.callbacks, &t->cb.cb, p->auth, p->url);
+	pr_gitfetch_callbacks(&po.callbacks, &t->cb.cb, p->auth,
+			      t->push_url.ptr);
 	po.callbacks.push_update_reference = push_status;
 	job.t = t;
 	job.p = p;
 	job.specs = &specs;
 	job.po = &po;
-	if ((err = remote_run("push to", &job, push_job)))
+	if ((err = remote_run("push to", t->push_url.ptr, &job, push_job)))
 		goto done;
 	if (t->cb.why.len) {
 		pr_gitcommit_reject(out, "push refused: %s", t->cb.why.ptr);

@@ -28,6 +28,8 @@
  *   reason naming the patch, "patch 2/3 'subject' does not apply on
  *   <base>: <why>", or the ref); nothing is pushed then and the branch is
  *   not touched.  A transport failure is a negative PR_E* (retried).
+ * - With auth->insteadof the remote's fetch and push URLs are git's
+ *   rewrites of url (pr_gitnet_rewrite), and messages name them.
  * - Messages name the URL with any password as <redacted>.
  */
 

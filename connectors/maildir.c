@@ -25,9 +25,10 @@
  * and a crash leaves at most a stale tmp/ file that the retry overwrites.
  *
  * The maildir source reads the messages of PATH/new and PATH/cur (a reader
- * moving one from new/ to cur/ keeps its name before ':'), each at the
- * position "<mtime>.<name>" (connectors/mailsrc.h), and never moves or
- * flags them: the cursor says what was seen.
+ * moving one from new/ to cur/ keeps its name before ':' and its mtime),
+ * each at the position "<mtime>.<name>" (connectors/mailsrc.h), and never
+ * moves or flags them: the cursor says what was seen, by mtime and by the
+ * names near its high mark (see window_cursor()).
  */
 
 static int make_dir(const char *path)
@@ -206,35 +207,47 @@ done:
 	return err;
 }
 
-/* mbox_split's callback: the one message of a file, CRs dropped. */
-struct one_file {
-	struct pr_mailsrc_batch *batch;
-	const char *pos;
-	int64_t arrival;
+/*
+ * How far below the newest mtime seen the cursor still names each file it
+ * saw: a file delivered late (written into tmp/ before a file the last
+ * poll read, renamed into new/ after it) within that many seconds is read.
+ */
+#define SEEN_WINDOW 60
+
+/* A file of new/ or cur/: its path, its name before ':', its position. */
+struct entry {
+	char *path;
+	char *name;
+	char *pos;
+	int64_t mtime;
 };
 
-static int add_message(const char *data, size_t len,
-		       const struct pr_mbox_where *w, void *payload)
-{
-	struct one_file *f = payload;
+struct scan {
+	struct entry *v;
+	size_t nr, alloc;
+};
 
-	PR_UNUSED(w);
-	pr_mailsrc_batch_add(f->batch, f->pos, data, len, f->arrival);
-	return 0;
+static void scan_release(struct scan *sc)
+{
+	size_t i;
+
+	for (i = 0; i < sc->nr; i++) {
+		free(sc->v[i].path);
+		free(sc->v[i].name);
+		free(sc->v[i].pos);
+	}
+	free(sc->v);
+	memset(sc, 0, sizeof(*sc));
 }
 
-/* Add the messages of PATH/sub at or after `low` to the batch. */
-static int read_folder(struct pr_mailsrc_batch *batch, const char *path,
-		       const char *sub, const char *low)
+/* List the regular files of PATH/sub (none when it does not exist). */
+static int scan_folder(struct scan *sc, const char *path, const char *sub)
 {
-	struct pr_buf dir = PR_BUF_INIT, file, pos = PR_BUF_INIT,
-		      data = PR_BUF_INIT;
-	struct pr_mbox_opts mo = { false };
+	struct pr_buf dir = PR_BUF_INIT, file = PR_BUF_INIT;
 	struct dirent *de;
 	DIR *d = NULL;
 	int err = 0;
 
-	pr_buf_init(&file, 0);
 	if ((err = pr_buf_addf(&dir, "%s/%s", path, sub)))
 		goto done;
 	d = opendir(dir.ptr);
@@ -246,50 +259,141 @@ static int read_folder(struct pr_mailsrc_batch *batch, const char *path,
 		goto done;
 	}
 	while ((de = readdir(d))) {
-		struct one_file f;
+		struct entry *e;
 		struct stat sb;
-		const char *colon;
+		size_t n = strcspn(de->d_name, ":");
 
 		if (de->d_name[0] == '.')
 			continue;
 		pr_buf_reset(&file);
-		pr_buf_reset(&pos);
 		if ((err = pr_buf_addf(&file, "%s/%s", dir.ptr, de->d_name)))
 			goto done;
 		if (stat(file.ptr, &sb) < 0 || !S_ISREG(sb.st_mode))
 			continue; /* moved away meanwhile, or not a mail */
-		colon = strchr(de->d_name, ':');
-		if ((err = pr_buf_addf(&pos, "%020lld.%.*s",
-				       (long long)sb.st_mtime,
-				       colon ? (int)(colon - de->d_name)
-					     : (int)strlen(de->d_name),
-				       de->d_name)))
+		PR_ALLOC_GROW(sc->v, sc->nr + 1, sc->alloc);
+		e = &sc->v[sc->nr++];
+		e->path = pr_strdup(file.ptr);
+		e->name = pr_strndup(de->d_name, n);
+		e->mtime = (int64_t)sb.st_mtime;
+		pr_buf_reset(&file);
+		if ((err = pr_buf_addf(&file, "%020lld.%s", (long long)e->mtime,
+				       e->name)))
 			goto done;
-		if (low && strcmp(pos.ptr, low) < 0)
-			continue;
-		pr_buf_release(&data);
-		pr_buf_init(&data, PR_LIMIT_MAIL_BYTES);
-		err = pr_buf_read_file(&data, file.ptr);
-		if (err == PR_ENOENT) {
-			err = 0;
-			continue;
-		}
-		if (err)
-			goto done;
-		f.batch = batch;
-		f.pos = pos.ptr;
-		f.arrival = (int64_t)sb.st_mtime;
-		if ((err = pr_mbox_split(data.ptr, data.len, file.ptr, &mo,
-					 add_message, &f)))
-			goto done;
+		e->pos = pr_strdup(file.ptr);
 	}
 done:
 	if (d)
 		closedir(d);
 	pr_buf_release(&dir);
 	pr_buf_release(&file);
-	pr_buf_release(&pos);
-	pr_buf_release(&data);
+	return err;
+}
+
+/* mbox_split's callback: the one message of a file, CRs dropped. */
+struct one_file {
+	struct pr_mailsrc_batch *batch;
+	const struct entry *e;
+	bool seen, waited;
+};
+
+static int add_message(const char *data, size_t len,
+		       const struct pr_mbox_where *w, void *payload)
+{
+	struct one_file *f = payload;
+
+	PR_UNUSED(w);
+	pr_mailsrc_batch_add(f->batch, f->e->pos, data, len, f->e->mtime);
+	f->batch->v[f->batch->nr - 1].seen = f->seen;
+	f->batch->v[f->batch->nr - 1].waited = f->waited;
+	return 0;
+}
+
+/* Add the message of file e to the batch, seen or not, waited or not. */
+static int read_entry(struct pr_mailsrc_batch *batch, const struct entry *e,
+		      bool seen, bool waited)
+{
+	struct pr_mbox_opts mo = { false };
+	struct one_file f = { batch, e, seen, waited };
+	int err;
+
+	/* a chunk at a time, the message passed without a copy */
+	err = pr_mbox_read_path(e->path, &mo, add_message, &f);
+	if (err == PR_ENOENT)
+		err = 0; /* moved away meanwhile (into cur/: read there next) */
+	return err;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The seconds of a position "<mtime as 20 digits>.<name>". */
+static int64_t pos_time(const char *pos)
+{
+	return pos ? (int64_t)strtoll(pos, NULL, 10) : 0;
+}
+
+/*
+ * The cursor: below high's second less SEEN_WINDOW every file was seen,
+ * from there on exactly those named in `seen`.
+ */
+struct window {
+	const struct pr_mailsrc_cursor *prev; /* NULL: the first poll */
+	const struct scan *sc;
+	int64_t now;
+	struct pr_strlist held; /* the positions of the mails that wait */
+};
+
+static bool was_seen(const struct window *w, const struct entry *e)
+{
+	const struct pr_mailsrc_cursor *c = w->prev;
+
+	if (!c)
+		return false;
+	/* a cursor of before the seen names: everything up to high */
+	if (!c->has_seen)
+		return c->high && strcmp(e->pos, c->high) <= 0;
+	/* no high: every file read was dated ahead of the clock, and named */
+	if (c->high && e->mtime < pos_time(c->high) - SEEN_WINDOW)
+		return true;
+	return pr_mailsrc_list_has(&c->seen, e->name);
+}
+
+static int window_cursor(struct pr_buf *out, const char *low, void *payload)
+{
+	const struct window *w = payload;
+	struct pr_mailsrc_cursor next;
+	const char **names = NULL;
+	size_t i, nr = 0;
+	int64_t floor;
+	int err;
+
+	memset(&next, 0, sizeof(next));
+	next.epoch = "";
+	next.high = w->prev ? w->prev->high : NULL;
+	/* a file dated ahead of the clock does not move high: it is named */
+	for (i = 0; i < w->sc->nr; i++)
+		if (w->sc->v[i].mtime <= w->now &&
+		    (!next.high || strcmp(w->sc->v[i].pos, next.high) > 0))
+			next.high = w->sc->v[i].pos;
+	floor = pos_time(next.high) - SEEN_WINDOW;
+	names = pr_calloc(w->sc->nr + 1, sizeof(*names));
+	for (i = 0; i < w->sc->nr; i++)
+		if (w->sc->v[i].mtime >= floor)
+			names[nr++] = w->sc->v[i].name;
+	if (nr)
+		qsort(names, nr, sizeof(*names), cmp_str);
+	/* borrowed: the list is not released */
+	next.seen.items = (char **)names;
+	next.seen.nr = nr;
+	next.has_seen = true;
+	next.has_held = true;
+	next.held = w->held;
+	next.low = (char *)(low ? low : next.high);
+	next.time = w->now;
+	err = pr_mailsrc_cursor_format(out, &next);
+	free(names);
 	return err;
 }
 
@@ -300,10 +404,14 @@ static int maildir_poll(struct pr_instance *inst, const char *cursor,
 	struct pr_mailsrc_cursor prev;
 	struct pr_mailsrc_batch batch = { NULL, 0, 0 };
 	struct pr_mailsrc_opts o;
+	struct scan sc = { NULL, 0, 0 };
+	struct window w;
 	struct stat sb;
+	size_t i;
 	int err = 0;
 
 	memset(&prev, 0, sizeof(prev));
+	memset(&w, 0, sizeof(w));
 	if (cursor && (err = pr_mailsrc_cursor_parse(&prev, cursor)))
 		goto done;
 	if (stat(ctx->path, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
@@ -311,23 +419,44 @@ static int maildir_poll(struct pr_instance *inst, const char *cursor,
 			       ctx->path);
 		goto done;
 	}
-	if ((err = read_folder(&batch, ctx->path, "new", prev.low)) ||
-	    (err = read_folder(&batch, ctx->path, "cur", prev.low)))
+	if ((err = scan_folder(&sc, ctx->path, "new")) ||
+	    (err = scan_folder(&sc, ctx->path, "cur")))
+		goto done;
+	w.prev = cursor ? &prev : NULL;
+	w.sc = &sc;
+	w.now = (int64_t)time(NULL);
+	/* what was not seen, and what is at or after low (seen or not) */
+	for (i = 0; i < sc.nr && !err; i++) {
+		bool seen = was_seen(&w, &sc.v[i]);
+		bool waited = pr_mailsrc_list_has(&prev.held, sc.v[i].pos);
+
+		if (!seen || !prev.low || strcmp(sc.v[i].pos, prev.low) >= 0)
+			err = read_entry(&batch, &sc.v[i], seen, waited);
+	}
+	if (err)
 		goto done;
 	memset(&o, 0, sizeof(o));
 	o.origin = inst->name;
 	o.prefix = inst->prefix;
 	o.wait_ms = ctx->wait;
 	o.trusted = &ctx->trusted;
-	o.now = (int64_t)time(NULL);
+	o.now = w.now;
 	o.archive = NULL;
 	o.epoch = "";
-	err = pr_mailsrc_emit(&batch, cursor ? &prev : NULL, &o, emit, payload);
+	o.has_prev = cursor != NULL;
+	o.prev_time = cursor ? prev.time : 0;
+	o.knows_waited = prev.has_held;
+	o.held = &w.held;
+	o.cursor = window_cursor;
+	o.cursor_payload = &w;
+	err = pr_mailsrc_emit_seen(&batch, &o, emit, payload);
 done:
 	if (err < 0)
 		err = pr_error_wrap(err, "source '%s'", inst->name);
 	pr_mailsrc_cursor_release(&prev);
 	pr_mailsrc_batch_release(&batch);
+	scan_release(&sc);
+	pr_strlist_release(&w.held);
 	return err;
 }
 

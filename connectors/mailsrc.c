@@ -21,6 +21,7 @@ void pr_mailsrc_batch_add(struct pr_mailsrc_batch *b, const char *pos,
 	m->len = len;
 	m->arrival = arrival;
 	m->seen = false;
+	m->waited = false;
 }
 
 void pr_mailsrc_batch_release(struct pr_mailsrc_batch *b)
@@ -43,9 +44,19 @@ static bool plain_byte(unsigned char c)
 	       c == '-';
 }
 
-static int add_value(struct pr_buf *out, const char *key, const char *v)
+static int add_escaped(struct pr_buf *out, const char *v)
 {
 	const unsigned char *p = (const unsigned char *)v;
+	int err = 0;
+
+	for (; !err && *p; p++)
+		err = plain_byte(*p) ? pr_buf_addch(out, *p)
+				     : pr_buf_addf(out, "%%%02X", *p);
+	return err;
+}
+
+static int add_value(struct pr_buf *out, const char *key, const char *v)
+{
 	int err = pr_buf_addf(out, " %s=", key);
 
 	if (!err && !v)
@@ -53,9 +64,21 @@ static int add_value(struct pr_buf *out, const char *key, const char *v)
 	/* "-" alone means NULL, so a value "-" is written %2D */
 	if (!err && !strcmp(v, "-"))
 		return pr_buf_adds(out, "%2D");
-	for (; !err && *p; p++)
-		err = plain_byte(*p) ? pr_buf_addch(out, *p)
-				     : pr_buf_addf(out, "%%%02X", *p);
+	return err ? err : add_escaped(out, v);
+}
+
+static int add_list(struct pr_buf *out, const char *key,
+		    const struct pr_strlist *l)
+{
+	int err = pr_buf_addf(out, " %s=", key);
+	size_t i;
+
+	for (i = 0; !err && i < l->nr; i++) {
+		if (i)
+			err = pr_buf_addch(out, ',');
+		if (!err)
+			err = add_escaped(out, l->items[i]);
+	}
 	return err;
 }
 
@@ -72,6 +95,10 @@ int pr_mailsrc_cursor_format(struct pr_buf *out,
 		err = add_value(out, "high", c->high);
 	if (!err)
 		err = pr_buf_addf(out, " time=%lld", (long long)c->time);
+	if (!err && c->has_held)
+		err = add_list(out, "held", &c->held);
+	if (!err && c->has_seen)
+		err = add_list(out, "seen", &c->seen);
 	return err;
 }
 
@@ -84,6 +111,29 @@ static int hexval(int c)
 	if (c >= 'a' && c <= 'f')
 		return c - 'a' + 10;
 	return -1;
+}
+
+/* Decode s[0..n) (%XX escapes, plain bytes) into out; false if malformed. */
+static bool decode(struct pr_buf *out, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '%') {
+			int hi = i + 2 < n ? hexval(s[i + 1]) : -1,
+			    lo = hi < 0 ? -1 : hexval(s[i + 2]);
+
+			if (lo < 0)
+				return false;
+			pr_buf_addch(out, hi * 16 + lo);
+			i += 2;
+		} else if (plain_byte((unsigned char)s[i])) {
+			pr_buf_addch(out, s[i]);
+		} else {
+			return false;
+		}
+	}
+	return !memchr(out->ptr, '\0', out->len);
 }
 
 /* Read " key=value" at *p into *out (NULL for "-"); false when malformed. */
@@ -101,28 +151,53 @@ static bool read_value(char **out, const char **p, const char *key)
 		*p = s + 1;
 		return true;
 	}
-	for (; *s && *s != ' '; s++) {
-		if (*s == '%') {
-			int hi = hexval(s[1]), lo = hi < 0 ? -1 : hexval(s[2]);
-
-			if (lo < 0)
-				goto bad;
-			pr_buf_addch(&v, hi * 16 + lo);
-			s += 2;
-		} else if (plain_byte((unsigned char)*s)) {
-			pr_buf_addch(&v, *s);
-		} else {
-			goto bad;
-		}
+	n = strcspn(s, " ");
+	if (!decode(&v, s, n)) {
+		pr_buf_release(&v);
+		return false;
 	}
-	if (memchr(v.ptr, '\0', v.len))
-		goto bad;
 	*out = pr_buf_detach(&v, NULL);
-	*p = s;
+	*p = s + n;
 	return true;
-bad:
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Read " key=A,B" at *p into l, sorted; false when malformed. */
+static bool read_list(struct pr_strlist *l, bool *has, const char **p,
+		      const char *key)
+{
+	struct pr_buf v = PR_BUF_INIT;
+	size_t n = strlen(key);
+	const char *s = *p;
+	bool ok = true;
+
+	if (*s != ' ' || strncmp(s + 1, key, n) || s[1 + n] != '=')
+		return false;
+	*has = true;
+	for (s += n + 2; ok && *s && *s != ' '; s += n + (s[n] == ',')) {
+		n = strcspn(s, ", ");
+		pr_buf_reset(&v);
+		ok = n && decode(&v, s, n) && v.len;
+		if (ok)
+			pr_strlist_add(l, v.ptr);
+		/* a trailing ',' names nothing */
+		ok = ok && !(s[n] == ',' && (!s[n + 1] || s[n + 1] == ' '));
+	}
 	pr_buf_release(&v);
-	return false;
+	if (l->nr)
+		qsort(l->items, l->nr, sizeof(*l->items), cmp_str);
+	*p = s;
+	return ok;
+}
+
+bool pr_mailsrc_list_has(const struct pr_strlist *l, const char *s)
+{
+	return l->nr &&
+	       bsearch(&s, l->items, l->nr, sizeof(*l->items), cmp_str) != NULL;
 }
 
 int pr_mailsrc_cursor_parse(struct pr_mailsrc_cursor *out, const char *text)
@@ -143,7 +218,13 @@ int pr_mailsrc_cursor_parse(struct pr_mailsrc_cursor *out, const char *text)
 	if (!isdigit((unsigned char)*p))
 		goto bad;
 	t = strtoll(p, &end, 10);
-	if (*end || t < 0 || t == INT64_MAX)
+	p = end;
+	if (*p == ' ' && !strncmp(p, " held=", 6) &&
+	    !read_list(&out->held, &out->has_held, &p, "held"))
+		goto bad;
+	if (*p == ' ' && !read_list(&out->seen, &out->has_seen, &p, "seen"))
+		goto bad;
+	if (*p || t < 0 || t == INT64_MAX)
 		goto bad;
 	out->time = t;
 	if (!out->epoch)
@@ -160,6 +241,8 @@ void pr_mailsrc_cursor_release(struct pr_mailsrc_cursor *c)
 	free(c->epoch);
 	free(c->low);
 	free(c->high);
+	pr_strlist_release(&c->held);
+	pr_strlist_release(&c->seen);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -171,6 +254,7 @@ struct mail {
 	struct pr_patch *p;
 	int64_t time; /* Date, else arrival, else 0 */
 	bool seen; /* seen by the poll that made the cursor */
+	bool waited; /* held by it */
 	bool patch; /* given to the assembly */
 };
 
@@ -215,8 +299,9 @@ static int cmp_by_p(const void *a, const void *b)
 
 static struct mail *mail_of(const struct emitter *e, const struct pr_patch *p)
 {
-	struct mail key = { NULL, NULL, 0, false, false }, *kp = &key, **hit;
+	struct mail key, *kp = &key, **hit;
 
+	memset(&key, 0, sizeof(key));
 	key.p = (struct pr_patch *)p;
 	if (!e->nr)
 		return NULL;
@@ -382,17 +467,37 @@ static bool due_at(const struct emitter *e, const struct pr_asm_version *v,
 	return t + e->o->wait_ms / 1000 <= when;
 }
 
-static bool all_seen(const struct emitter *e, const struct pr_asm_version *v)
+/* Is each mail of v seen (waited false), or held by the last poll (true)? */
+static bool all_of(const struct emitter *e, const struct pr_asm_version *v,
+		   bool waited)
 {
 	const struct mail *m;
 	size_t i;
 
-	if (v->cover && (m = mail_of(e, v->cover)) && !m->seen)
+	if (v->cover && (m = mail_of(e, v->cover)) &&
+	    !(waited ? m->waited : m->seen))
 		return false;
 	for (i = 0; i < v->nr; i++)
-		if ((m = mail_of(e, v->patches[i])) && !m->seen)
+		if ((m = mail_of(e, v->patches[i])) &&
+		    !(waited ? m->waited : m->seen))
 			return false;
 	return true;
+}
+
+/*
+ * Did the poll that made the cursor see all of v and deal with it?  When
+ * the cursor says which mails it held, unless it held them all (v waits
+ * still): a part of a version it emitted, re-read alone (the mail at high,
+ * the mails after a waiting one), is not a version to emit again.  Else
+ * (an older cursor) when v was due then.
+ */
+static bool done_before(const struct emitter *e, const struct pr_asm_version *v)
+{
+	if (!e->o->has_prev || !all_of(e, v, false))
+		return false;
+	if (e->o->knows_waited)
+		return !all_of(e, v, true);
+	return due_at(e, v, e->o->prev_time);
 }
 
 /* Lower e->low to the oldest position of v's mails; note them in held. */
@@ -719,6 +824,7 @@ static int parse_all(struct emitter *e, const struct pr_mailsrc_batch *b)
 		m->time = p->time ? p->time : order[i]->arrival;
 		p->time = m->time;
 		m->seen = order[i]->seen;
+		m->waited = order[i]->waited;
 		m->patch = !pr_am_is_reply(p) &&
 			   ((p->diff && p->diff[0]) ||
 			    (p->prefix.index == 0 && p->prefix.total > 0));
@@ -766,7 +872,7 @@ int pr_mailsrc_emit_seen(const struct pr_mailsrc_batch *b,
 				&e.a.series[i].versions[j];
 
 			/* a later posting completed what it lacked */
-			if (v->superseded)
+			if (v->superseded || done_before(&e, v))
 				continue;
 			if (!due_at(&e, v, o->now)) {
 				pr_log_debug(o->prefix,
@@ -776,10 +882,6 @@ int pr_mailsrc_emit_seen(const struct pr_mailsrc_batch *b,
 				hold(&e, v);
 				continue;
 			}
-			/* emitted by the poll that saw all of it, if due then */
-			if (o->has_prev && all_seen(&e, v) &&
-			    due_at(&e, v, o->prev_time))
-				continue;
 			if (!v->complete)
 				pr_log_info(
 					o->prefix,
@@ -823,14 +925,16 @@ struct pos_poll {
 	const struct pr_mailsrc_batch *b;
 	const struct pr_mailsrc_cursor *prev;
 	const struct pr_mailsrc_opts *o;
+	const struct pr_strlist *held;
 };
 
 static int pos_cursor(struct pr_buf *out, const char *low, void *payload)
 {
 	const struct pos_poll *pp = payload;
-	struct pr_mailsrc_cursor next = { NULL, NULL, NULL, 0 };
+	struct pr_mailsrc_cursor next;
 	size_t i;
 
+	memset(&next, 0, sizeof(next));
 	next.epoch = (char *)(pp->o->epoch ? pp->o->epoch : "");
 	next.high = pp->prev ? pp->prev->high : NULL;
 	/* skipped (unparsable) messages count as seen too */
@@ -839,6 +943,9 @@ static int pos_cursor(struct pr_buf *out, const char *low, void *payload)
 			next.high = pp->b->v[i].pos;
 	next.low = low ? (char *)low : next.high;
 	next.time = pp->o->now;
+	/* borrowed, not released */
+	next.has_held = true;
+	next.held = *pp->held;
 	return pr_mailsrc_cursor_format(out, &next);
 }
 
@@ -848,15 +955,24 @@ int pr_mailsrc_emit(struct pr_mailsrc_batch *b,
 		    void *payload)
 {
 	struct pr_mailsrc_opts po = *o;
-	struct pos_poll pp = { b, prev, o };
+	struct pr_strlist held = { NULL, 0, 0 };
+	struct pos_poll pp = { b, prev, o, o->held ? o->held : &held };
 	size_t i;
+	int err;
 
-	for (i = 0; i < b->nr; i++)
+	for (i = 0; i < b->nr; i++) {
 		b->v[i].seen = prev && prev->high &&
 			       strcmp(b->v[i].pos, prev->high) <= 0;
+		b->v[i].waited = prev && prev->has_held &&
+				 pr_mailsrc_list_has(&prev->held, b->v[i].pos);
+	}
 	po.has_prev = prev != NULL;
+	po.knows_waited = prev && prev->has_held;
+	po.held = (struct pr_strlist *)pp.held;
 	po.prev_time = prev ? prev->time : 0;
 	po.cursor = pos_cursor;
 	po.cursor_payload = &pp;
-	return pr_mailsrc_emit_seen(b, &po, emit, payload);
+	err = pr_mailsrc_emit_seen(b, &po, emit, payload);
+	pr_strlist_release(&held);
+	return err;
 }

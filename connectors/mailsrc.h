@@ -17,13 +17,16 @@ struct pr_asm_series;
  * - Every message has a position, a string that sorts (strcmp) in the order
  *   the source received them: maildir "<mtime as 20 digits>.<file name>",
  *   imap "<UID as 20 digits>", public-inbox "<arrival as 20 digits>.<id>".
- *   A poll reads every message whose position is >= the cursor's `low`.
+ *   A poll reads every message whose position is >= the cursor's `low`
+ *   (and maildir every file its cursor does not call seen).
  * - The cursor is a low-water mark: `low` is the position of the oldest
  *   message of a version still waiting for its missing patches (or `high`
  *   when none waits), `high` the newest position a poll has seen, `time`
- *   when that poll ran.  A message at or below `high` was seen: a comment
- *   is emitted only when its message is above it, a version only when one
- *   of its mails is above it or it was neither complete nor due at `time`.
+ *   when that poll ran, `held` the positions of the mails of the versions
+ *   it held.  A message at or below `high` was seen: a comment is emitted
+ *   only when its message is above it, a version only when one of its
+ *   mails is above it or all of them were held (a cursor without `held`:
+ *   or it was neither complete nor due at `time`).
  *   So each version and comment is emitted once though messages are
  *   re-read, and a poll that failed (no cursor stored) is repeated whole.
  * - A version is emitted when complete, or, incomplete, once `wait` has
@@ -56,6 +59,7 @@ struct pr_mailsrc_msg {
 	size_t len;
 	int64_t arrival; /* seconds since the epoch, 0 when unknown */
 	bool seen; /* seen by the poll that made the cursor (see below) */
+	bool waited; /* held by that poll, as a version still waiting */
 };
 
 struct pr_mailsrc_batch {
@@ -73,17 +77,27 @@ struct pr_mailsrc_cursor {
 	char *low; /* NULL: from the beginning */
 	char *high; /* NULL: nothing seen */
 	int64_t time;
+	/* the positions of the mails of the versions that poll held */
+	bool has_held;
+	struct pr_strlist held;
+	/* maildir: the names of the files seen near high (connectors/maildir.c) */
+	bool has_seen;
+	struct pr_strlist seen;
 };
 
 /*
  * Text form: "mailsrc1 epoch=E low=L high=H time=T", each value with bytes
- * outside [A-Za-z0-9._@+-] written %XX and "-" for NULL.  Parsing refuses
- * anything else (PR_EPARSE naming the cursor) and leaves *out zeroed.
+ * outside [A-Za-z0-9._@+-] written %XX and "-" for NULL, then with has_held
+ * " held=A,B,..." and with has_seen " seen=A,B,..." (each item so written,
+ * none empty; maybe none).  Parsing refuses anything else (PR_EPARSE naming
+ * the cursor) and leaves *out zeroed; it sorts the two lists.
  */
 int pr_mailsrc_cursor_parse(struct pr_mailsrc_cursor *out, const char *text);
 int pr_mailsrc_cursor_format(struct pr_buf *out,
 			     const struct pr_mailsrc_cursor *c);
 void pr_mailsrc_cursor_release(struct pr_mailsrc_cursor *c);
+/* Is s in the list (sorted, as pr_mailsrc_cursor_parse leaves it)? */
+bool pr_mailsrc_list_has(const struct pr_strlist *l, const char *s);
 
 struct pr_mailsrc_opts {
 	const char *origin; /* the source instance's name */
@@ -97,6 +111,7 @@ struct pr_mailsrc_opts {
 	/* set by pr_mailsrc_emit; a source calling pr_mailsrc_emit_seen sets
 	 * them itself */
 	bool has_prev; /* the messages' seen flags come from a cursor */
+	bool knows_waited; /* and their waited flags too */
 	int64_t prev_time; /* when the poll that made that cursor ran */
 	/* the text of the new cursor, low the position of the oldest mail of
 	 * a version still waiting (NULL: none waits) */

@@ -115,13 +115,18 @@ int pr_pw_patch_parse(struct pr_pw_patch *out, const void *json);
 int pr_pw_patches_parse(struct pr_pw_patch_list *out, const char *text,
 			size_t len);
 
-/* A series-completed event (other categories are not kept). */
+/* An event: series-completed, patch-state-changed (others: category). */
 struct pr_pw_event {
 	int64_t id;
 	char *category;
 	char *date; /* ISO 8601 as given, no zone */
 	int64_t series_id; /* 0: the payload names none */
 	char *series_url; /* the API URL of the series */
+	/* patch-state-changed: the patch's Message-ID (no brackets), id,
+	 * and the state it came to; NULL, 0 otherwise */
+	char *patch_msgid;
+	int64_t patch_id;
+	char *state;
 };
 
 struct pr_pw_event_list {
@@ -147,6 +152,9 @@ struct pr_pw_series {
 	char *cover_mbox; /* NULL: no cover letter */
 	char *cover_msgid;
 	int64_t cover_id;
+	char *cover_web_url; /* NULL: none */
+	/* its patches, as the detail lists them (id, web_url; no diff) */
+	struct pr_pw_patch_list patches;
 };
 
 void pr_pw_series_release(struct pr_pw_series *s);
@@ -210,6 +218,17 @@ int pr_pw_note_set(struct pr_pw *pw, const char *key, const char *value);
  */
 int pr_pw_note_patch(struct pr_pw *pw, const struct pr_pw_patch *p,
 		     const char *origin, const char *key, int version);
+
+/*
+ * Keep what Patchwork calls an object of the series stored as series_id
+ * in the identity map (engine/idmap.h): `what` "patches", "covers" or
+ * "series", its id (kind "patchwork-patch", "-cover", "-series": its API
+ * URL as pr_idmap_patchwork_url() keeps it) and its web page (kind
+ * "patchwork-url"; NULL: none).  An id another series has stays its
+ * (logged); nothing without a store.
+ */
+int pr_pw_remember(struct pr_pw *pw, int64_t series_id, const char *what,
+		   int64_t id, const char *web_url);
 
 /* pw_sync.c: the sink's ops. */
 int pr_pw_landed(struct pr_instance *inst, const struct pr_series *branch);

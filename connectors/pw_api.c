@@ -3,7 +3,9 @@
 #include <jansson.h>
 #include <time.h>
 
+#include "engine/idmap.h"
 #include "engine/notes.h"
+#include "engine/store.h"
 #include "patchwork.h"
 
 /* ---- options and state ---- */
@@ -301,6 +303,8 @@ void pr_pw_event_list_release(struct pr_pw_event_list *l)
 		free(l->items[i].category);
 		free(l->items[i].date);
 		free(l->items[i].series_url);
+		free(l->items[i].patch_msgid);
+		free(l->items[i].state);
 	}
 	free(l->items);
 	memset(l, 0, sizeof(*l));
@@ -308,7 +312,8 @@ void pr_pw_event_list_release(struct pr_pw_event_list *l)
 
 static int parse_event(struct pr_pw_event *e, const json_t *j)
 {
-	const json_t *payload, *series;
+	const json_t *payload, *series, *patch;
+	char *msgid = NULL;
 	int err;
 
 	memset(e, 0, sizeof(*e));
@@ -327,7 +332,21 @@ static int parse_event(struct pr_pw_event *e, const json_t *j)
 	     (err = get_str(&e->series_url, series, "url", false,
 			    "event series"))))
 		return err;
-	return 0;
+	/* the patch of a state change (other categories' are not read) */
+	patch = json_is_object(payload) &&
+				!strcmp(e->category, "patch-state-changed")
+			? json_object_get(payload, "patch")
+			: NULL;
+	if (json_is_object(patch) &&
+	    ((err = get_int(&e->patch_id, patch, "id", true, "event patch")) ||
+	     (err = get_str(&msgid, patch, "msgid", false, "event patch")) ||
+	     (err = get_str(&e->state, payload, "current_state", false,
+			    "event"))))
+		goto done;
+	e->patch_msgid = msgid ? bare_msgid(msgid) : NULL;
+done:
+	free(msgid);
+	return err;
 }
 
 int pr_pw_events_parse(struct pr_pw_event_list *out, const char *text,
@@ -360,7 +379,43 @@ void pr_pw_series_release(struct pr_pw_series *s)
 	free(s->submitter_email);
 	free(s->cover_mbox);
 	free(s->cover_msgid);
+	free(s->cover_web_url);
+	pr_pw_patch_list_release(&s->patches);
 	memset(s, 0, sizeof(*s));
+}
+
+/* The short patches of a series detail: id and web_url (msgid kept). */
+static int series_patches_parse(struct pr_pw_patch_list *out, const json_t *a)
+{
+	const json_t *e;
+	char *msgid = NULL;
+	size_t i;
+	int err = 0;
+
+	if (a && !json_is_array(a))
+		return pr_error(PR_EPARSE, "patchwork series: 'patches' is "
+					   "not an array");
+	json_array_foreach(a, i, e)
+	{
+		struct pr_pw_patch *p;
+
+		if (!json_is_object(e))
+			return pr_error(PR_EPARSE, "patchwork series: a patch "
+						   "is not an object");
+		PR_ALLOC_GROW(out->items, out->nr + 1, out->alloc);
+		p = &out->items[out->nr++];
+		memset(p, 0, sizeof(*p));
+		if ((err = get_int(&p->id, e, "id", true, "series patch")) ||
+		    (err = get_str(&p->web_url, e, "web_url", false,
+				   "series patch")) ||
+		    (err = get_str(&msgid, e, "msgid", false, "series patch")))
+			break;
+		p->msgid = msgid ? bare_msgid(msgid) : NULL;
+		free(msgid);
+		msgid = NULL;
+	}
+	free(msgid);
+	return err;
 }
 
 int pr_pw_series_parse(struct pr_pw_series *out, const char *text, size_t len)
@@ -406,7 +461,13 @@ int pr_pw_series_parse(struct pr_pw_series *out, const char *text, size_t len)
 				   "series cover")))
 			goto done;
 		out->cover_msgid = bare_msgid(msgid);
+		if ((err = get_str(&out->cover_web_url, cover, "web_url", false,
+				   "series cover")))
+			goto done;
 	}
+	if ((err = series_patches_parse(&out->patches,
+					json_object_get(j, "patches"))))
+		goto done;
 done:
 	free(msgid);
 	json_decref(j);
@@ -862,5 +923,48 @@ done:
 	json_decref(prev);
 	pr_buf_release(&old);
 	pr_buf_release(&name);
+	return err;
+}
+
+/* One id of the series in the map; another series' stays its. */
+static int remember_id(struct pr_pw *pw, int64_t series_id, const char *kind,
+		       const char *value)
+{
+	int err =
+		pr_store_identity_add(pw->inst->store, series_id, kind, value);
+
+	if (err == PR_EEXIST) {
+		pr_log_debug(pw->inst->prefix, "%s", pr_error_message());
+		pr_error_clear();
+		err = 0;
+	}
+	return err;
+}
+
+int pr_pw_remember(struct pr_pw *pw, int64_t series_id, const char *what,
+		   int64_t id, const char *web_url)
+{
+	struct pr_buf url = PR_BUF_INIT, value = PR_BUF_INIT;
+	const char *kind = !strcmp(what, "series")   ? "patchwork-series"
+			   : !strcmp(what, "covers") ? "patchwork-cover"
+						     : "patchwork-patch";
+	int err;
+
+	if (!pw->inst->store || !series_id || id <= 0)
+		return 0;
+	if ((err = pr_buf_addf(&url, "%s%s/%lld/", pw->api.ptr, what,
+			       (long long)id)))
+		goto done;
+	err = pr_idmap_patchwork_url(&value, url.ptr, url.len);
+	if (!err)
+		err = remember_id(pw, series_id, kind, value.ptr);
+	else if (err == PR_ENOENT)
+		/* an api-url Patchwork's own layout does not have */
+		err = remember_id(pw, series_id, kind, url.ptr);
+	if (!err && web_url && *web_url)
+		err = remember_id(pw, series_id, "patchwork-url", web_url);
+done:
+	pr_buf_release(&url);
+	pr_buf_release(&value);
 	return err;
 }

@@ -7,6 +7,8 @@
 #include "mail/mbox.h"
 #include "mailsrc.h"
 #include "model/model.h"
+#include "engine/idmap.h"
+#include "engine/store.h"
 #include "patchwork.h"
 
 /*
@@ -241,10 +243,41 @@ static int series_cursor(struct pr_buf *out, const char *low, void *payload)
 	return pr_pw_cursor_format(out, pe->cur);
 }
 
+/*
+ * The Patchwork ids of a series the engine stored (not one it dropped):
+ * the series, its cover letter and patches, in the identity map.
+ */
+static int remember_series(struct pw_emit *pe, const struct pr_series *s)
+{
+	struct pr_pw *pw = pe->pw;
+	int64_t sid = 0;
+	size_t i;
+	int err;
+
+	if (!pw->inst->store)
+		return 0;
+	err = pr_store_series_find(&sid, pw->inst->store, s->origin_connector,
+				   s->origin_key);
+	if (err == PR_ENOENT)
+		return 0;
+	if (!err)
+		err = pr_pw_remember(pw, sid, "series", pe->s->id,
+				     pe->s->web_url);
+	if (!err)
+		err = pr_pw_remember(pw, sid, "covers", pe->s->cover_id,
+				     pe->s->cover_web_url);
+	for (i = 0; i < pe->s->patches.nr && !err; i++)
+		err = pr_pw_remember(pw, sid, "patches",
+				     pe->s->patches.items[i].id,
+				     pe->s->patches.items[i].web_url);
+	return err;
+}
+
 /* Each version the assembler emits, with Patchwork's link to the series. */
 static int series_event(const struct pr_event *ev, void *payload)
 {
 	struct pw_emit *pe = payload;
+	int err;
 
 	if (ev->series && !ev->series->url && pe->s->web_url)
 		ev->series->url = pr_strdup(pe->s->web_url);
@@ -256,7 +289,9 @@ static int series_event(const struct pr_event *ev, void *payload)
 			    pr_series_latest(ev->series)->number,
 			    pr_series_latest(ev->series)->nr);
 	pe->nr_emitted++;
-	return pe->emit(ev, pe->payload);
+	if ((err = pe->emit(ev, pe->payload)) || !ev->series)
+		return err;
+	return remember_series(pe, ev->series);
 }
 
 /*
@@ -322,15 +357,15 @@ static int events_page(const char *body, size_t len, void *payload)
 
 /* The events of the project since `since` (NULL: the newest one only). */
 static int list_events(struct pr_pw *pw, struct pr_pw_event_list *out,
-		       const char *since)
+		       const char *since, const char *category)
 {
 	struct pr_buf url = PR_BUF_INIT;
 	struct pr_http_response resp;
 	int err;
 
 	memset(&resp, 0, sizeof(resp));
-	if ((err = pr_buf_adds(&url, "events/?category=series-completed&"
-				     "project=")) ||
+	if ((err = pr_buf_addf(&url,
+			       "events/?category=%s&project=", category)) ||
 	    (err = pr_http_escape(&url, pw->o->project)))
 		goto done;
 	if (!since) {
@@ -377,6 +412,94 @@ static int emit_cursor(const struct pr_pw_cursor *cur, pr_event_fn emit,
 	return err;
 }
 
+/*
+ * What a patch's new state says of the series this source emitted it in
+ * (noted "id:MSGID"): "superseded" (on-superseded), "accepted" (on-landed,
+ * or accepted), "rejected"; NULL: nothing.
+ */
+static const char *state_of(const struct pr_pw *pw, const char *state)
+{
+	if (!state)
+		return NULL;
+	if (!strcmp(state, pw->o->on_superseded) ||
+	    !strcmp(state, "superseded"))
+		return "superseded";
+	if (!strcmp(state, pw->o->on_landed) || !strcmp(state, "accepted"))
+		return "accepted";
+	return !strcmp(state, "rejected") ? "rejected" : NULL;
+}
+
+/*
+ * A patch's state changed: when it is a patch of the newest version of a
+ * series this source emitted, that series' state, once per series and
+ * state (noted "state:KEY").  A patch of an older version set superseded
+ * is the series moving on (its newer version is the same series), not
+ * the series ending; a cursor-only event then.
+ */
+static int emit_state(struct pr_pw *pw, const struct pr_pw_cursor *cur,
+		      const struct pr_pw_event *e, pr_event_fn emit,
+		      void *payload)
+{
+	const char *word = state_of(pw, e->state);
+	struct pr_buf key = PR_BUF_INIT, was = PR_BUF_INIT, name = PR_BUF_INIT;
+	struct pr_buf text = PR_BUF_INIT;
+	struct pr_idmap_mail m = { 0 };
+	struct pr_event ev = { 0 };
+	int err = 0, latest;
+
+	if (!word || !e->patch_msgid || !pw->inst->store ||
+	    !noted(pw, &key, "id:", e->patch_msgid, NULL))
+		goto cursor;
+	/* the version it is of, as the engine stored it */
+	err = pr_idmap_mail_find(&m, pw->inst->store, e->patch_msgid);
+	if (err == PR_ENOENT) {
+		err = 0;
+		goto cursor;
+	}
+	if (err)
+		goto done;
+	latest = pr_store_version_count(pw->inst->store, m.series_id);
+	if (latest < 0) {
+		err = latest;
+		goto done;
+	}
+	if (m.version < latest ||
+	    (err = pr_buf_addf(&name, "state:%s", key.ptr)))
+		goto cursor;
+	err = pr_pw_note_get(pw, &was, name.ptr);
+	if (err && err != PR_ENOENT)
+		goto done;
+	if (!err && !strcmp(was.ptr, word))
+		goto cursor;
+	if ((err = pr_pw_cursor_format(&text, cur)))
+		goto done;
+	ev.kind = PR_EVENT_STATE;
+	ev.series = pr_series_new(pw->inst->name, key.ptr);
+	ev.state = pr_strdup(word);
+	ev.cursor = pr_buf_detach(&text, NULL);
+	if ((err = pr_buf_addf(&text, "patch %lld set %s in Patchwork",
+			       (long long)e->patch_id, e->state)))
+		goto done;
+	ev.body = pr_buf_detach(&text, NULL);
+	pr_log_info(pw->inst->prefix, "'%s' v%d: %s", key.ptr, m.version,
+		    ev.body);
+	/* told once: noted after the engine handled it */
+	if (!(err = emit(&ev, payload)))
+		err = pr_pw_note_set(pw, name.ptr, word);
+	goto done;
+cursor:
+	if (!err)
+		err = emit_cursor(cur, emit, payload);
+done:
+	pr_event_release(&ev);
+	pr_idmap_mail_release(&m);
+	pr_buf_release(&key);
+	pr_buf_release(&was);
+	pr_buf_release(&name);
+	pr_buf_release(&text);
+	return err;
+}
+
 int pr_pw_poll(struct pr_instance *inst, const char *cursor, pr_event_fn emit,
 	       void *payload)
 {
@@ -392,7 +515,7 @@ int pr_pw_poll(struct pr_instance *inst, const char *cursor, pr_event_fn emit,
 		cur.since = pr_strdup(pw->o->since);
 	} else if (!cur.since) {
 		/* the first look: only where the events stand */
-		if ((err = list_events(pw, &evs, NULL)))
+		if ((err = list_events(pw, &evs, NULL, "series-completed")))
 			goto done;
 		if (evs.nr)
 			cursor_see(&cur, evs.items[0].date, evs.items[0].id);
@@ -401,18 +524,25 @@ int pr_pw_poll(struct pr_instance *inst, const char *cursor, pr_event_fn emit,
 		err = emit_cursor(&cur, emit, payload);
 		goto done;
 	}
-	if ((err = list_events(pw, &evs, cur.since)))
+	if ((err = list_events(pw, &evs, cur.since, "series-completed")) ||
+	    (err = list_events(pw, &evs, cur.since, "patch-state-changed")))
 		goto done;
 	if (evs.nr)
 		qsort(evs.items, evs.nr, sizeof(*evs.items), cmp_event);
 	for (i = 0; i < evs.nr && !err; i++) {
 		const struct pr_pw_event *e = &evs.items[i];
+		bool state = !strcmp(e->category, "patch-state-changed");
 
-		if (strcmp(e->category, "series-completed") || !e->series_id ||
+		if ((!state && (strcmp(e->category, "series-completed") ||
+				!e->series_id)) ||
 		    cursor_seen(&cur, e->date, e->id) ||
 		    strcmp(e->date, cur.since) < 0)
 			continue;
 		cursor_see(&cur, e->date, e->id);
+		if (state) {
+			err = emit_state(pw, &cur, e, emit, payload);
+			continue;
+		}
 		err = emit_series(pw, &cur, e->series_id, emit, payload);
 		if (err == PR_ENOENT) {
 			/* deleted since: nothing to read, the cursor moves */

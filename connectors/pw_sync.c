@@ -778,8 +778,12 @@ done:
 	return err;
 }
 
-/* The version's own patches: their Patchwork ids, noted. */
-static int note_own(struct pr_pw *pw, const struct version_id *id)
+/*
+ * The version's own patches: their Patchwork ids, noted, and in the
+ * identity map with their series'.
+ */
+static int note_own(struct pr_pw *pw, const struct version_id *id,
+		    int64_t series_id)
 {
 	struct pr_pw_patch_list l = { 0 };
 	size_t i, j;
@@ -790,9 +794,16 @@ static int note_own(struct pr_pw *pw, const struct version_id *id)
 	for (i = 0; i < id->msgids.nr && !err; i++) {
 		if ((err = pr_pw_find(pw, &l, "msgid", id->msgids.items[i])))
 			break;
-		for (j = 0; j < l.nr && !err; j++)
-			err = pr_pw_note_patch(pw, &l.items[j], id->origin,
-					       id->key, id->number);
+		for (j = 0; j < l.nr && !err; j++) {
+			const struct pr_pw_patch *p = &l.items[j];
+
+			if (!(err = pr_pw_note_patch(pw, p, id->origin, id->key,
+						     id->number)) &&
+			    !(err = pr_pw_remember(pw, series_id, "patches",
+						   p->id, p->web_url)))
+				err = pr_pw_remember(pw, series_id, "series",
+						     p->series_id, NULL);
+		}
 		pr_pw_patch_list_release(&l);
 	}
 	pr_pw_patch_list_release(&l);
@@ -818,7 +829,8 @@ int pr_pw_deliver_version(struct pr_instance *inst,
 		err = 0;
 		goto done;
 	}
-	if ((err = note_version(pw, &id)) || (err = note_own(pw, &id)))
+	if ((err = note_version(pw, &id)) ||
+	    (err = note_own(pw, &id, vd->series_id)))
 		goto done;
 	err = supersede(pw, &id);
 done:

@@ -62,7 +62,7 @@ int pr_buf_grow(struct pr_buf *b, size_t extra)
 	return 0;
 }
 
-int pr_buf_add(struct pr_buf *b, const void *data, size_t len)
+int pr_buf_add_grow(struct pr_buf *b, const void *data, size_t len)
 {
 	int err = pr_buf_grow(b, len);
 
@@ -78,13 +78,6 @@ int pr_buf_add(struct pr_buf *b, const void *data, size_t len)
 int pr_buf_adds(struct pr_buf *b, const char *s)
 {
 	return pr_buf_add(b, s, strlen(s));
-}
-
-int pr_buf_addch(struct pr_buf *b, int c)
-{
-	char ch = (char)c;
-
-	return pr_buf_add(b, &ch, 1);
 }
 
 int pr_buf_addbuf(struct pr_buf *b, const struct pr_buf *other)

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 /*
  * pr_buf: a growable byte buffer with git's strbuf invariants and curl's
@@ -40,9 +41,36 @@ void pr_buf_release(struct pr_buf *b);
 char *pr_buf_detach(struct pr_buf *b, size_t *len);
 
 int pr_buf_grow(struct pr_buf *b, size_t extra);
-int pr_buf_add(struct pr_buf *b, const void *data, size_t len);
+int pr_buf_add_grow(struct pr_buf *b, const void *data, size_t len);
 int pr_buf_adds(struct pr_buf *b, const char *s);
-int pr_buf_addch(struct pr_buf *b, int c);
+
+/* Room for len more bytes and the NUL, within the cap? */
+static inline int pr_buf_fits(const struct pr_buf *b, size_t len)
+{
+	return len < b->alloc - b->len && (!b->cap || len <= b->cap - b->len);
+}
+
+/* Inline: the parsers add a few bytes at a time (a line, a character). */
+static inline int pr_buf_add(struct pr_buf *b, const void *data, size_t len)
+{
+	if (!b->alloc || !pr_buf_fits(b, len))
+		return pr_buf_add_grow(b, data, len);
+	memmove(b->ptr + b->len, data, len);
+	b->len += len;
+	b->ptr[b->len] = '\0';
+	return 0;
+}
+
+static inline int pr_buf_addch(struct pr_buf *b, int c)
+{
+	char ch = (char)c;
+
+	if (!b->alloc || !pr_buf_fits(b, 1))
+		return pr_buf_add_grow(b, &ch, 1);
+	b->ptr[b->len++] = ch;
+	b->ptr[b->len] = '\0';
+	return 0;
+}
 int pr_buf_addf(struct pr_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int pr_buf_vaddf(struct pr_buf *b, const char *fmt, va_list ap);

@@ -79,3 +79,149 @@ int pr_json_quotes(struct pr_buf *out, const char *s)
 		return pr_buf_adds(out, "null");
 	return pr_json_quote(out, s, strlen(s));
 }
+
+void pr_jsonw_init(struct pr_jsonw *w, struct pr_buf *out)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+}
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* Does a byte of x need escaping: below 0x20, '"' or '\\'? */
+static inline bool needs_escape(uint64_t x)
+{
+	uint64_t q = x ^ (ONES * '"'), b = x ^ (ONES * '\\');
+
+	/* (v - ONES * n) & ~v & HIGHS: some byte of v is below n */
+	return ((x - ONES * 0x20) & ~x & HIGHS) | ((q - ONES) & ~q & HIGHS) |
+	       ((b - ONES) & ~b & HIGHS);
+}
+
+/* The string s[0..len), quoted as jansson quotes it. */
+static void jsonw_quote(struct pr_buf *out, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	static const char short_esc[32] = {
+		['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n',
+		['\r'] = 'r', ['\t'] = 't',
+	};
+	size_t i = 0, block;
+	char *o;
+
+	pr_buf_addch(out, '"');
+	while (i < len) {
+		/* room for a block at its worst, six bytes a byte */
+		block = len - i < 4096 ? len - i : 4096;
+		pr_buf_grow(out, 6 * block);
+		o = out->ptr + out->len;
+		for (; block; block--, i++) {
+			unsigned char c = (unsigned char)s[i];
+			uint64_t x;
+
+			if (block >= 8) {
+				memcpy(&x, s + i, 8);
+				if (!needs_escape(x)) {
+					memcpy(o, s + i, 8);
+					o += 8;
+					i += 7;
+					block -= 7;
+					continue;
+				}
+			}
+			if (c >= 0x20 && c != '"' && c != '\\') {
+				*o++ = (char)c;
+				continue;
+			}
+			*o++ = '\\';
+			if (c == '"' || c == '\\') {
+				*o++ = (char)c;
+			} else if (short_esc[c]) {
+				*o++ = short_esc[c];
+			} else {
+				memcpy(o, "u00", 3);
+				o[3] = hex[c >> 4];
+				o[4] = hex[c & 15];
+				o += 5;
+			}
+		}
+		out->len = (size_t)(o - out->ptr);
+	}
+	pr_buf_addch(out, '"');
+}
+
+/* A new line indented for depth (below PR_JSONW_DEPTH). */
+static void jsonw_line(struct pr_buf *out, int depth)
+{
+	static const char line[] = "\n                                ";
+
+	pr_buf_add(out, line, 1 + 2 * (size_t)depth);
+}
+
+/* Before a value: the comma and the new line of an item, then its key. */
+static void jsonw_item(struct pr_jsonw *w, const char *key)
+{
+	if (!w->depth)
+		return;
+	if (w->more[w->depth])
+		pr_buf_addch(w->out, ',');
+	w->more[w->depth] = true;
+	jsonw_line(w->out, w->depth);
+	if (key) {
+		jsonw_quote(w->out, key, strlen(key));
+		pr_buf_add(w->out, ": ", 2);
+	}
+}
+
+void pr_jsonw_open(struct pr_jsonw *w, const char *key, char c)
+{
+	jsonw_item(w, key);
+	pr_buf_addch(w->out, c);
+	w->depth++;
+	w->more[w->depth] = false;
+}
+
+void pr_jsonw_close(struct pr_jsonw *w, char c)
+{
+	bool more = w->more[w->depth];
+
+	w->more[w->depth--] = false;
+	/* the closing line is indented as the opening one */
+	if (more)
+		jsonw_line(w->out, w->depth);
+	pr_buf_addch(w->out, c);
+}
+
+void pr_jsonw_str(struct pr_jsonw *w, const char *key, const char *s,
+		  size_t len)
+{
+	jsonw_item(w, key);
+	jsonw_quote(w->out, s, len);
+}
+
+void pr_jsonw_strs(struct pr_jsonw *w, const char *key, const char *s)
+{
+	if (s)
+		pr_jsonw_str(w, key, s, strlen(s));
+	else
+		pr_jsonw_null(w, key);
+}
+
+void pr_jsonw_int(struct pr_jsonw *w, const char *key, long long v)
+{
+	jsonw_item(w, key);
+	pr_buf_addf(w->out, "%lld", v);
+}
+
+void pr_jsonw_bool(struct pr_jsonw *w, const char *key, bool v)
+{
+	jsonw_item(w, key);
+	pr_buf_adds(w->out, v ? "true" : "false");
+}
+
+void pr_jsonw_null(struct pr_jsonw *w, const char *key)
+{
+	jsonw_item(w, key);
+	pr_buf_adds(w->out, "null");
+}

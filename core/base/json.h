@@ -1,6 +1,7 @@
 #ifndef PR_JSON_H
 #define PR_JSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct pr_buf;
@@ -27,5 +28,36 @@ int pr_json_quotes(struct pr_buf *out, const char *s);
  * the bytes there do not start one.
  */
 size_t pr_utf8_seq(const unsigned char *s, size_t len);
+
+/*
+ * An indented JSON text written as it goes, so a long list need not be
+ * held: the bytes are those jansson's json_dumps(JSON_INDENT(2)) writes
+ * for the same document with its keys in the order written (an empty
+ * object or array as {} or [], ": " after a key, items on lines of their
+ * own).  Strings must be valid UTF-8 without a NUL (the caller checks);
+ * they are escaped as jansson escapes them: '"' and '\\', \b \f \n \r \t,
+ * other bytes below 0x20 as \u00XX, the rest as it is.  out has no cap.
+ * key is the member's name inside an object, NULL inside an array.  At
+ * most PR_JSONW_DEPTH - 1 levels deep.
+ */
+#define PR_JSONW_DEPTH 16
+
+struct pr_jsonw {
+	struct pr_buf *out;
+	int depth;
+	bool more[PR_JSONW_DEPTH]; /* an item is written at this depth */
+};
+
+void pr_jsonw_init(struct pr_jsonw *w, struct pr_buf *out);
+/* Open an object ('{') or an array ('['); pr_jsonw_close closes it. */
+void pr_jsonw_open(struct pr_jsonw *w, const char *key, char c);
+void pr_jsonw_close(struct pr_jsonw *w, char c);
+void pr_jsonw_str(struct pr_jsonw *w, const char *key, const char *s,
+		  size_t len);
+/* A C string; NULL writes null. */
+void pr_jsonw_strs(struct pr_jsonw *w, const char *key, const char *s);
+void pr_jsonw_int(struct pr_jsonw *w, const char *key, long long v);
+void pr_jsonw_bool(struct pr_jsonw *w, const char *key, bool v);
+void pr_jsonw_null(struct pr_jsonw *w, const char *key);
 
 #endif

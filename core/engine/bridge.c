@@ -15,6 +15,7 @@
 #include "mail/outgoing.h"
 #include "mail/quote.h"
 #include "model/subject.h"
+#include "model/trailer.h"
 
 /*
  * The bridge (bridge.h): replies and states crossing between the two
@@ -317,6 +318,47 @@ static int find_line(struct target *t, const struct pr_comment_ref *ref)
 }
 
 /*
+ * A comment on a commit no stored version holds (a sink made it: the
+ * gerrit sink's commits of a list series): the patch whose id at that
+ * sink (the stub's Change-Id trailer) a per-version list of the identity
+ * map holds (pr_idmap_listed).  0 with t->v NULL when none does.
+ */
+static int find_listed(struct target *t, struct pr_store *st, int64_t series_id,
+		       const struct pr_patch *stub)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < stub->trailers.nr; i++) {
+		if (strcasecmp(stub->trailers.items[i].key, "Change-Id"))
+			continue;
+		err = pr_idmap_listed(&t->version, &t->idx, st, series_id,
+				      stub->trailers.items[i].value);
+		if (err == PR_ENOENT)
+			continue;
+		if (err || (err = load_version(t, st, series_id)))
+			return err;
+		if (t->v && (size_t)t->idx <= t->v->nr)
+			return 0;
+		pr_version_free(t->v);
+		t->v = NULL;
+	}
+	return 0;
+}
+
+/* The lines a comment on t's patch quotes (none: the line is not in it). */
+static int quote_line(struct target *t, const struct pr_comment_ref *ref)
+{
+	int err;
+
+	if (t->idx < 1 || (size_t)t->idx > t->v->nr)
+		return 0;
+	err = pr_quote_diff_line(&t->quote, t->v->patches[t->idx - 1]->diff,
+				 ref->path, ref->line, QUOTE_CONTEXT);
+	return err == PR_ENOENT ? 0 : err;
+}
+
+/*
  * The mail of the series a comment is about: the one a mail comment
  * answers; for a comment on a commit, that commit's patch; for another
  * comment from a forge, in the newest version mailed, the patch its line
@@ -337,10 +379,15 @@ static int find_target(struct target *t, struct pr_store *st, int64_t series_id,
 	}
 	if (ev->mirror && stub && stub->nr && stub->patches[0]->commit_id[0]) {
 		if ((err = find_commit(t, st, series_id,
-				       stub->patches[0]->commit_id)))
+				       stub->patches[0]->commit_id)) ||
+		    (!t->v &&
+		     (err = find_listed(t, st, series_id, stub->patches[0]))))
 			return err;
 		if (!t->v)
 			return PR_ENOENT;
+		if (ev->ref.path && ev->ref.line > 0 &&
+		    (err = quote_line(t, &ev->ref)))
+			return err;
 	} else {
 		if ((err = pr_idmap_mail_version(&t->version, st, series_id)) ||
 		    (err = load_version(t, st, series_id)))
@@ -417,6 +464,8 @@ static int to_forge(const struct pr_bridge *b, const struct pr_graph_node *n,
 	r.series_id = series_id;
 	r.comment = ev;
 	r.answered = t->mail.subject;
+	r.version = t->version;
+	r.idx = t->idx;
 	err = n->connector->relay_comment((struct pr_instance *)&n->inst, &r,
 					  &posted);
 	if (!err) {
@@ -865,5 +914,61 @@ done:
 		pr_bridge_trailers_free(*out, v->nr);
 		*out = NULL;
 	}
+	return err;
+}
+
+void pr_bridge_trailed_free(struct pr_bridge_trailed *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; t->bodies && i < t->v.nr; i++)
+		free(t->bodies[i]);
+	free(t->bodies);
+	free(t->copies);
+	free(t->v.patches);
+	free(t);
+}
+
+int pr_bridge_trailed(struct pr_bridge_trailed **out, struct pr_store *st,
+		      int64_t series_id, const struct pr_version *v)
+{
+	struct pr_bridge_trailed *t = NULL;
+	char **lines = NULL;
+	size_t i, added = 0;
+	int err;
+
+	*out = NULL;
+	if ((err = pr_bridge_trailers(&lines, st, series_id, v)))
+		return err;
+	t = pr_calloc(1, sizeof(*t));
+	t->v = *v;
+	t->v.patches = pr_calloc(v->nr + 1, sizeof(*t->v.patches));
+	t->v.alloc = v->nr + 1;
+	t->copies = pr_calloc(v->nr + 1, sizeof(*t->copies));
+	t->bodies = pr_calloc(v->nr + 1, sizeof(*t->bodies));
+	for (i = 0; i < v->nr && !err; i++) {
+		struct pr_buf body = PR_BUF_INIT;
+
+		t->copies[i] = *v->patches[i];
+		t->v.patches[i] = &t->copies[i];
+		if (!lines[i])
+			continue;
+		if (!(err = pr_buf_adds(&body, v->patches[i]->body
+						       ? v->patches[i]->body
+						       : "")) &&
+		    !(err = pr_trailers_append(&body, 0, lines[i]))) {
+			t->bodies[i] = pr_buf_detach(&body, NULL);
+			t->copies[i].body = t->bodies[i];
+			added++;
+		}
+		pr_buf_release(&body);
+	}
+	pr_bridge_trailers_free(lines, v->nr);
+	if (err || !added)
+		pr_bridge_trailed_free(t);
+	else
+		*out = t;
 	return err;
 }

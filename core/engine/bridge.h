@@ -40,7 +40,8 @@ struct pr_store;
  *   kept for the series: to the patch it answers, to every patch when it
  *   answers the cover letter (or the whole pull request);
  *   pr_bridge_trailers() gives them to the next version a sink pushes,
- *   by patchrelay am's rules (core/mail/am.h, pr_am_apply).
+ *   by patchrelay am's rules (core/mail/am.h, pr_am_apply), and
+ *   pr_bridge_trailed() to the next version a mail sink sends.
  * - States.  A state event of a known series, and a version found landed,
  *   go to each sink of the route with series_state that took a version
  *   of the series: "superseded"; "landed" (also merged, accepted);
@@ -89,5 +90,23 @@ int pr_bridge_state(const struct pr_bridge *b, const char *origin,
 int pr_bridge_trailers(char ***out, struct pr_store *st, int64_t series_id,
 		       const struct pr_version *v);
 void pr_bridge_trailers_free(char **t, size_t nr);
+
+/*
+ * Version v as a mail sink sends it: its patches' messages with the
+ * trailers pr_bridge_trailers() gives them, added as
+ * pr_trailers_append() adds them (b4's way of sending a series on with
+ * the reviews it got).  *out NULL when there is none to add; else `v`
+ * is the version to render, sharing v's strings but the messages, valid
+ * while v is; free with pr_bridge_trailed_free.
+ */
+struct pr_bridge_trailed {
+	struct pr_version v;
+	struct pr_patch *copies;
+	char **bodies; /* the messages made */
+};
+
+int pr_bridge_trailed(struct pr_bridge_trailed **out, struct pr_store *st,
+		      int64_t series_id, const struct pr_version *v);
+void pr_bridge_trailed_free(struct pr_bridge_trailed *t);
 
 #endif

@@ -69,6 +69,9 @@ struct pr_relay {
 	const struct pr_event *comment; /* NULL: a state */
 	/* the Subject of the mail it answers ("[PATCH 2/3] ..."); NULL */
 	const char *answered;
+	/* which: version and mail (0 the cover letter, i patch i); 0: none */
+	int version;
+	int idx;
 };
 
 /*

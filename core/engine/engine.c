@@ -1115,9 +1115,10 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	struct pr_buf mbox = PR_BUF_INIT, rdiff = PR_BUF_INIT;
 	struct pr_buf summary = PR_BUF_INIT;
 	struct sink_job *jobs = NULL;
+	struct pr_bridge_trailed *trailed = NULL;
 	size_t i, nr_jobs = c->route->to.nr, sent = 0, pending = 0;
 	size_t rejected = 0;
-	bool retry = false;
+	bool retry = false, trailed_done = false;
 	int shown = 0;
 	int64_t t0;
 	char fp[41];
@@ -1183,7 +1184,13 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 		if (jobs[i].n->connector &&
 		    jobs[i].n->connector->deliver_version)
 			continue;
-		if ((err = prepare_sink(&jobs[i], c, ev, &ev2, v, rdiff.ptr,
+		/* the review trailers gathered so far follow the series */
+		if (!trailed_done && !ev->preview &&
+		    (err = pr_bridge_trailed(&trailed, c->st, sv.series_id, v)))
+			goto done;
+		trailed_done = true;
+		if ((err = prepare_sink(&jobs[i], c, ev, &ev2,
+					trailed ? &trailed->v : v, rdiff.ptr,
 					&report)))
 			goto done;
 	}
@@ -1284,6 +1291,7 @@ done:
 	for (i = 0; jobs && i < nr_jobs; i++)
 		sink_job_release(&jobs[i]);
 	free(jobs);
+	pr_bridge_trailed_free(trailed);
 	pr_buf_release(&mbox);
 	pr_buf_release(&rdiff);
 	pr_buf_release(&summary);
@@ -1306,7 +1314,7 @@ static int on_event(const struct pr_event *ev, void *payload)
 	else if (ev->kind == PR_EVENT_STATE && ev->series && ev->state)
 		err = pr_bridge_state(&b, ev->series->origin_connector,
 				      ev->series->origin_key, ev->state,
-				      ev->state);
+				      ev->body ? ev->body : ev->state);
 	else if (ev->kind == PR_EVENT_COMMENT)
 		err = pr_bridge_comment(&b, ev);
 	/* the cursor moves only once the event is stored and handled */
@@ -1397,16 +1405,19 @@ void pr_engine_close(struct pr_graph *g)
 		node_close(&g->nodes[i]);
 }
 
-static bool source_listed(const struct pr_engine_opts *o, const char *name)
+static bool name_in(const char *const *names, size_t nr, const char *name)
 {
 	size_t i;
 
-	if (!o->sources)
-		return true;
-	for (i = 0; i < o->nr_sources; i++)
-		if (!strcmp(o->sources[i], name))
+	for (i = 0; i < nr; i++)
+		if (!strcmp(names[i], name))
 			return true;
 	return false;
+}
+
+static bool source_listed(const struct pr_engine_opts *o, const char *name)
+{
+	return !o->sources || name_in(o->sources, o->nr_sources, name);
 }
 
 int64_t pr_engine_retry_at(const char *message)
@@ -1494,10 +1505,14 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 				(struct pr_instance *)&src->inst;
 
 			inst->state_dir = state_dir.ptr;
+			inst->hooked = c.opts->hooked &&
+				       name_in(c.opts->hooked,
+					       c.opts->nr_hooked, r->from);
 			err = src->connector->poll(inst,
 						   err == 0 ? cursor.ptr : NULL,
 						   on_event, &c);
 			inst->state_dir = NULL;
+			inst->hooked = false;
 		}
 		pr_buf_release(&cursor);
 		pr_buf_release(&key);

@@ -152,6 +152,12 @@ struct pr_engine_opts {
 	const char *const *sources;
 	size_t nr_sources;
 	/*
+	 * Of those, the ones a webhook asked for (pr_instance.hooked is set
+	 * while they poll); NULL: none.
+	 */
+	const char *const *hooked;
+	size_t nr_hooked;
+	/*
 	 * Called once per route polled, after its poll, with the source's
 	 * name and what the poll returned: 0, 1 (a sink asked to retry: the
 	 * cursor held back) or a negative PR_E* whose message is

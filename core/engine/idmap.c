@@ -29,6 +29,103 @@ done:
 	pr_buf_release(&b);
 }
 
+/* The digits of a Patchwork id at s (n bytes), ended by '/' or the end. */
+static size_t pw_number(const char *s, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && k < 18 && s[k] >= '0' && s[k] <= '9')
+		k++;
+	return k && (k == n || s[k] == '/') ? k : 0;
+}
+
+/* "KIND/N" at s (n bytes) for the kinds kinds[] names, as out. */
+static int pw_object(struct pr_buf *out, const char *root, size_t rlen,
+		     const char *s, size_t n, const char *const *kinds,
+		     const char *const *api)
+{
+	size_t i, k, d;
+
+	for (i = 0; kinds[i]; i++) {
+		k = strlen(kinds[i]);
+		if (n <= k + 1 || memcmp(s, kinds[i], k) || s[k] != '/')
+			continue;
+		if (!(d = pw_number(s + k + 1, n - k - 1)))
+			return PR_ENOENT;
+		return pr_buf_addf(out, "%.*s/api/%s/%.*s/", (int)rlen, root,
+				   api[i], (int)d, s + k + 1);
+	}
+	return PR_ENOENT;
+}
+
+/* pr_idmap_patchwork_url() of a NUL-terminated url. */
+static int pw_url(struct pr_buf *out, const char *url)
+{
+	static const char *const api[] = { "patches", "covers", "series",
+					   NULL };
+	static const char *const web[] = { "patch", "cover", "series", NULL };
+	const char *host = strstr(url, "://"), *path, *end, *at, *q;
+	size_t plen, d;
+
+	if (!host)
+		return PR_ENOENT;
+	host += 3;
+	path = strchr(host, '/');
+	if (!path || path == host)
+		return PR_ENOENT;
+	end = path + strcspn(path, "?#");
+	plen = (size_t)(end - path);
+	/* ROOT/api/[VERSION/]KIND/N/ */
+	if ((at = memmem(path, plen, "/api/", 5))) {
+		const char *s = at + 5;
+
+		d = strspn(s, "0123456789.");
+		if (d && s + d < end && s[d] == '/')
+			s += d + 1;
+		return pw_object(out, url, (size_t)(at - url), s,
+				 (size_t)(end - s), api, api);
+	}
+	/* ROOT/project/P/list/?series=N, ROOT/project/P/KIND/N/ */
+	if ((at = memmem(path, plen, "/project/", 9))) {
+		const char *s = memchr(at + 9, '/', (size_t)(end - at - 9));
+
+		if (!s)
+			return PR_ENOENT;
+		s++;
+		if ((size_t)(end - s) >= 5 && !memcmp(s, "list/", 5) &&
+		    (q = strstr(end, "series=")) &&
+		    (q[-1] == '?' || q[-1] == '&') &&
+		    (d = strspn(q + 7, "0123456789")) && d <= 18)
+			return pr_buf_addf(out, "%.*s/api/series/%.*s/",
+					   (int)(at - url), url, (int)d, q + 7);
+		return pw_object(out, url, (size_t)(at - url), s,
+				 (size_t)(end - s), web, api);
+	}
+	/* ROOT/KIND/N/ (the web pages before 2.2, a series' mbox) */
+	for (at = path; at && at < end;
+	     at = memchr(at + 1, '/', (size_t)(end - at - 1))) {
+		if (!pw_object(out, url, (size_t)(at - url), at + 1,
+			       (size_t)(end - at - 1), web, api))
+			return 0;
+		pr_buf_reset(out);
+	}
+	return PR_ENOENT;
+}
+
+int pr_idmap_patchwork_url(struct pr_buf *out, const char *url, size_t len)
+{
+	struct pr_buf u = PR_BUF_INIT, v = PR_BUF_INIT;
+	int err;
+
+	if (memchr(url, '\0', len) || (err = pr_buf_add(&u, url, len)))
+		return PR_ENOENT;
+	if (!(err = pw_url(&v, u.ptr)))
+		err = pr_buf_add(out, v.ptr, v.len);
+	pr_buf_release(&u);
+	pr_buf_release(&v);
+	return err;
+}
+
 int pr_idmap_candidates(struct pr_strlist *out, const char *id)
 {
 	struct pr_buf mid = PR_BUF_INIT;
@@ -42,6 +139,9 @@ int pr_idmap_candidates(struct pr_strlist *out, const char *id)
 	if (n > 2 && s[0] == '<' && s[n - 1] == '>')
 		add_once(out, s + 1, n - 2);
 	if (memmem(s, n, "://", 3)) {
+		if (pr_idmap_patchwork_url(&mid, s, n) == 0)
+			add_once(out, mid.ptr, mid.len);
+		pr_buf_reset(&mid);
 		err = pr_assemble_link_msgid(&mid, s, n);
 		/* a Message-ID has its '@': github.com/o/r/pull names none */
 		if (!err && memchr(mid.ptr, '@', mid.len))
@@ -127,6 +227,55 @@ int pr_idmap_series(struct pr_buf *origin, struct pr_buf *key,
 		err = pr_sql_add(key, &q, 1);
 	pr_sql_finish(&q);
 	return err;
+}
+
+/* The 1-based place of id in the space-separated list, 0: none. */
+static int place_in(const char *list, const char *id)
+{
+	size_t n = strlen(id);
+	int i = 1;
+
+	while (*list) {
+		size_t k = strcspn(list, " ");
+
+		if (k == n && !memcmp(list, id, n))
+			return i;
+		list += k + strspn(list + k, " ");
+		i++;
+	}
+	return 0;
+}
+
+int pr_idmap_listed(int *version, int *idx, struct pr_store *st,
+		    int64_t series_id, const char *id)
+{
+	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
+	int err, best = 0;
+
+	*version = *idx = 0;
+	if (!id || !*id || strchr(id, ' '))
+		return PR_ENOENT;
+	err = pr_sql_prepare(&q, pr_store_sql(st), "find a listed id",
+			     "SELECT kind, value FROM identities"
+			     " WHERE series_id = ? AND kind LIKE '%:v%'"
+			     " AND instr(' ' || value || ' ', ' ' || ? || ' ')",
+			     "Is", series_id, id);
+	while (!err && (err = pr_sql_next(&q)) == 1) {
+		const char *kind = pr_sql_text(&q, 0), *v = strrchr(kind, ':');
+		long n = v && v[1] == 'v' ? strtol(v + 2, NULL, 10) : 0;
+		int at = place_in(pr_sql_text(&q, 1), id);
+
+		err = 0;
+		if (n > best && n < 1000000 && at) {
+			best = (int)n;
+			*version = best;
+			*idx = at;
+		}
+	}
+	pr_sql_finish(&q);
+	if (err < 0)
+		return err;
+	return best ? 0 : PR_ENOENT;
 }
 
 /* Run q and hand each row's (kind, value, note) columns to fn. */

@@ -40,10 +40,23 @@ struct pr_strlist;
  * The values an id a user gives may be stored as, appended to out: the
  * id itself (blanks around it dropped); without its angle brackets
  * ("<a@b>"); the Message-ID a link names (lore's /r/<id>, an archive's
- * /<list>/<id>/, Patchwork's /patch/<id>/); "group/project!12" as
+ * /<list>/<id>/, Patchwork's /patch/<id>/); a Patchwork URL by number
+ * as pr_idmap_patchwork_url() keeps it; "group/project!12" as
  * "group/project#12" (the forges' keys use '#').  Each once.
  */
 int pr_idmap_candidates(struct pr_strlist *out, const char *id);
+
+/*
+ * A Patchwork URL that names a patch, cover letter or series by number
+ * (its API URL, any API version: ROOT/api/1.2/patches/N/; its web pages:
+ * ROOT/patch/N/, ROOT/project/P/patch/N/, ROOT/project/P/list/?series=N,
+ * ROOT/series/N/mbox/) as the one value the identity map keeps for it:
+ * "ROOT/api/patches/N/" ("covers", "series"), appended to out.
+ * PR_ENOENT (no message) when url is none of these.  A patch's web page
+ * named by Message-ID is not one: pr_idmap_candidates() gives its
+ * Message-ID.
+ */
+int pr_idmap_patchwork_url(struct pr_buf *out, const char *url, size_t len);
 
 /*
  * The series `value` names, any kind of id (see above), ascending: *out
@@ -58,6 +71,15 @@ int pr_idmap_find(int64_t **out, size_t *nr, struct pr_store *st,
  */
 int pr_idmap_find_written(int64_t **out, size_t *nr, struct pr_store *st,
 			  const char *value);
+
+/*
+ * Where `id` is in a per-patch list a sink kept for a version (kind
+ * "...:vN", value the patches' ids in order, space-separated: the gerrit
+ * sink's Change-Ids): *version N and *idx its 1-based place, the newest
+ * version first.  PR_ENOENT (no message) when no list holds it.
+ */
+int pr_idmap_listed(int *version, int *idx, struct pr_store *st,
+		    int64_t series_id, const char *id);
 
 /* A series' source and key, appended; PR_ENOENT when unknown. */
 int pr_idmap_series(struct pr_buf *origin, struct pr_buf *key,

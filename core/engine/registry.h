@@ -99,6 +99,13 @@ struct pr_instance {
 	 * (engine/notes.h); NULL otherwise.
 	 */
 	struct pr_store *store;
+	/*
+	 * While the engine polls this source: the poll was asked for by a
+	 * webhook (pr_engine_opts.hooked).  A source that skips the polls it
+	 * believes idle (gerrit, whose stream says when) reads anyway: the
+	 * hook is news its own signal may not have brought yet.
+	 */
+	bool hooked;
 	char prefix[160]; /* log prefix: "smtp:netdev" */
 };
 

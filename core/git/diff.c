@@ -1004,17 +1004,25 @@ static void flush_one_hunk(unsigned char result[20], struct pr_sha1 *ctx)
 /* git hashes every line with all whitespace removed. */
 static void hash_nospace(struct pr_sha1 *ctx, const struct line *l, size_t *n)
 {
-	size_t i, start = 0;
+	char buf[256];
+	size_t i, k = 0;
 
-	for (i = 0; i <= l->len; i++) {
+	/* the bytes gathered first: one update per line, not per word */
+	for (i = 0; i < l->len; i++) {
+		char c = l->p[i];
+
 		/* git's isspace(): no '\v' or '\f' */
-		if (i == l->len || l->p[i] == ' ' || l->p[i] == '\t' ||
-		    l->p[i] == '\n' || l->p[i] == '\r') {
-			pr_sha1_update(ctx, l->p + start, i - start);
-			*n += i - start;
-			start = i + 1;
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+			continue;
+		if (k == sizeof(buf)) {
+			pr_sha1_update(ctx, buf, k);
+			*n += k;
+			k = 0;
 		}
+		buf[k++] = c;
 	}
+	pr_sha1_update(ctx, buf, k);
+	*n += k;
 }
 
 /* git's scan_hunk_header: only the line counts matter. */

@@ -71,14 +71,21 @@ static bool same_mail_kind(const struct pr_patch *a, const struct pr_patch *b)
 	return *ea && !strcasecmp(ea, eb) && same_text(a->subject, b->subject);
 }
 
+/* A cover letter with a subject of its own, not format-patch's template. */
+static bool named_cover(const struct pr_patch *c)
+{
+	return c && c->subject && strcmp(c->subject, "*** SUBJECT HERE ***");
+}
+
 /*
- * Do two versions look like the same series: their cover letters, else
- * their first patches, from one submitter under one subject?
+ * Do two versions look like the same series: their cover letters (when
+ * both were given a subject), else their first patches, from one submitter
+ * under one subject?
  */
 static bool same_series(const struct pr_asm_version *a,
 			const struct pr_asm_version *b)
 {
-	if (a->cover && b->cover)
+	if (named_cover(a->cover) && named_cover(b->cover))
 		return same_mail_kind(a->cover, b->cover);
 	return a->nr && b->nr && same_mail_kind(a->patches[0], b->patches[0]);
 }
@@ -513,4 +520,79 @@ void pr_asm_finish_series(struct pr_asm_series *s)
 		for (j = i + 1; j < s->nr && !s->versions[i].complete; j++)
 			if (s->versions[j].complete)
 				s->versions[i].superseded = true;
+}
+
+/*
+ * Could scan_line read something in l[0..n)?  Its two keys, else a wide
+ * test on purpose: the first character of its other forms.
+ */
+static bool line_may_count(const char *l, size_t n)
+{
+	while (n && (*l == ' ' || *l == '\t')) {
+		l++;
+		n--;
+	}
+	if (has_prefix(l, n, "change-id:") || has_prefix(l, n, "Supersedes:"))
+		return true;
+	return n && strchr("-*LvV", *l);
+}
+
+/* text reduced to its lines line_may_count keeps; NULL stays NULL. */
+static char *slim_text(char *text)
+{
+	struct pr_buf out = PR_BUF_INIT;
+	const char *l = text, *nl;
+	size_t n;
+
+	while (l && *l) {
+		nl = strchr(l, '\n');
+		n = nl ? (size_t)(nl - l) : strlen(l);
+		if (line_may_count(l, n)) {
+			pr_buf_add(&out, l, n);
+			pr_buf_addch(&out, '\n');
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return pr_buf_detach(&out, NULL);
+}
+
+void pr_assemble_slim(struct pr_patch *p)
+{
+	bool had_diff = p->diff && p->diff[0];
+	size_t i, n = 0;
+	char *s;
+
+	/* of the trailers only a change-id counts (scan_mail) */
+	for (i = 0; i < p->trailers.nr; i++) {
+		struct pr_trailer *t = &p->trailers.items[i];
+
+		if (!strcmp(t->key, "change-id")) {
+			p->trailers.items[n++] = *t;
+			continue;
+		}
+		free(t->key);
+		free(t->value);
+	}
+	p->trailers.nr = n;
+	/* the author's address and the date's time count, not the rest */
+	free(p->author.name);
+	p->author.name = NULL;
+	free(p->date);
+	p->date = NULL;
+
+	if (p->body) {
+		s = slim_text(p->body);
+		free(p->body);
+		p->body = s;
+	}
+	if (p->diff) {
+		s = slim_text(p->diff);
+		free(p->diff);
+		p->diff = s;
+		/* a mail with a patch still has one */
+		if (had_diff && !s[0]) {
+			free(s);
+			p->diff = pr_strdup("\n");
+		}
+	}
 }

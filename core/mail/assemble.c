@@ -13,8 +13,8 @@
 /*
  * Every Message-ID the mails name, sorted, each once; for each, the
  * posting holding it as a reference (Patchwork's SeriesReference), the
- * posting holding the mail that has it, and whether a mail with it was
- * read already.
+ * posting holding the mail that has it, whether a mail with it was read
+ * already, and whether the stream has a mail with it at all.
  */
 struct ids {
 	const char **v;
@@ -22,6 +22,7 @@ struct ids {
 	size_t *ref;
 	size_t *mail;
 	bool *read;
+	bool *known;
 };
 
 /* A posting as it grows; its version is filled at the end. */
@@ -31,6 +32,7 @@ struct posting {
 	int total; /* the total its first mail gave */
 	int64_t time; /* its first mail's date, 0 when unknown */
 	const char *who; /* its first mail's author */
+	const char *anchor; /* its first mail's anchor() */
 	bool idless; /* its first mail has no Message-ID */
 	size_t link; /* union-find over postings: joined by threads */
 };
@@ -86,8 +88,12 @@ static void ids_build(struct ids *ids, struct pr_patch *const *mails, size_t nr)
 	ids->ref = pr_calloc(ids->nr + 1, sizeof(*ids->ref));
 	ids->mail = pr_calloc(ids->nr + 1, sizeof(*ids->mail));
 	ids->read = pr_calloc(ids->nr + 1, sizeof(*ids->read));
+	ids->known = pr_calloc(ids->nr + 1, sizeof(*ids->known));
 	for (i = 0; i < ids->nr; i++)
 		ids->ref[i] = ids->mail[i] = NONE;
+	for (i = 0; i < nr; i++)
+		if ((k = ids_find(ids, mails[i]->message_id)) != NONE)
+			ids->known[k] = true;
 }
 
 static bool is_cover(const struct pr_patch *p)
@@ -151,6 +157,24 @@ static void hold_ref(struct state *st, const char *id, size_t n)
 		st->ids.ref[k] = n;
 }
 
+/*
+ * The thread a mail answers outside the stream: its first reference (else
+ * its In-Reply-To) when the mail it answers is not in the stream, else
+ * NULL.  See by_markers().
+ */
+static const char *anchor(const struct state *st, const struct pr_patch *p)
+{
+	const char *to = p->in_reply_to;
+	size_t k;
+
+	if ((!to || !*to) && p->nr_references)
+		to = p->references[p->nr_references - 1];
+	k = ids_find(&st->ids, to);
+	if (k == NONE || st->ids.known[k])
+		return NULL;
+	return p->nr_references && p->references[0][0] ? p->references[0] : to;
+}
+
 static size_t new_posting(struct state *st, const struct pr_patch *p,
 			  size_t first)
 {
@@ -164,6 +188,7 @@ static size_t new_posting(struct state *st, const struct pr_patch *p,
 	q->time = p->time;
 	q->who = pr_assemble_submitter(p);
 	q->idless = !p->message_id || !*p->message_id;
+	q->anchor = anchor(st, p);
 	q->v.first = first;
 	q->link = st->nr;
 	return st->nr++;
@@ -215,25 +240,32 @@ static size_t by_reference(const struct state *st, const struct pr_patch *p)
  * The posting p's markers lead to (Patchwork's _find_series_by_markers):
  * the same submitter, version and total, within the window; the newest that
  * lacks patch x.  Mails without a Message-ID match only postings started
- * by one, whatever the dates.
+ * by one, whatever the dates.  Unlike Patchwork, p and the posting's
+ * first mail must have the same anchor(): Patchwork keeps every mail it
+ * ever read, a stream is a window of the list, and a "2/2" answering a
+ * 1/2 that an earlier poll read (or that never came) is not the posting
+ * that a "1/2" of another thread completes.
  */
 static size_t by_markers(const struct state *st, const struct pr_patch *p,
 			 int x)
 {
 	bool idless = !p->message_id || !*p->message_id;
 	int label = mail_version(p), total = p->prefix.total;
-	const char *who = pr_assemble_submitter(p);
+	const char *who = pr_assemble_submitter(p), *out = anchor(st, p);
 	size_t i, best = NONE;
 
 	for (i = st->nr; i-- > 0;) {
 		const struct posting *q = &st->p[i];
 
+		/* not newer than the best found: skip the costly tests */
+		if (best != NONE && q->time <= st->p[best].time)
+			continue;
 		if (q->idless != idless || q->label != label ||
 		    q->total != total || strcasecmp(q->who, who) ||
+		    !q->anchor != !out || (out && strcmp(q->anchor, out)) ||
 		    (!idless && !near(q->time, p->time)) || has_index(q, x))
 			continue;
-		if (best == NONE || q->time > st->p[best].time)
-			best = i;
+		best = i;
 	}
 	return best;
 }
@@ -427,6 +459,7 @@ int pr_assemble_mails(struct pr_assembly *out, struct pr_patch *const *mails,
 	free(st.ids.ref);
 	free(st.ids.mail);
 	free(st.ids.read);
+	free(st.ids.known);
 	return err;
 }
 

@@ -139,6 +139,14 @@ const char *pr_assemble_submitter(const struct pr_patch *p);
 const struct pr_asm_version *
 pr_assemble_latest_complete(const struct pr_asm_series *s);
 void pr_assemble_release(struct pr_assembly *a);
+/*
+ * Drop from p the text the assembly does not read, to hold many mails for
+ * it: body and diff keep only the lines that may name a change-id or a
+ * previous version (a diff that was not empty stays so), the trailers
+ * only a change-id, and the author's name and the date text go.  The
+ * assembly of slimmed mails is that of the whole ones.
+ */
+void pr_assemble_slim(struct pr_patch *p);
 
 /*
  * The Message-ID a lore-style link names: the path segment after "/r/",

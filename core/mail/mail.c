@@ -148,7 +148,16 @@ bool pr_mail_is_utf8(const char *in, size_t len)
 
 	while (i < len) {
 		unsigned char c = s[i];
+		uint64_t word;
 
+		/* ASCII eight bytes at a time */
+		if (len - i >= 8) {
+			memcpy(&word, s + i, 8);
+			if (!(word & 0x8080808080808080ULL)) {
+				i += 8;
+				continue;
+			}
+		}
 		if (c < 0x80) {
 			i++;
 			continue;

@@ -138,7 +138,9 @@ static void check_headers(struct state *st, const struct pr_mail_headers *h,
 		if (!*h->v[i].name)
 			continue;
 		pr_buf_reset(&line);
-		pr_buf_addf(&line, "%s: %s", h->v[i].name, h->v[i].value);
+		pr_buf_adds(&line, h->v[i].name);
+		pr_buf_add(&line, ": ", 2);
+		pr_buf_adds(&line, h->v[i].value);
 		check_header(st, line.ptr, line.len, st->hdr, st->has_hdr,
 			     overwrite);
 	}

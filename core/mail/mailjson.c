@@ -1,25 +1,24 @@
 #include "base/pr.h"
+#include "base/json.h"
 #include "mail/mailjson.h"
 #include "mail/mail.h"
 
 /*
- * p as a JSON string: itself when it is UTF-8 without a NUL (*exact set),
- * else read as latin-1 with each NUL shown as U+FFFD (many JSON readers
- * refuse "\u0000").
+ * key = p[0..len) as a JSON string: itself when it is UTF-8 without a NUL
+ * (returns true), else read as latin-1 with each NUL shown as U+FFFD (many
+ * JSON readers refuse "\u0000").
  */
-static json_t *readable(const char *p, size_t len, bool *exact)
+static bool readable(struct pr_jsonw *w, const char *key, const char *p,
+		     size_t len)
 {
 	struct pr_buf u = PR_BUF_INIT;
 	const char *nul = memchr(p, 0, len);
-	json_t *j = NULL;
 	size_t i;
 
-	*exact = !nul && pr_mail_is_utf8(p, len);
-	if (*exact)
-		j = json_stringn(p, len);
-	if (j)
-		return j;
-	*exact = false;
+	if (!nul && pr_mail_is_utf8(p, len)) {
+		pr_jsonw_str(w, key, p, len);
+		return true;
+	}
 	for (i = 0; i < len; i = nul ? (size_t)(nul - p) + 1 : len) {
 		nul = memchr(p + i, 0, len - i);
 		pr_mail_add_utf8_or_latin1(&u, p + i,
@@ -27,132 +26,147 @@ static json_t *readable(const char *p, size_t len, bool *exact)
 		if (nul)
 			pr_buf_adds(&u, "\xef\xbf\xbd");
 	}
-	j = json_stringn(u.ptr, u.len);
+	pr_jsonw_str(w, key, u.ptr, u.len);
 	pr_buf_release(&u);
-	return j ? j : json_string("");
+	return false;
 }
 
-static json_t *base64(const char *p, size_t len)
+static void base64(struct pr_jsonw *w, const char *key, const char *p,
+		   size_t len)
 {
 	struct pr_buf b = PR_BUF_INIT;
-	json_t *j;
 
 	pr_mail_b64_encode(&b, p, len);
-	j = json_stringn(b.ptr, b.len);
+	pr_jsonw_str(w, key, b.ptr, b.len);
 	pr_buf_release(&b);
-	return j;
 }
 
-static void set_base64(json_t *obj, const char *key, json_t *value)
+/* key_base64 in a buffer of its own */
+static const char *b64_key(struct pr_buf *k, const char *key)
+{
+	pr_buf_reset(k);
+	pr_buf_addf(k, "%s_base64", key);
+	return k->ptr;
+}
+
+void pr_mailjson_field(struct pr_jsonw *w, const char *key, const char *p,
+		       size_t len, const char *exact, size_t exact_len)
 {
 	struct pr_buf k = PR_BUF_INIT;
+	bool same = readable(w, key, p, len);
 
-	pr_buf_addf(&k, "%s_base64", key);
-	json_object_set_new(obj, k.ptr, value);
+	if (exact)
+		base64(w, b64_key(&k, key), exact, exact_len);
+	else if (!same)
+		base64(w, b64_key(&k, key), p, len);
 	pr_buf_release(&k);
 }
 
-void pr_mailjson_set(json_t *obj, const char *key, const char *p, size_t len,
-		     const char *exact, size_t exact_len)
-{
-	bool same;
-
-	json_object_set_new(obj, key, readable(p, len, &same));
-	if (exact)
-		set_base64(obj, key, base64(exact, exact_len));
-	else if (!same)
-		set_base64(obj, key, base64(p, len));
-}
-
-void pr_mailjson_set_str(json_t *obj, const char *key, const char *s)
+void pr_mailjson_field_str(struct pr_jsonw *w, const char *key, const char *s)
 {
 	if (s)
-		pr_mailjson_set(obj, key, s, strlen(s), NULL, 0);
+		pr_mailjson_field(w, key, s, strlen(s), NULL, 0);
 	else
-		json_object_set_new(obj, key, json_null());
+		pr_jsonw_null(w, key);
 }
 
-void pr_mailjson_set_list(json_t *obj, const char *key, char *const *v,
-			  size_t n)
+void pr_mailjson_field_list(struct pr_jsonw *w, const char *key, char *const *v,
+			    size_t n)
 {
-	json_t *list = json_array(), *raw = json_array();
-	bool any = false, same;
+	struct pr_buf k = PR_BUF_INIT;
+	bool any = false;
 	size_t i;
 
+	pr_jsonw_open(w, key, '[');
+	for (i = 0; i < n; i++) {
+		if (!v[i])
+			pr_jsonw_null(w, NULL);
+		else if (!readable(w, NULL, v[i], strlen(v[i])))
+			any = true;
+	}
+	pr_jsonw_close(w, ']');
+	if (!any)
+		return;
+	/* null where the entry is UTF-8 */
+	pr_jsonw_open(w, b64_key(&k, key), '[');
 	for (i = 0; i < n; i++) {
 		size_t len = v[i] ? strlen(v[i]) : 0;
 
-		if (!v[i]) {
-			json_array_append_new(list, json_null());
-			json_array_append_new(raw, json_null());
-			continue;
-		}
-		json_array_append_new(list, readable(v[i], len, &same));
-		json_array_append_new(raw,
-				      same ? json_null() : base64(v[i], len));
-		any = any || !same;
+		if (v[i] &&
+		    (memchr(v[i], 0, len) || !pr_mail_is_utf8(v[i], len)))
+			base64(w, NULL, v[i], len);
+		else
+			pr_jsonw_null(w, NULL);
 	}
-	json_object_set_new(obj, key, list);
-	if (any)
-		set_base64(obj, key, raw);
-	else
-		json_decref(raw);
+	pr_jsonw_close(w, ']');
+	pr_buf_release(&k);
 }
 
 /* A model string with git mailinfo's bytes beside it (NULL: the same). */
-static void set_with_bytes(json_t *obj, const char *key, const char *s,
-			   const char *bytes)
+static void with_bytes(struct pr_jsonw *w, const char *key, const char *s,
+		       const char *bytes)
 {
-	pr_mailjson_set(obj, key, s, strlen(s), bytes,
-			bytes ? strlen(bytes) : 0);
+	pr_mailjson_field(w, key, s, strlen(s), bytes,
+			  bytes ? strlen(bytes) : 0);
+}
+
+void pr_mailjson_write(struct pr_jsonw *w, const char *key,
+		       const struct pr_mailinfo *mi)
+{
+	size_t i;
+
+	pr_jsonw_open(w, key, '{');
+	pr_mailjson_field_str(w, "message_id", mi->message_id);
+	pr_mailjson_field_str(w, "in_reply_to", mi->in_reply_to);
+	pr_mailjson_field_list(w, "references", mi->references,
+			       mi->nr_references);
+	pr_jsonw_open(w, "from", '{');
+	with_bytes(w, "name", mi->name, mi->bytes.name);
+	with_bytes(w, "email", mi->email, mi->bytes.email);
+	pr_jsonw_close(w, '}');
+	with_bytes(w, "date", mi->date, mi->bytes.date);
+	with_bytes(w, "subject", mi->subject, mi->bytes.subject);
+	with_bytes(w, "subject_raw", mi->subject_raw, mi->bytes.subject_raw);
+	pr_jsonw_open(w, "prefix", '{');
+	pr_mailjson_field_str(w, "list", mi->prefix.list);
+	pr_jsonw_bool(w, "rfc", mi->prefix.rfc);
+	pr_jsonw_int(w, "version", mi->prefix.version);
+	pr_jsonw_int(w, "index", mi->prefix.index);
+	pr_jsonw_int(w, "total", mi->prefix.total);
+	pr_jsonw_close(w, '}');
+	pr_jsonw_strs(w, "kind", pr_mail_kind_name(mi->kind));
+	pr_mailjson_field(w, "body", mi->msg.ptr, mi->msg.len,
+			  mi->bytes.has_msg ? mi->bytes.msg.ptr : NULL,
+			  mi->bytes.msg.len);
+	pr_mailjson_field(w, "diff", mi->patch.ptr, mi->patch.len, NULL, 0);
+	pr_jsonw_open(w, "trailers", '[');
+	for (i = 0; i < mi->trailers.nr; i++) {
+		pr_jsonw_open(w, NULL, '{');
+		pr_mailjson_field_str(w, "key", mi->trailers.items[i].key);
+		pr_mailjson_field_str(w, "value", mi->trailers.items[i].value);
+		pr_jsonw_close(w, '}');
+	}
+	pr_jsonw_close(w, ']');
+	if (mi->pull_url) {
+		pr_jsonw_open(w, "pull", '{');
+		pr_mailjson_field_str(w, "url", mi->pull_url);
+		pr_mailjson_field_str(w, "ref", mi->pull_ref);
+		pr_jsonw_close(w, '}');
+	} else {
+		pr_jsonw_null(w, "pull");
+	}
+	pr_jsonw_close(w, '}');
 }
 
 json_t *pr_mailjson_message(const struct pr_mailinfo *mi)
 {
-	json_t *m = json_object(), *from = json_object(),
-	       *prefix = json_object(), *trailers = json_array();
-	size_t i;
+	struct pr_buf out = PR_BUF_INIT;
+	struct pr_jsonw w;
+	json_t *m;
 
-	pr_mailjson_set_str(m, "message_id", mi->message_id);
-	pr_mailjson_set_str(m, "in_reply_to", mi->in_reply_to);
-	pr_mailjson_set_list(m, "references", mi->references,
-			     mi->nr_references);
-	set_with_bytes(from, "name", mi->name, mi->bytes.name);
-	set_with_bytes(from, "email", mi->email, mi->bytes.email);
-	json_object_set_new(m, "from", from);
-	set_with_bytes(m, "date", mi->date, mi->bytes.date);
-	set_with_bytes(m, "subject", mi->subject, mi->bytes.subject);
-	set_with_bytes(m, "subject_raw", mi->subject_raw,
-		       mi->bytes.subject_raw);
-	pr_mailjson_set_str(prefix, "list", mi->prefix.list);
-	json_object_set_new(prefix, "rfc", json_boolean(mi->prefix.rfc));
-	json_object_set_new(prefix, "version",
-			    json_integer(mi->prefix.version));
-	json_object_set_new(prefix, "index", json_integer(mi->prefix.index));
-	json_object_set_new(prefix, "total", json_integer(mi->prefix.total));
-	json_object_set_new(m, "prefix", prefix);
-	json_object_set_new(m, "kind",
-			    json_string(pr_mail_kind_name(mi->kind)));
-	pr_mailjson_set(m, "body", mi->msg.ptr, mi->msg.len,
-			mi->bytes.has_msg ? mi->bytes.msg.ptr : NULL,
-			mi->bytes.msg.len);
-	pr_mailjson_set(m, "diff", mi->patch.ptr, mi->patch.len, NULL, 0);
-	for (i = 0; i < mi->trailers.nr; i++) {
-		json_t *t = json_object();
-
-		pr_mailjson_set_str(t, "key", mi->trailers.items[i].key);
-		pr_mailjson_set_str(t, "value", mi->trailers.items[i].value);
-		json_array_append_new(trailers, t);
-	}
-	json_object_set_new(m, "trailers", trailers);
-	if (mi->pull_url) {
-		json_t *p = json_object();
-
-		pr_mailjson_set_str(p, "url", mi->pull_url);
-		pr_mailjson_set_str(p, "ref", mi->pull_ref);
-		json_object_set_new(m, "pull", p);
-	} else {
-		json_object_set_new(m, "pull", json_null());
-	}
+	pr_jsonw_init(&w, &out);
+	pr_mailjson_write(&w, NULL, mi);
+	m = json_loadb(out.ptr, out.len, 0, NULL);
+	pr_buf_release(&out);
 	return m;
 }

@@ -24,20 +24,28 @@
  *   KEY encoded as UTF-8.
  */
 
-/*
- * Set key in obj to the text of p[0..len); exact (NULL: p itself) is the
- * field's true bytes.  key_base64 is added when those are not UTF-8 or
- * differ from the text.
- */
-void pr_mailjson_set(json_t *obj, const char *key, const char *p, size_t len,
-		     const char *exact, size_t exact_len);
-/* The same for a C string s; NULL gives null. */
-void pr_mailjson_set_str(json_t *obj, const char *key, const char *s);
-/* key = the n strings of v (a NULL entry is null), with key_base64. */
-void pr_mailjson_set_list(json_t *obj, const char *key, char *const *v,
-			  size_t n);
+struct pr_jsonw;
 
-/* The object of one message (docs/commands/parse.md). */
+/*
+ * Write key = the text of p[0..len) with w (base/json.h); exact (NULL: p
+ * itself) is the field's true bytes.  key_base64 is added when those are
+ * not UTF-8 or differ from the text.
+ */
+void pr_mailjson_field(struct pr_jsonw *w, const char *key, const char *p,
+		       size_t len, const char *exact, size_t exact_len);
+/* The same for a C string s; NULL gives null. */
+void pr_mailjson_field_str(struct pr_jsonw *w, const char *key, const char *s);
+/* key = the n strings of v (a NULL entry is null), with key_base64. */
+void pr_mailjson_field_list(struct pr_jsonw *w, const char *key, char *const *v,
+			    size_t n);
+
+/*
+ * The object of one message (docs/commands/parse.md), written as it goes
+ * (parse --json streams its messages).
+ */
+void pr_mailjson_write(struct pr_jsonw *w, const char *key,
+		       const struct pr_mailinfo *mi);
+/* The same object read back as a json_t (NULL only when out of memory). */
 json_t *pr_mailjson_message(const struct pr_mailinfo *mi);
 
 #endif

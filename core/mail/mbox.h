@@ -14,8 +14,13 @@
  * - CR before LF is dropped, as mailsplit does without --keep-cr.
  * - In mboxrd form (opts.mboxrd) one '>' is removed from ">From ",
  *   ">>From "...; in mboxo form (the default, git's) lines are kept.
- * - The callback gets each message's bytes (valid only during the call) and
- *   where it came from; a non-zero return stops the walk and is returned.
+ * - The callback gets each message's bytes (valid only during the call,
+ *   with a NUL after them) and where it came from; a non-zero return stops
+ *   the walk and is returned.
+ * - A file is read a chunk at a time and only the message being read is
+ *   held: memory follows the largest message (PR_LIMIT_MAIL_BYTES at
+ *   most), not the file, which has no size limit.  A message is passed
+ *   without a copy unless a CR or a '>' is dropped from it.
  */
 
 struct pr_mbox_where {

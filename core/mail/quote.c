@@ -68,6 +68,29 @@ static int64_t hunk_start(const char *line, size_t n)
 	return i > (size_t)(plus - line) + 1 ? v : -1;
 }
 
+/*
+ * The line count of one side of a hunk header ("-a,b" or "+c,d", sign
+ * '-' or '+'): b or d, 1 when absent; -1 when there is no such side.
+ */
+static int64_t hunk_count(const char *line, size_t n, char sign)
+{
+	const char *at = n > 3 ? memchr(line + 3, sign, n - 3) : NULL;
+	int64_t v = 0;
+	size_t i;
+
+	if (!at)
+		return -1;
+	i = (size_t)(at - line) + 1;
+	while (i < n && line[i] >= '0' && line[i] <= '9')
+		i++;
+	if (i >= n || line[i] != ',')
+		return 1;
+	for (i++; i < n && line[i] >= '0' && line[i] <= '9' && v < INT32_MAX;
+	     i++)
+		v = v * 10 + (line[i] - '0');
+	return v;
+}
+
 /* The reading state of pr_quote_diff_line and pr_quote_touches. */
 struct reader {
 	const char *path;
@@ -79,6 +102,7 @@ struct reader {
 	const char *hunk; /* its "@@" line */
 	size_t hunk_len;
 	int64_t next; /* the new side's number of the next ' '/'+' line */
+	int64_t left_old, left_new; /* the hunk's lines yet to come */
 };
 
 /* Read one line: the file, hunk and line number it moves on to. */
@@ -103,6 +127,8 @@ static void read_line(struct reader *r, const char *line, size_t n)
 		r->hunk = line;
 		r->hunk_len = n;
 		r->next = hunk_start(line, n);
+		r->left_old = hunk_count(line, n, '-');
+		r->left_new = hunk_count(line, n, '+');
 	}
 }
 
@@ -142,11 +168,18 @@ int pr_quote_diff_line(struct pr_buf *out, const char *diff, const char *path,
 			read_line(&r, p, n);
 			body = NULL;
 		} else if (r.hunk && r.next >= 0 &&
+			   (r.left_old > 0 || r.left_new > 0) &&
 			   (!n || p[0] == ' ' || p[0] == '+' || p[0] == '-')) {
-			/* an empty line is context a mailer stripped */
+			/*
+			 * an empty line is context a mailer stripped; the
+			 * hunk ends with its counts (a "-- " signature after
+			 * the last one is no line of it)
+			 */
 			if (!body)
 				body = p;
 			counted = !n || p[0] != '-';
+			r.left_old -= !n || p[0] != '+';
+			r.left_new -= counted;
 		}
 		if (counted && r.in_file && r.next == line) {
 			/* the context: at most `context` lines before it */

@@ -418,3 +418,25 @@ int pr_trailers_from_reply(struct pr_trailer_list *out, const char *body,
 	}
 	return 0;
 }
+
+int pr_trailers_append(struct pr_buf *msg, size_t start, const char *lines)
+{
+	struct pr_trailer_list have = { 0 };
+	int err = 0;
+
+	if (!lines || !*lines)
+		return 0;
+	pr_buf_rtrim(msg);
+	if (msg->len > start) {
+		if ((err = pr_buf_addch(msg, '\n')))
+			return err;
+		err = pr_trailers_parse(&have, msg->ptr + start,
+					msg->len - start);
+		if (!err && !have.nr)
+			err = pr_buf_addch(msg, '\n');
+	}
+	if (!err)
+		err = pr_buf_adds(msg, lines);
+	pr_trailer_list_release(&have);
+	return err;
+}

@@ -22,4 +22,16 @@ int pr_trailers_parse(struct pr_trailer_list *out, const char *msg, size_t len);
 int pr_trailers_from_reply(struct pr_trailer_list *out, const char *body,
 			   size_t len);
 
+/*
+ * Add `lines` (whole "Key: value" lines, each with its LF) to the message
+ * held in msg from byte `start` on, as git interpret-trailers adds
+ * trailers: the message is trimmed to end with one LF, and the lines go
+ * into the trailer block it ends with, else after a blank line as a new
+ * block; an empty message becomes the lines alone.  The patch sinks
+ * (gitcommit.c) and the mail sinks (engine/bridge.h) add the review
+ * trailers gathered for a series with it.
+ */
+struct pr_buf;
+int pr_trailers_append(struct pr_buf *msg, size_t start, const char *lines);
+
 #endif

@@ -117,6 +117,12 @@ def fail(store, p):
         return {"rules": len(st.d["fails"])}
 
 
+def drop_push(store, p):
+    with store.open(write=True) as st:
+        st.d["drop_pushes"] = int(p.get("count", 1))
+    return {"drop_pushes": st.d["drop_pushes"]}
+
+
 def fail_clear(store, p):
     with store.open(write=True) as st:
         st.d["fails"] = []
@@ -125,8 +131,8 @@ def fail_clear(store, p):
 
 def cut_streams(store, p):
     mode = p.get("mode", "drop")
-    if mode not in ("drop", "eof"):
-        raise Error(400, "mode is drop or eof")
+    if mode not in ("drop", "eof", "stall"):
+        raise Error(400, "mode is drop, eof or stall")
     with store.open(write=True) as st:
         path = os.path.join(store.root, "cut.json")
         try:
@@ -374,7 +380,7 @@ def state(store, p):
 
 KNOBS = {
     "create-project": create_project, "fail": fail, "fail-clear": fail_clear,
-    "cut-streams": cut_streams, "streams": list_streams,
+    "drop-push": drop_push, "cut-streams": cut_streams, "streams": list_streams,
     "wait-streams": wait_streams, "end-sessions": end_sessions,
     "dropped-output": dropped_output, "review": review, "patchset": patchset,
     "merge": merge, "abandon": move("abandon"), "restore": move("restore"),

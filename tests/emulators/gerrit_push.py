@@ -12,6 +12,7 @@ quarantine, so it may make refs/changes/NN/N/PS itself.
 
 import os
 import re
+import signal
 import sys
 import urllib.parse
 
@@ -103,6 +104,18 @@ def hook(root, name):
     user = os.environ.get("GERRIT_EMU_USER", "")
     project = os.environ.get("GERRIT_EMU_PROJECT", "")
     results = Receive(Store(root), user, project, options).run(cmds)
+    with Store(root).open(write=True) as st:
+        drop = st.d.get("drop_pushes", 0)
+        if drop:
+            st.d["drop_pushes"] = drop - 1
+    if drop:
+        # the drop-push knob: what was pushed is stored, and the
+        # connection is lost before the client hears so
+        from gerrit_ssh import sshd_pid
+        pid = sshd_pid()
+        if pid:
+            os.kill(pid, signal.SIGKILL)
+        return 1
     for ref, reason in results:
         write_pkt(out, "ok " + ref if reason is None else
                   "ng %s %s" % (ref, reason))

@@ -275,6 +275,15 @@ def cut_now(cut, session):
     sys.stdout.flush()
     if cut.get("mode") == "eof":
         return 0
+    if cut.get("mode") == "stall":
+        # the session stays open (its ssh connection answers keepalives)
+        # and writes no more events, as when Gerrit's event delivery to
+        # it stalls: it ends only when the client goes
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLERR | select.POLLHUP)
+        while not poll.poll(1000):
+            pass
+        return 0
     fd = sys.stdout.fileno()
     for _ in range(100):
         try:

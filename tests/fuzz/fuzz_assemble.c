@@ -138,6 +138,50 @@ static void check(const struct pr_assembly *a, struct pr_patch *const *mails,
 	}
 }
 
+/* What `parse --json` prints of an assembly, the mails by address. */
+static void fingerprint(struct pr_buf *out, const struct pr_assembly *a)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < a->nr; i++) {
+		const struct pr_asm_series *s = &a->series[i];
+
+		pr_buf_addf(out, "%s:", s->key ? s->key : "-");
+		for (j = 0; j < s->nr; j++) {
+			const struct pr_asm_version *v = &s->versions[j];
+
+			pr_buf_addf(out, " v%d/%d%d%d%d %p %s", v->number,
+				    v->total, v->complete, v->partial_reroll,
+				    v->superseded, (void *)v->cover,
+				    v->supersedes ? v->supersedes : "-");
+			for (k = 0; k < v->nr; k++)
+				pr_buf_addf(out, " %p", (void *)v->patches[k]);
+		}
+		pr_buf_addch(out, '\n');
+	}
+}
+
+/* The mails slimmed as `parse --json` holds them group the same. */
+static void same_when_slim(const struct pr_assembly *whole,
+			   struct pr_patch *const *given, size_t n)
+{
+	struct pr_buf want = PR_BUF_INIT, got = PR_BUF_INIT;
+	struct pr_assembly a = { 0 };
+	size_t i;
+
+	fingerprint(&want, whole);
+	for (i = 0; i < n; i++)
+		pr_assemble_slim(given[i]);
+	if (pr_assemble_mails(&a, given, n))
+		abort();
+	fingerprint(&got, &a);
+	if (strcmp(want.ptr, got.ptr))
+		abort();
+	pr_assemble_release(&a);
+	pr_buf_release(&want);
+	pr_buf_release(&got);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct mails m = { { 0 }, 0 };
@@ -157,8 +201,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			given[n] = m.v[n];
 	}
 	pr_error_clear();
-	if (pr_assemble_mails(&a, given, n) == 0)
+	if (pr_assemble_mails(&a, given, n) == 0) {
 		check(&a, m.v, m.nr);
+		same_when_slim(&a, given, n);
+	}
 	pr_error_clear();
 	pr_assemble_release(&a);
 	for (i = 0; i < m.nr; i++)

@@ -1,7 +1,8 @@
 /*
  * The gerrit parsers: the first byte picks one, the rest is its input.
  * 0: a REST /changes/ answer (")]}'" line and all), 1: a stream-events
- * line, 2: the text of a push to refs/for, 3: an AccountInfo.
+ * line, 2: the text of a push to refs/for, 3: an AccountInfo (each modulo
+ * 4); 0xff alone: a change's comments.
  */
 #include "base/pr.h"
 #include "gerrit.h"
@@ -56,6 +57,19 @@ static void fuzz_push(const char *text, size_t len)
 	pr_gerrit_push_answer_release(&a);
 }
 
+static void fuzz_comments(const char *text, size_t len)
+{
+	struct pr_gerrit_comment_list l = { 0 };
+	size_t i;
+
+	if (!pr_gerrit_parse_comments(&l, text, len))
+		for (i = 0; i < l.nr; i++)
+			if (!l.items[i].id || !l.items[i].path ||
+			    l.items[i].line < 0)
+				abort();
+	pr_gerrit_comment_list_release(&l);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pr_gerrit_account a = { 0 };
@@ -63,6 +77,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
+	if (data[0] == 0xff) {
+		fuzz_comments(text, size - 1);
+		pr_error_clear();
+		return 0;
+	}
 	switch (data[0] % 4) {
 	case 0:
 		fuzz_changes(text, size - 1);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The smtp sink's fault matrix, against tests/servers/smtpd.py behind
 # tests/servers/fault_proxy.py: each case brings a new 2-patch series (a
-# mbox source), a pass under the fault fails with a clear error that
+# maildir source), a pass under the fault fails with a clear error that
 # names the instance and the server, and the same pass against the
 # healthy server then delivers exactly what was pending, counted at the
 # server.  Cases: connection refused, a server that never answers (the
@@ -26,7 +26,7 @@ conf() { # conf URL [KEY=VALUE...]: the config, on stdout
 	local url=$1
 	shift
 	conf_section core "state=$tmp/state.db"
-	conf_section 'source "list"' type=mbox "path=$tmp/list"
+	conf_section 'source "list"' type=maildir "path=$tmp/list"
 	conf_section 'sink "out"' type=smtp "url=$url" starttls=never \
 		from=relay@example.org to=list@example.org timeout=2s "$@"
 	conf_section 'route "r"' from=list to=out
@@ -43,11 +43,8 @@ case_nr=0
 # new_case NAME: a new series of 2 patches on the list
 new_case() {
 	case_nr=$((case_nr + 1))
-	# a date of its own: list mail of one second is read as one thread
-	git_identity 'Ada Demo <ada@example.org>' \
-		"$((1796299200 + case_nr * 60)) +0000"
 	series_mails repo "$1" 2
-	mbox_series list "$1"
+	maildir_series list "$1" "$case_nr"
 	want=$((want + 2))
 }
 # at_server NAME: the server has $want mails, each once but the repeats

@@ -1,4 +1,5 @@
-# Sourced by the gerrit_*.sh tests (set NAME first): a temporary directory
+# Sourced by the gerrit_*.sh tests (set NAME first), and by tests that
+# source lib.sh first (its tmpdir and at_exit are used then): a temporary directory
 # ($tmp, the working directory), the Gerrit emulator behind a real sshd
 # (tests/servers/gerrit.sh; its env is sourced: GERRIT_*), aiosmtpd into
 # $tmp/box when SMTP=1, a project "kernel" made from the small tree of
@@ -21,19 +22,29 @@ ls /usr/lib/*/libnss_wrapper.so >/dev/null 2>&1 || skip "no libnss-wrapper"
 # (tests/lsan.supp); the full unwind lets the suppression see its frame
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$PR_SRC/tests/lsan.supp"
-tmp=$(mktemp -d) || exit 1
 smtp=
 daemon=
-cleanup() {
+servers_stop() {
 	[ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
 	[ -n "$smtp" ] && kill "$smtp" 2>/dev/null
 	sh "$PR_SRC/tests/servers/gerrit.sh" stop "$tmp/emu" >/dev/null 2>&1
-	# a session may still be writing its log as sshd goes: try twice
+	# a session may still be writing its log as sshd goes
+	sleep 0.2
+}
+cleanup() {
+	servers_stop
 	if [ -n "${KEEP:-}" ]; then echo "kept $tmp" >&2; else
 		rm -rf "$tmp" 2>/dev/null || { sleep 1; rm -rf "$tmp"; }
 	fi
 }
-trap cleanup EXIT
+# after lib.sh (the fault and crash tests): its $tmp, spawn and at_exit
+if command -v at_exit >/dev/null 2>&1; then
+	tmpdir
+	at_exit servers_stop
+else
+	tmp=$(mktemp -d) || exit 1
+	trap cleanup EXIT
+fi
 cd "$tmp" || exit 1
 
 sh "$PR_SRC/tests/servers/gerrit.sh" start "$tmp/emu" >emu.out 2>&1 ||
@@ -123,6 +134,48 @@ commit() {
 	cid=I$(printf '%s' "$1 $2 $3" | sha1sum | cut -c1-40)
 	git -C "$1" commit -q -s -a -m "$3" -m "Why: $3." -m "Change-Id: $cid" ||
 		fail "commit $3"
+}
+# source_keys: the keys of a [source] section reading the emulator as
+# relay (its key, the known hosts, project kernel, the cache in $tmp/cache,
+# the HTTP password in $GR_PW), for a config's here-document
+source_keys() {
+	cat <<KEYS
+	type = gerrit
+	ssh-url = $GERRIT_SSH_URL
+	ssh-key = $GERRIT_KEY_relay
+	known-hosts = $GERRIT_KNOWN_HOSTS
+	rest-url = $GERRIT_REST_URL
+	user = relay
+	password = env:GR_PW
+	project = kernel
+	cache-dir = $tmp/cache
+KEYS
+}
+# change_conf CORE SOURCE: relay.conf, each change of project kernel a
+# series (source "gr", trigger auto) mailed to list@example.org through
+# aiosmtpd (sink "list", route "r"); CORE and SOURCE: more lines (tab,
+# key = value) of [core] and [source "gr"]
+change_conf() {
+	cat >relay.conf <<CONF
+[core]
+	state = $tmp/state.db
+$1
+[source "gr"]
+$(source_keys)
+	trigger = auto
+	series = change
+	max-commits = 0
+$2
+[sink "list"]
+	type = smtp
+	url = smtp://127.0.0.1:$(cat smtp.port)
+	starttls = never
+	from = Patch Relay <relay@example.org>
+	to = list@example.org
+[route "r"]
+	from = gr
+	to = list
+CONF
 }
 # rest PATH: an authenticated GET as relay, the JSON (guard cut) on stdout
 rest() {

@@ -30,33 +30,7 @@ push alice work HEAD:refs/for/master >push.out
 grep -q "/c/kernel/+/$N foo: add c$N \[NEW\]" push.out ||
 	fail "the push made no $N changes: $(tail -3 push.out)"
 
-cat >relay.conf <<CONF
-[core]
-	state = $tmp/state.db
-[source "gr"]
-	type = gerrit
-	interval = 1s
-	ssh-url = $GERRIT_SSH_URL
-	ssh-key = $GERRIT_KEY_relay
-	known-hosts = $GERRIT_KNOWN_HOSTS
-	rest-url = $GERRIT_REST_URL
-	user = relay
-	password = env:GR_PW
-	project = kernel
-	trigger = auto
-	series = change
-	max-commits = 0
-	cache-dir = $tmp/cache
-[sink "list"]
-	type = smtp
-	url = smtp://127.0.0.1:$(cat smtp.port)
-	starttls = never
-	from = Patch Relay <relay@example.org>
-	to = list@example.org
-[route "r"]
-	from = gr
-	to = list
-CONF
+change_conf '' '	interval = 1s'
 export GR_PW="$GERRIT_HTTP_PASSWORD_relay"
 "$PATCHRELAY" run -c relay.conf >daemon.log 2>&1 &
 daemon=$!

@@ -177,7 +177,7 @@ for conf in "$tmp"/ex/*.conf; do
 	name=${conf##*/}
 	(cd "$tmp/ex/cwd" &&
 		HOME=$tmp/ex/home TMPDIR=$tmp/ex/tmpdir PATCHRELAY_GITHUB_TOKEN=t \
-		PATCHRELAY_GERRIT_PASSWORD=p \
+		PATCHRELAY_GERRIT_PASSWORD=p PATCHRELAY_GERRIT_READER_PASSWORD=p \
 		PATCHRELAY_GITLAB_TOKEN=t PATCHRELAY_SMTP_PASSWORD=p \
 		PATCHRELAY_PATCHWORK_TOKEN=t \
 		"$PATCHRELAY" graph -c "$conf") >"$tmp/ex.out" 2>"$tmp/ex.err" ||
@@ -187,7 +187,7 @@ for conf in "$tmp"/ex/*.conf; do
 	# LeakSanitizer cannot run under a tracer: no leak check here
 	(cd "$tmp/ex/cwd" &&
 		HOME=$tmp/ex/home TMPDIR=$tmp/ex/tmpdir PATCHRELAY_GITHUB_TOKEN=t \
-		PATCHRELAY_GERRIT_PASSWORD=p \
+		PATCHRELAY_GERRIT_PASSWORD=p PATCHRELAY_GERRIT_READER_PASSWORD=p \
 		PATCHRELAY_GITLAB_TOKEN=t PATCHRELAY_SMTP_PASSWORD=p \
 		PATCHRELAY_PATCHWORK_TOKEN=t \
 		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \

@@ -5,8 +5,9 @@
 # through TLS.  starttls = required (and the default) with the CA file
 # reads the same series as imaps:// and as tests/data/sources/expected.json;
 # a certificate that does not verify (no ca-file, a CA that did not sign
-# it, a host name it does not name) is refused with an error naming the
-# source and the server, also under `optional`, and `patchrelay run`
+# it, a host name it does not name; dovecot's is signed by a test CA made
+# at start) is refused with an error naming the source and the server,
+# over STARTTLS (also under `optional`) and over imaps://, and `patchrelay run`
 # then records nothing; `never` against a server that wants TLS first is a
 # clear error, not "wrong password"; a server without STARTTLS is refused
 # before the password is sent.
@@ -62,19 +63,19 @@ refused() {
 }
 
 # (a) STARTTLS with the CA file: the same as imaps:// and as expected.json
-conf imaps "imaps://127.0.0.1:$imap_tls_port/list" "ca-file = $tmp/dovecot/cert.pem"
+conf imaps "imaps://127.0.0.1:$imap_tls_port/list" "ca-file = $tmp/dovecot/ca.pem"
 poll imaps
 diff -u "$expected" imaps.got || fail "imaps:// differs from expected.json"
-conf req "imap://$host:$port/list" "ca-file = $tmp/dovecot/cert.pem" \
+conf req "imap://$host:$port/list" "ca-file = $tmp/dovecot/ca.pem" \
 	'starttls = required'
 poll req
 diff -u imaps.got req.got || fail "imap:// with STARTTLS differs from imaps://"
 # required is the default
-conf dflt "imap://$host:$port/list" "ca-file = $tmp/dovecot/cert.pem"
+conf dflt "imap://$host:$port/list" "ca-file = $tmp/dovecot/ca.pem"
 poll dflt
 diff -u imaps.got dflt.got || fail "the default starttls differs from required"
 # optional takes STARTTLS when offered (the login on $host proves it)
-conf opt "imap://$host:$port/list" "ca-file = $tmp/dovecot/cert.pem" \
+conf opt "imap://$host:$port/list" "ca-file = $tmp/dovecot/ca.pem" \
 	'starttls = optional'
 poll opt
 diff -u imaps.got opt.got || fail "starttls = optional differs"
@@ -83,15 +84,16 @@ conf never_ok "imap://127.0.0.1:$port/list" 'starttls = never'
 poll never_ok
 diff -u imaps.got never_ok.got || fail "starttls = never in plain text differs"
 
-# (b) certificates that do not verify
+# (b) certificates that do not verify (dovecot's is signed by a test CA,
+# tests/servers/dovecot.sh, so this is a chain to verify, as in real use)
 url="imap://$host:$port/"
 conf noca "imap://$host:$port/list"
-refused noca "source 'list': imap '$url': the server's certificate is not trusted (SSL certificate problem: self-signed certificate): none of the system's CAs signed it; set ca-file to the CA that did"
+refused noca "source 'list': imap '$url': the server's certificate is not trusted (SSL certificate problem: unable to get local issuer certificate): none of the system's CAs signed it; set ca-file to the CA that did"
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.2 \
 	-addext subjectAltName=IP:127.0.0.2 -keyout other-key.pem \
 	-out other.pem > openssl.log 2>&1 || fail "openssl: $(cat openssl.log)"
 conf otherca "imap://$host:$port/list" "ca-file = $tmp/other.pem"
-refused otherca "source 'list': imap '$url': the server's certificate is not trusted (SSL certificate problem: self-signed certificate): no CA of ca-file '$tmp/other.pem' signed it, or it does not name the host"
+refused otherca "source 'list': imap '$url': the server's certificate is not trusted (SSL certificate problem: unable to get local issuer certificate): no CA of ca-file '$tmp/other.pem' signed it, or it does not name the host"
 # optional does not fall back to plain text on a bad certificate
 conf optbad "imap://$host:$port/list" "ca-file = $tmp/other.pem" \
 	'starttls = optional'
@@ -99,9 +101,18 @@ refused optbad "the server's certificate is not trusted"
 # the right CA, a name the certificate does not hold
 if getent hosts localhost > /dev/null; then
 	conf badname "imap://localhost:$port/list" \
-		"ca-file = $tmp/dovecot/cert.pem"
+		"ca-file = $tmp/dovecot/ca.pem"
 	refused badname "imap 'imap://localhost:$port/': the server's certificate is not trusted (SSL: no alternative certificate subject name matches target host name 'localhost')"
+	conf sbadname "imaps://localhost:$imap_tls_port/list" \
+		"ca-file = $tmp/dovecot/ca.pem"
+	refused sbadname "source 'list': imap 'imaps://localhost:$imap_tls_port/': the server's certificate is not trusted (SSL: no alternative certificate subject name matches target host name 'localhost')"
 fi
+# imaps:// the same: no ca-file, and a CA that did not sign it
+surl="imaps://127.0.0.1:$imap_tls_port/"
+conf snoca "${surl}list"
+refused snoca "source 'list': imap '$surl': the server's certificate is not trusted (SSL certificate problem: unable to get local issuer certificate): none of the system's CAs signed it; set ca-file to the CA that did"
+conf sother "${surl}list" "ca-file = $tmp/other.pem"
+refused sother "source 'list': imap '$surl': the server's certificate is not trusted"
 
 # (c) patchrelay run with the untrusted certificate records nothing
 mkdir -p out/new out/cur out/tmp
@@ -174,7 +185,7 @@ PYEOF
 spawn fake_pid $PY fake.py fake.port fake.log >fake.out 2>&1
 wait_for 10 test -s fake.port ||
 	fail "the fake server did not start: $(cat fake.out)"
-conf nostls "imap://127.0.0.1:$(cat fake.port)/list" "ca-file = $tmp/dovecot/cert.pem"
+conf nostls "imap://127.0.0.1:$(cat fake.port)/list" "ca-file = $tmp/dovecot/ca.pem"
 refused nostls "imap 'imap://127.0.0.1:$(cat fake.port)/': the server does not offer STARTTLS (STARTTLS not available.) and starttls is 'required'"
 grep -qi 'AUTHENTICATE\|LOGIN' fake.log && fail "credentials went to a server without TLS: $(cat fake.log)"
 grep -q CAPABILITY fake.log || fail "the fake server saw nothing: $(cat fake.log)"

@@ -409,21 +409,23 @@ pi_add() {
 # front of the URL UPSTREAM (with ARGS: --tcp, --tls-cert C --tls-key K),
 # its faults read from $tmp/faults (see fault), the requests it saw logged
 # in $tmp/proxy.log; its port in $proxy_port, its base URL in $proxy_url
-# (http://, or https:// with a certificate)
+# (http://, or https:// with a certificate).  A second proxy beside the
+# first: set proxy_tag (say ".ssh") around this and fault; its files are
+# $tmp/faults$proxy_tag, $tmp/proxy$proxy_tag.log
 start_fault_proxy() {
-	local up=$1 scheme=http
+	local up=$1 scheme=http t=${proxy_tag:-}
 	shift
-	: >"$tmp/faults"
-	rm -f "$tmp/proxy.port"
+	: >"$tmp/faults$t"
+	rm -f "$tmp/proxy$t.port"
 	case " $* " in
 	*" --tls-cert "*) scheme=https ;;
 	esac
 	spawn proxy_pid $PY "$servers/fault_proxy.py" --upstream "$up" \
-		--port-file "$tmp/proxy.port" --fault-file "$tmp/faults" "$@" \
-		2>>"$tmp/proxy.log"
-	wait_for 10 test -s "$tmp/proxy.port" ||
-		fail "the fault proxy did not start: $(cat "$tmp/proxy.log")"
-	proxy_port=$(cat "$tmp/proxy.port")
+		--port-file "$tmp/proxy$t.port" --fault-file "$tmp/faults$t" \
+		"$@" 2>>"$tmp/proxy$t.log"
+	wait_for 10 test -s "$tmp/proxy$t.port" ||
+		fail "the fault proxy did not start: $(cat "$tmp/proxy$t.log")"
+	proxy_port=$(cat "$tmp/proxy$t.port")
 	proxy_url=$scheme://127.0.0.1:$proxy_port
 }
 
@@ -435,7 +437,7 @@ fault() {
 	for l in "$@"; do
 		printf '%s\n' "$l"
 	done >"$tmp/faults.new"
-	mv "$tmp/faults.new" "$tmp/faults"
+	mv "$tmp/faults.new" "$tmp/faults${proxy_tag:-}"
 }
 
 # tls_cert NAME: a self-signed certificate for 127.0.0.1 that nobody's CA
@@ -488,6 +490,38 @@ print(json.dumps({"mbox": "".join(open(f).read() for f in sys.argv[1:])}))' \
 	curl -sf -X POST -H 'Content-Type: application/json' \
 		-d @"$tmp/feed.json" "$emu_url/_emu/mail" >/dev/null ||
 		fail "feeding $* failed"
+}
+
+# landing_conf DIR SINK: config sections of a git source "tree" watching
+# main of the repository DIR, and a route "landings" from it to SINK (so
+# that a series found landed is told to SINK)
+landing_conf() {
+	conf_section 'source "tree"' type=git "url=$1" watch=main
+	conf_section 'route "landings"' from=tree "to=$2"
+}
+
+# pw_series NAME VERSION FILES...: in $tmp/tree (pw_netdev's), branch
+# NAME of one commit per file off main, mailed by format-patch (a cover
+# letter "series NAME", threaded, vVERSION, List-Id netdev) into
+# $tmp/NAME-VERSION/
+pw_series() {
+	local name=$1 v=$2 vv=
+	shift 2
+	git -C "$tmp/tree" checkout -q -B "$name" main
+	for f in "$@"; do
+		echo "$name $v $f" >"$tmp/tree/$f"
+		git -C "$tmp/tree" add "$f"
+		git -C "$tmp/tree" commit -q -m "$f: add it ($name)"
+	done
+	[ "$v" -gt 1 ] && vv=-v$v
+	git -C "$tmp/tree" format-patch -q --cover-letter --thread $vv \
+		-o "$tmp/$name-$v" --add-header 'List-Id: <netdev.example.org>' \
+		main.."$name"
+	sed -i "s/\*\*\* SUBJECT HERE \*\*\*/series $name/" \
+		"$tmp/$name-$v"/*0000-*
+	# a cover's Message-ID is made of the time and the sender alone
+	sed -i "s/<cover\./<cover.$name-$v./g" "$tmp/$name-$v"/*.patch
+	git -C "$tmp/tree" checkout -q main
 }
 
 # start_patchwork: the patchwork emulator (start_emulator), its project
@@ -579,6 +613,25 @@ healthy_run() {
 		fail "$1: the pass without the fault: $(cat "$tmp/$1.ok.log")"
 }
 
+
+# daemon_recovers CONF DONE WHO [SECONDS]: `patchrelay run -c CONF
+# --interval 1` (its log $tmp/daemon.log) under faults that fail its first
+# two polls: the shell command DONE comes true within 40 s, the log says
+# WHO (a grep pattern, may be empty) "recovered after 2 failure(s)", and
+# it took SECONDS (default 5: a backoff of 2 s, then 4 s) or more, the
+# seconds in $took; the daemon is stopped
+daemon_recovers() {
+	local pr_t0
+	spawn relay_pid "$PATCHRELAY" run -c "$1" --interval 1 \
+		2>"$tmp/daemon.log"
+	pr_t0=$(date +%s)
+	wait_for 40 $2 || fail "daemon: not delivered: $(cat "$tmp/daemon.log")"
+	took=$(($(date +%s) - pr_t0))
+	stop "$relay_pid"
+	grep -q "$3recovered after 2 failure(s)" "$tmp/daemon.log" ||
+		fail "daemon: no recovery: $(cat "$tmp/daemon.log")"
+	[ "$took" -ge "${4:-5}" ] || fail "daemon: delivered after $took s"
+}
 
 # crash_rounds N CONF NEXT CHECK: round 0, then N rounds of kill -9: the
 # shell command NEXT R makes round R's work; `patchrelay run -c CONF

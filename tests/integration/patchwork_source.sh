@@ -13,26 +13,7 @@ tmpdir
 cd "$tmp" || exit 1
 pw_netdev
 B=$emu_url
-# mails NAME VERSION FILES...: a series of one commit per file, threaded
-mails() {
-	name=$1 v=$2
-	shift 2
-	git -C tree checkout -q -B "$name" main
-	for f in "$@"; do
-		echo "$name $v $f" >"tree/$f"
-		git -C tree add "$f"
-		git -C tree commit -q -m "$f: add it ($name)"
-	done
-	vv=
-	[ "$v" -gt 1 ] && vv=-v$v
-	git -C tree format-patch -q --cover-letter --thread $vv -o "$tmp/$name-$v" \
-		--add-header 'List-Id: <netdev.example.org>' main.."$name"
-	sed -i "s/\*\*\* SUBJECT HERE \*\*\*/series $name/" "$tmp/$name-$v"/*0000-*
-	# a cover's Message-ID is made of the time and the sender alone
-	sed -i "s/<cover\./<cover.$name-$v./g" "$tmp/$name-$v"/*.patch
-	git -C tree checkout -q main
-}
-mails a 1 a1.c
+pw_series a 1 a1.c
 pw_feed "$tmp"/a-1/*.patch
 
 cat >relay.conf <<CONF
@@ -65,7 +46,7 @@ grep -q '0 version(s) seen' log1 || fail "pass 1: $(cat log1)"
 
 # a new 3-patch series: emitted once (a cover letter and 3 patches),
 # its mails carry its patches
-mails b 1 b1.c b2.c b3.c
+pw_series b 1 b1.c b2.c b3.c
 pw_feed "$tmp"/b-1/*.patch
 "$PATCHRELAY" run -c relay.conf --once 2>log2 || fail "pass 2: $(cat log2)"
 grep -q '1 version(s) seen, 1 new, 4 mail(s) sent' log2 ||
@@ -85,13 +66,39 @@ import json, sys
 b = [p for p in json.load(sys.stdin) if "(b)" in p["name"]]
 assert len(b) == 3 and all(p["check"] == "success" for p in b), b' ||
 	fail "checks of b"
+# its Patchwork ids are in the identity map: lookup answers from any of
+# them (API URLs of any version, web pages) with all the others
+curl -sf "$B/api/patches/?project=netdev&per_page=250" | $PY -c '
+import json, sys
+b = sorted((p for p in json.load(sys.stdin) if "(b)" in p["name"]),
+           key=lambda p: p["name"])
+print(b[1]["id"], b[1]["series"][0]["id"], b[1]["msgid"].strip("<>"))' >b.ids ||
+	fail "b's ids"
+read -r pid sid mid <b.ids
+"$PATCHRELAY" lookup -c relay.conf "$B/api/1.2/patches/$pid/" >lk1 ||
+	fail "lookup by API URL: $(cat lk1)"
+[ "$(grep -c "^  patchwork-patch  *$B/api/patches/[0-9]*/\$" lk1)" -eq 3 ] ||
+	fail "patch ids: $(cat lk1)"
+grep -q "^  patchwork-series  *$B/api/series/$sid/\$" lk1 ||
+	fail "series id: $(cat lk1)"
+grep -q "^  patchwork-cover " lk1 || fail "cover id: $(cat lk1)"
+grep -q "^  patchwork-url  *$B/project/netdev/list/?series=$sid\$" lk1 ||
+	fail "series page: $(cat lk1)"
+grep -q "^  message-id  *$mid\$" lk1 || fail "Message-ID: $(cat lk1)"
+for id in "$B/project/netdev/list/?series=$sid" "$B/patch/$pid/" "<$mid>" \
+	"$B/api/series/$sid"; do
+	"$PATCHRELAY" lookup -c relay.conf "$id" >lk2 || fail "lookup $id"
+	cmp -s lk1 lk2 || fail "lookup $id: $(cat lk2)"
+done
+"$PATCHRELAY" lookup -c relay.conf "$B/api/patches/99999/" >lk3 2>&1 &&
+	fail "an unknown patch found: $(cat lk3)"
 "$PATCHRELAY" run -c relay.conf --once 2>log3 || fail "pass 3: $(cat log3)"
 grep -q '0 version(s) seen' log3 || fail "pass 3: $(cat log3)"
 
 # one event a page: every page is read; b's v2 is b's version 2
 pw_ctl /max-per-page '{"max":1}'
-mails b 2 b1.c b2.c b3.c
-mails c 1 c1.c
+pw_series b 2 b1.c b2.c b3.c
+pw_series c 1 c1.c
 pw_feed "$tmp"/b-2/*.patch
 pw_feed "$tmp"/c-1/*.patch
 "$PATCHRELAY" run -c relay.conf --once 2>log4 || fail "pass 4: $(cat log4)"
@@ -110,7 +117,7 @@ grep -lq '^Subject: \[PATCH v2 3/3\] b3.c: add it (b)' maildir/new/* ||
 	fail "b v2 not sent as v2"
 
 # a 503 with Retry-After: rate limited, nothing lost
-mails d 1 d1.c
+pw_series d 1 d1.c
 pw_feed "$tmp"/d-1/*.patch
 pw_ctl /fail '{"match":"/api/events/","status":503,"headers":{"Retry-After":"30"}}'
 "$PATCHRELAY" run -c relay.conf --once 2>log5 && fail "503 passed"

@@ -176,6 +176,9 @@ series() { # VERSION DIR: the mbox DIR.mbox of topic2 as vVERSION
 	git -C tree format-patch -q --cover-letter --thread $v \
 		-o "$tmp/$2" --add-header 'List-Id: <netdev.example.org>' \
 		main..topic2
+	# format-patch names the cover "cover.TIME.git.EMAIL" (TIME when it
+	# runs): two versions made in one second would share the cover's id
+	sed -i -e "s/<cover\\./<cover-v$1./" "$tmp/$2"/*.patch
 	sed -i -e 's/\*\*\* SUBJECT HERE \*\*\*/b: three files/' \
 		-e 's/\*\*\* BLURB HERE \*\*\*/Three new files./' \
 		"$tmp/$2"/*0000-*
@@ -242,6 +245,28 @@ patches >st8
 	fail "v1 not superseded: $(cat st8) $(cat log8)"
 [ "$(grep -c '^\[v2,[123]/3\] b[123]: add it|new|None$' st8)" -eq 3 ] ||
 	fail "v2 not new: $(cat st8)"
+# the sink put each version's Patchwork ids in the identity map: lookup
+# answers from a patch's API URL, its old web page, its series' page
+curl -sf "$B/api/patches/?project=netdev&per_page=250" | $PY -c '
+import json, sys
+p = [p for p in json.load(sys.stdin) if p["name"].startswith("[v2,2/3]")][0]
+print(p["id"], p["series"][0]["id"])' >v2.ids || fail "v2's ids"
+read -r pid sid <v2.ids
+"$PATCHRELAY" lookup -c list.conf "$B/api/patches/$pid/" >lk1 ||
+	fail "lookup by patch: $(cat lk1)"
+grep -q "^series list .* (1 version)" lk1 || fail "lookup: $(cat lk1)"
+[ "$(grep -c "^  patchwork-patch  *$B/api/patches/[0-9]*/\$" lk1)" -eq 3 ] ||
+	fail "lookup: patches: $(cat lk1)"
+grep -q "^  patchwork-patch  *$B/api/patches/$pid/\$" lk1 ||
+	fail "lookup: patch: $(cat lk1)"
+grep -q "^  patchwork-series  *$B/api/series/$sid/\$" lk1 ||
+	fail "lookup: series: $(cat lk1)"
+grep -q "^  patchwork-url  *$B/project/netdev/patch/" lk1 ||
+	fail "lookup: web pages: $(cat lk1)"
+for id in "$B/patch/$pid/" "$B/project/netdev/list/?series=$sid"; do
+	"$PATCHRELAY" lookup -c list.conf "$id" >lk2 || fail "lookup $id"
+	cmp -s lk1 lk2 || fail "lookup $id: $(cat lk2)"
+done
 # checks: one per step per patch of v2; the TODO patch fails with why
 checks() { # NAME-PREFIX: "context|state|description|target" lines
 	id=$(curl -sf "$B/api/patches/?project=netdev&per_page=250" | $PY -c '

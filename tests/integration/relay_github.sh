@@ -20,7 +20,9 @@
 #     in v2's first commit, the Reviewed-by of the changed patch 2 is not;
 # (f) patchrelay lookup answers from the cover's Message-ID, the PR URL,
 #     kernel/net#1, patch 2's Message-ID and the branch with the same ids,
-#     text and --json; an unknown id exits 1.
+#     text and --json; an unknown id exits 1;
+# (g) v2 applied with git am on the main branch a git source watches:
+#     landed, the PR closed once with a comment saying where.
 . "$(dirname "$0")/relay_lib.sh"
 
 relay_tree
@@ -223,4 +225,23 @@ assert any(k == "relayed" for k, v in kinds), kinds
 PY
 "$PATCHRELAY" lookup -c relay.conf nobody@example.org >/dev/null 2>&1
 [ $? = 1 ] || fail "an unknown id does not exit 1"
+
+# ---- (g) v2 lands on main (git am of the mails): the PR is closed
+landing_conf "$tmp/tree" github >>relay.conf
+run_once
+(cd tree && git am -q ../v2/v2-000[1-3]*.patch) || fail "git am of v2"
+tip=$(git -C tree rev-parse main)
+run_once
+grep -q "v2 of '$cover' landed in main as $tip" run.log ||
+	fail "not landed: $(tail run.log)"
+pulls >pulls3
+[ "$(cut -d' ' -f1-2 pulls3)" = "1 closed" ] || fail "PR not closed: $(cat pulls3)"
+comments >c3
+[ "$(grep -c "This series was landed: landed in main as $tip; patchrelay closes this pull request" c3)" = 1 ] ||
+	fail "no closing comment: $(cat c3)"
+# once: more passes say nothing more
+run_once
+run_once
+comments >c4
+cmp -s c3 c4 || fail "more comments: $(cat c4)"
 exit 0

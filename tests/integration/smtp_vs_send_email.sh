@@ -27,6 +27,10 @@
 # - the body, starting with the in-body From: line of an author who is
 #   not the sender, byte for byte.
 #
+# A third case takes the names from a route's maintainers step, as the
+# maildir and mbox sinks get theirs, and checks that the maildir sink
+# writes the smtp sink's To:, Cc: and Subject: bytes.
+#
 # Known, documented differences (docs/connectors/smtp.md) are not compared
 # here: send-email drops an address comment ("Jane (kernel) <j@x>") and
 # mangles an unquoted dotted name ("J. R. Dobbs <j@x>" becomes
@@ -244,7 +248,105 @@ run one '"Relay, The (bot)" <relay@example.org>'
 echo '"Müller-Lüdenscheidt, Hans-Jürgen Maximilian Ölmann-Äbersold" <hj@example.org>' > long.to
 echo '<angle@example.org>' > long.cc
 run long '"Ein sehr langer Absendername mit Ümlauten, der nicht in eine Zeile passt" <relay@example.org>'
-cat many.cmp one.cmp long.cmp
+
+# (c) names that a route's maintainers step gives (the way the maildir and
+# mbox sinks get recipients: they have no to/cc of their own), to an smtp
+# sink and a maildir sink on one route: both write the same To:, Cc: and
+# Subject: bytes, and git send-email, given the same names, writes what
+# the smtp sink writes
+mkdir ktree
+cat > ktree/MAINTAINERS <<'EOF2'
+FILE THINGS
+M:	Jörg Rödel <joro@example.org>
+M:	"Doe, Jane (JD)" <jane@example.org>
+M:	张三 <zhang@example.org>
+R:	"Zoë Ångström-Łukasiewicz van der Berg-Papadopoulou, Ph.D." <zoe@example.org>
+R:	Ögüt Abcdefghijklmnopqrstuvwxyzabcd <x79@example.org>
+R:	"J. R. \"Bob\" Dobbs" <bob@example.org>
+L:	netdev@vger.example.org
+F:	file
+EOF2
+start_smtpd routed-pr
+rm -f routed.conf state.db
+rc() { git config -f routed.conf --add "$@"; }
+rc core.state "$tmp/state.db"
+rc source.repo.type git
+rc source.repo.url "$tmp/repo"
+rc source.repo.branch topic
+rc source.repo.base main
+rc source.repo.cover-letter never
+rc check.maint.type maintainers
+rc check.maint.kernel-tree "$tmp/ktree"
+rc sink.list.type smtp
+rc sink.list.url "smtp://127.0.0.1:$smtpd_port"
+rc sink.list.starttls never
+rc sink.list.from 'Pätch Rëlay <relay@example.org>'
+rc sink.box.type maildir
+rc sink.box.path "$tmp/routed-box"
+rc route.r.from repo
+rc route.r.step maint
+rc route.r.to list
+rc route.r.to box
+"$PATCHRELAY" run -c routed.conf --once > routed-pr.out 2>&1 ||
+	fail "routed: patchrelay run failed: $(cat routed-pr.out)"
+stop "$smtpd_pid"
+# the maildir sink's mails are the smtp sink's, CRLF aside
+$PY - "$tmp/routed-pr" "$tmp/routed-box" > box.cmp 2>&1 <<'PYEOF' || fail "routed: the maildir sink differs from the smtp sink: $(cat box.cmp)"
+import mailbox, re, sys
+# To, Cc and Subject as written (folded), by patch number: Message-ID,
+# threading and Date belong to each sink's delivery, and a maildir sink
+# has no `from` (its From: is the author's, with no in-body From line)
+def mails(box):
+    out = {}
+    for key in mailbox.Maildir(box, create=False).keys():
+        raw = open("%s/new/%s" % (box, key), "rb").read().decode()
+        head, body = raw.replace("\r\n", "\n").split("\n\n", 1)
+        n = re.search(r"\[PATCH (\d+)/\d+\]", head).group(1)
+        fields = [re.search(r"^%s: .*(?:\n[ \t].*)*" % f, head, re.M)
+                  for f in ("To", "Cc", "Subject")]
+        out[n] = [m.group(0) if m else None for m in fields]
+    return out
+a, b = mails(sys.argv[1]), mails(sys.argv[2])
+if len(a) != 3 or sorted(a) != sorted(b):
+    sys.exit("mails: smtp %s, maildir %s" % (sorted(a), sorted(b)))
+for k in a:
+    if a[k] != b[k]:
+        sys.exit("mail %s:\n smtp:    %r\n maildir: %r" % (k, a[k], b[k]))
+PYEOF
+# the routed names, decoded, in RFC 5322 form: git send-email's input
+$PY - "$tmp/routed-pr" routed <<'PYEOF' || fail "routed: no recipients"
+import email.header, email.utils, mailbox, re, sys
+box, case = sys.argv[1], sys.argv[2]
+key = sorted(mailbox.Maildir(box, create=False).keys())[0]
+raw = open("%s/new/%s" % (box, key), "rb").read().decode("ascii")
+head = re.sub(r"\r?\n(?=[ \t])", "", raw.replace("\r\n", "\n").split("\n\n", 1)[0])
+def field(name):
+    m = re.search(r"^%s: (.*)$" % name, head, re.M | re.I)
+    return m.group(1) if m else ""
+for name, ext in (("To", "to"), ("Cc", "cc")):
+    with open("%s.%s" % (case, ext), "w") as f:
+        for n, a in email.utils.getaddresses([field(name)]):
+            n = str(email.header.make_header(email.header.decode_header(n)))
+            if n:
+                n = '"%s"' % n.replace("\\", "\\\\").replace('"', '\\"')
+                f.write("%s <%s>\n" % (n, a))
+            else:
+                f.write(a + "\n")
+PYEOF
+grep -q 'Jörg Rödel' routed.to && grep -q '张三' routed.to ||
+	fail "routed: not the MAINTAINERS names: $(cat routed.to)"
+set --
+while IFS= read -r a; do set -- "$@" "--to=$a"; done < routed.to
+while IFS= read -r a; do set -- "$@" "--cc=$a"; done < routed.cc
+start_smtpd routed-git
+(cd repo && git send-email --smtp-server=127.0.0.1 \
+	--smtp-server-port="$smtpd_port" --confirm=never --suppress-cc=all \
+	--no-validate --quiet --from='Pätch Rëlay <relay@example.org>' "$@" \
+	"$tmp"/patches/*.patch) > routed-git.out 2>&1 ||
+	fail "routed: git send-email failed: $(cat routed-git.out)"
+stop "$smtpd_pid"
+$PY "$tmp/compare.py" routed > routed.cmp 2>&1 || fail "routed: $(cat routed.cmp)"
+cat many.cmp one.cmp long.cmp routed.cmp
 # git mailinfo reads each in-body From back as the commit's author
 for f in many-pr/new/*; do
 	tr -d '\r' < "$f" > mail.eml

@@ -57,7 +57,7 @@ cat > imap.conf <<CONF
 [source "list"]
 	type = imap
 	url = imaps://127.0.0.1:$imap_tls_port/list
-	ca-file = $tmp/dovecot/cert.pem
+	ca-file = $tmp/dovecot/ca.pem
 	user = bot
 	password = file:$tmp/pw
 	timeout = 20s

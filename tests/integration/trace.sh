@@ -47,7 +47,7 @@ sconf() { # FILE STATE
 [sink "list"]
 	type = smtp
 	url = smtp://127.0.0.1:$smtpd_port
-	ca-file = $tmp/dovecot/cert.pem
+	ca-file = $tmp/dovecot/ca.pem
 	user = bot
 	password = file:$tmp/pw
 	from = Patch Relay <relay@example.org>
@@ -84,7 +84,7 @@ cat >imap.conf <<CONF
 [source "list"]
 	type = imap
 	url = imap://127.0.0.1:$port/list
-	ca-file = $tmp/dovecot/cert.pem
+	ca-file = $tmp/dovecot/ca.pem
 	user = bot
 	password = file:$tmp/pw
 CONF

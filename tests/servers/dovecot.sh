@@ -6,9 +6,10 @@
 #   dovecot.sh stop DIR                  stop it and wait until it is gone
 #
 # After start: DIR/port holds the plaintext IMAP port (it offers STARTTLS),
-# DIR/tls-port the implicit TLS (imaps) port, DIR/cert.pem the self-signed
-# certificate (CN 127.0.0.1, subjectAltName 127.0.0.1 and 127.0.0.2) to
-# give as ca-file, DIR/mail/ the
+# DIR/tls-port the implicit TLS (imaps) port, DIR/ca.pem a test CA made
+# now (CA:TRUE, its key thrown away) to give as ca-file, DIR/cert.pem the
+# server's certificate that CA signed (CN 127.0.0.1, subjectAltName
+# 127.0.0.1 and 127.0.0.2, not itself a CA), DIR/mail/ the
 # user's maildir (INBOX is DIR/mail itself, other mailboxes DIR/mail/.NAME)
 # and DIR/log dovecot's log.
 #
@@ -61,10 +62,23 @@ start() {
 	port=$(free_port)
 	tport=$(free_port)
 	[ "$port" != "$tport" ] || tport=$(free_port)
-	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
-		-addext subjectAltName=IP:127.0.0.1,IP:127.0.0.2 \
-		-keyout "$dir/key.pem" -out "$dir/cert.pem" > "$dir/openssl.log" 2>&1 ||
-		die "openssl could not make a certificate: $(cat "$dir/openssl.log")"
+	# a CA and a server certificate it signs: the client verifies a
+	# chain, as against a real server, not a pinned self-signed leaf
+	printf 'basicConstraints=critical,CA:FALSE\nsubjectAltName=IP:127.0.0.1,IP:127.0.0.2\nextendedKeyUsage=serverAuth\n' \
+		> "$dir/server.ext"
+	{ openssl req -x509 -newkey rsa:2048 -nodes -days 2 \
+		-subj '/CN=patchrelay test CA' \
+		-addext basicConstraints=critical,CA:TRUE \
+		-addext keyUsage=critical,keyCertSign,cRLSign \
+		-keyout "$dir/ca-key.pem" -out "$dir/ca.pem" &&
+	openssl req -new -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 \
+		-keyout "$dir/key.pem" -out "$dir/server.csr" &&
+	openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" \
+		-CAkey "$dir/ca-key.pem" -CAcreateserial -days 2 \
+		-extfile "$dir/server.ext" -out "$dir/cert.pem"
+	} > "$dir/openssl.log" 2>&1 ||
+		die "openssl could not make the certificates: $(cat "$dir/openssl.log")"
+	rm -f "$dir/ca-key.pem"
 	printf '%s:{PLAIN}%s:::::\n' "$user" "$pass" > "$dir/passwd"
 	cat > "$dir/dovecot.conf" <<CONF
 protocols = imap

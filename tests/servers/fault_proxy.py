@@ -18,6 +18,8 @@ decides:
                         first half of its body, then close: a connection
                         lost in the middle of the answer
     garbage /api/       answer 200 with bytes that are no format at all
+    skip,bytes=5 /a/    send the upstream's answer without the first 5
+                        bytes of its body (Gerrit's ")]}'" line gone)
     hang /api/          read the request and never answer
     close /api/         close the connection without answering
 
@@ -209,6 +211,8 @@ def http_main(args, faults, ctx):
             status, hdrs, body = self.upstream(data)
             if mode == "truncate":
                 body = body[: len(body) // 2]
+            if mode == "skip":
+                body = body[int(o.get("bytes", "1")):]
             if mode == "drop":
                 self.send_response(status)
                 for k, v in hdrs:

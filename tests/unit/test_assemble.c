@@ -703,6 +703,57 @@ static void test_cover_version_wins(void **state)
 	release(&m, &a);
 }
 
+static void test_window_of_two_series(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+
+	/* a stream that starts at the last mail of series r (its 1/2 read by
+	 * an earlier poll), then series h, one submitter, one minute: h's 1/2
+	 * does not complete r's lone 2/2 by markers */
+	mkt(&m, "r2", "r1", "[PATCH 2/2] refused 2", "a@x", 0);
+	mkt(&m, "h1", NULL, "[PATCH 1/2] hang 1", "a@x", 0);
+	mkt(&m, "h2", "h1", "[PATCH 2/2] hang 2", "a@x", 0);
+	/* a 2/3 and a 3/3 answering two mails outside the stream: apart */
+	mkt(&m, "x3", "x1", "[PATCH 3/3] x 3", "a@x", 0);
+	mkt(&m, "y2", "y1", "[PATCH 2/3] y 2", "a@x", 0);
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 4);
+	assert_int_equal(a.series[0].nr, 1);
+	assert_int_equal(a.series[0].versions[0].nr, 1);
+	assert_string_equal(id_at(&a.series[0].versions[0], 0), "r2");
+	assert_int_equal(a.series[1].nr, 1);
+	assert_true(a.series[1].versions[0].complete);
+	assert_string_equal(id_at(&a.series[1].versions[0], 0), "h1");
+	assert_string_equal(id_at(&a.series[1].versions[0], 1), "h2");
+	assert_string_equal(id_at(&a.series[2].versions[0], 0), "x3");
+	assert_string_equal(id_at(&a.series[3].versions[0], 0), "y2");
+	release(&m, &a);
+}
+
+static void test_template_covers(void **state)
+{
+	struct mails m = { 0 };
+	struct pr_assembly a = { 0 };
+
+	/* two series whose cover letters keep format-patch's template
+	 * subject are not one series by it: their patches decide */
+	mkt(&m, "c", NULL, "[PATCH 0/1] *** SUBJECT HERE ***", "a@x", 0);
+	mkt(&m, "1", "c", "[PATCH 1/1] one", "a@x", 0);
+	mkt(&m, "d", NULL, "[PATCH 0/1] *** SUBJECT HERE ***", "a@x", 0);
+	mkt(&m, "2", "d", "[PATCH 1/1] two", "a@x", 0);
+	mkt(&m, "e", NULL, "[PATCH 0/1] *** SUBJECT HERE ***", "a@x", 1);
+	mkt(&m, "3", "e", "[PATCH 1/1] one", "a@x", 1);
+	assert_int_equal(pr_assemble_mails(&a, m.v, m.nr), 0);
+	assert_int_equal(a.nr, 2);
+	/* the third, with the first's patch subject, is its second posting */
+	assert_int_equal(a.series[0].nr, 2);
+	assert_string_equal(a.series[0].versions[1].cover->message_id, "e");
+	assert_int_equal(a.series[1].nr, 1);
+	assert_string_equal(a.series[1].versions[0].cover->message_id, "d");
+	release(&m, &a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -730,6 +781,8 @@ int main(void)
 		cmocka_unit_test(test_partial_resend),
 		cmocka_unit_test(test_submitter_is_sender),
 		cmocka_unit_test(test_cover_version_wins),
+		cmocka_unit_test(test_window_of_two_series),
+		cmocka_unit_test(test_template_covers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

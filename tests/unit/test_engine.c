@@ -574,6 +574,7 @@ struct landed_ctx {
 	int pushed, pushed_number;
 	struct pr_strlist told;
 	char state_dir[64]; /* what the source's poll was given */
+	int hooked_polls; /* polls told a webhook asked for them */
 };
 
 static const char landed_diff[] = "diff --git a/f b/f\n"
@@ -612,6 +613,7 @@ static int landed_poll(struct pr_instance *inst, const char *cursor,
 	(void)cursor;
 	assert_non_null(inst->state_dir);
 	snprintf(c->state_dir, sizeof(c->state_dir), "%s", inst->state_dir);
+	c->hooked_polls += inst->hooked;
 	ev.kind = PR_EVENT_VERSION;
 	ev.series = one_patch_series("src", "topic", NULL);
 	ev.cursor = pr_strdup("c1");
@@ -676,9 +678,11 @@ static void test_push_and_landed(void **state)
 	struct pr_graph_route route;
 	struct pr_graph g = { 0 };
 	struct pr_engine_pass_stats ps;
+	struct pr_engine_opts opts = { 0 };
 	struct pr_store *st = NULL;
 	char *to[] = { "push" };
 	const char *names[] = { "src", "push", "fb" };
+	const char *hooked[] = { "src" };
 	const char *kinds[] = { "source", "sink", "source" };
 	size_t i;
 
@@ -706,6 +710,7 @@ static void test_push_and_landed(void **state)
 	/* the poll had the state file's directory, and only the poll */
 	assert_string_equal(c.state_dir, f->dir);
 	assert_null(nodes[0].inst.state_dir);
+	assert_int_equal(c.hooked_polls, 0);
 	assert_int_equal(c.pushed, 1);
 	assert_int_equal(c.pushed_number, 1);
 	assert_int_equal(ps.new_versions, 1);
@@ -721,8 +726,12 @@ static void test_push_and_landed(void **state)
 		c.told.items[2],
 		"fb topic: landed in main as c0ffee0000000000000000000000000000000000");
 
-	/* the same events again: nothing pushed, nothing told */
-	assert_int_equal(pr_engine_pass(&ps, &g, st, NULL), 0);
+	/* the same events again, a hook's poll: nothing pushed, nothing told */
+	opts.hooked = hooked;
+	opts.nr_hooked = 1;
+	assert_int_equal(pr_engine_pass(&ps, &g, st, &opts), 0);
+	assert_int_equal(c.hooked_polls, 1);
+	assert_false(nodes[0].inst.hooked);
 	assert_int_equal(c.pushed, 1);
 	assert_int_equal(ps.new_versions, 0);
 	assert_int_equal(ps.sent, 0);

@@ -111,6 +111,45 @@ static void test_changes_bad(void **state)
 	bad_changes(")]}'\n[");
 }
 
+static void test_comments(void **state)
+{
+	static const char body[] =
+		")]}'\n{\"b.txt\":[{\"id\":\"c1\",\"patch_set\":2,"
+		"\"line\":7,\"message\":\"why?\",\"updated\":"
+		"\"2026-12-03 13:00:00.000000000\",\"author\":{"
+		"\"_account_id\":5,\"email\":\"bob@x\"}}],"
+		"\"/PATCHSET_LEVEL\":[{\"id\":\"c2\",\"message\":\"ok\","
+		"\"change_message_id\":\"m9\"}]}";
+	struct pr_gerrit_comment_list l = { 0 };
+	size_t i;
+
+	PR_UNUSED(state);
+	assert_int_equal(pr_gerrit_parse_comments(&l, body, strlen(body)), 0);
+	assert_int_equal(l.nr, 2);
+	i = strcmp(l.items[0].path, "b.txt") ? 1 : 0;
+	assert_string_equal(l.items[i].id, "c1");
+	assert_int_equal(l.items[i].line, 7);
+	assert_int_equal(l.items[i].ps, 2);
+	assert_int_equal(l.items[i].author.id, 5);
+	assert_null(l.items[i].change_message_id);
+	assert_string_equal(l.items[1 - i].path, "/PATCHSET_LEVEL");
+	assert_int_equal(l.items[1 - i].line, 0);
+	assert_string_equal(l.items[1 - i].change_message_id, "m9");
+	pr_gerrit_comment_list_release(&l);
+	/* no id, a line that is no number, not a map: errors */
+	assert_int_equal(pr_gerrit_parse_comments(&l, "{\"f\":[{}]}", 10),
+			 PR_EPARSE);
+	pr_gerrit_comment_list_release(&l);
+	assert_int_equal(pr_gerrit_parse_comments(
+				 &l, "{\"f\":[{\"id\":\"a\",\"line\":\"x\"}]}",
+				 29),
+			 PR_EPARSE);
+	pr_gerrit_comment_list_release(&l);
+	assert_int_equal(pr_gerrit_parse_comments(&l, "[]", 2), PR_EPARSE);
+	pr_gerrit_comment_list_release(&l);
+	pr_error_clear();
+}
+
 static void test_json_body(void **state)
 {
 	const char *j;
@@ -355,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_changes),
 		cmocka_unit_test(test_changes_bad),
 		cmocka_unit_test(test_json_body),
+		cmocka_unit_test(test_comments),
 		cmocka_unit_test(test_account),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_push_answer),

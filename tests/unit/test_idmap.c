@@ -73,6 +73,64 @@ static void test_candidates(void **state)
 	assert_int_equal(l.nr, 0);
 }
 
+/* Patchwork URLs by number: one value for the API and the web pages. */
+static void test_patchwork_url(void **state)
+{
+	static const struct {
+		const char *url, *want;
+	} t[] = {
+		{ "https://pw.example/api/1.2/patches/12/",
+		  "https://pw.example/api/patches/12/" },
+		{ "https://pw.example/api/patches/12",
+		  "https://pw.example/api/patches/12/" },
+		{ "https://pw.example/pw/api/covers/3/comments/",
+		  "https://pw.example/pw/api/covers/3/" },
+		{ "http://127.0.0.1:8080/api/1.3/series/9/?x=1",
+		  "http://127.0.0.1:8080/api/series/9/" },
+		{ "https://pw.example/project/netdev/list/?series=77",
+		  "https://pw.example/api/series/77/" },
+		{ "https://pw.example/project/netdev/list/?state=*&series=77",
+		  "https://pw.example/api/series/77/" },
+		{ "https://pw.example/project/netdev/patch/12/",
+		  "https://pw.example/api/patches/12/" },
+		{ "https://pw.example/patch/12/",
+		  "https://pw.example/api/patches/12/" },
+		{ "https://pw.example/x/series/5/mbox/",
+		  "https://pw.example/x/api/series/5/" },
+		{ "https://pw.example/project/netdev/patch/a@b/", NULL },
+		{ "https://pw.example/api/patches/", NULL },
+		{ "https://pw.example/api/patches/1x/", NULL },
+		{ "https://github.com/o/r/pull/7", NULL },
+		{ "https://pw.example/project/netdev/list/?series=", NULL },
+		{ "pw.example/patch/12/", NULL },
+	};
+	struct pr_buf b = PR_BUF_INIT;
+	struct pr_strlist l = { 0 };
+	size_t i;
+
+	PR_UNUSED(state);
+	for (i = 0; i < PR_ARRAY_SIZE(t); i++) {
+		int err =
+			pr_idmap_patchwork_url(&b, t[i].url, strlen(t[i].url));
+
+		if (t[i].want) {
+			assert_int_equal(err, 0);
+			assert_string_equal(b.ptr, t[i].want);
+		} else {
+			assert_int_equal(err, PR_ENOENT);
+			assert_int_equal(b.len, 0);
+		}
+		pr_buf_reset(&b);
+	}
+	pr_buf_release(&b);
+	/* lookup's candidates hold it */
+	assert_int_equal(
+		pr_idmap_candidates(&l, "https://pw.example/patch/12/ "), 0);
+	assert_int_equal(l.nr, 2);
+	assert_string_equal(l.items[1], "https://pw.example/api/patches/12/");
+	pr_strlist_release(&l);
+}
+
 /* A version of two patches (patch-ids p1, p2) and a cover, mailed. */
 static struct pr_version *mailed(int number, const char *p2)
 {
@@ -220,6 +278,44 @@ static void test_relays(void **state)
 	pr_series_free(pr);
 }
 
+/* Per-version lists of per-patch ids (the gerrit sink's Change-Ids). */
+static void test_listed(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store_version sv;
+	int v = -1, idx = -1;
+
+	assert_int_equal(
+		pr_store_record_version(&sv, f->st, "list", "s", "f1", 2), 0);
+	assert_int_equal(pr_store_identity_add(f->st, sv.series_id,
+					       "gerrit-ids:gr:v1", "Ia Ib"),
+			 0);
+	assert_int_equal(pr_store_identity_add(f->st, sv.series_id,
+					       "gerrit-ids:gr:v2", "Ia Ic Ib"),
+			 0);
+	assert_int_equal(
+		pr_store_identity_add(f->st, sv.series_id, "branch", "Ib"), 0);
+	/* the newest version that lists it, and its place there */
+	assert_int_equal(pr_idmap_listed(&v, &idx, f->st, sv.series_id, "Ib"),
+			 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(idx, 3);
+	assert_int_equal(pr_idmap_listed(&v, &idx, f->st, sv.series_id, "Ia"),
+			 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(idx, 1);
+	/* a part of an id, two ids, another series: none */
+	assert_int_equal(pr_idmap_listed(&v, &idx, f->st, sv.series_id, "I"),
+			 PR_ENOENT);
+	assert_int_equal(pr_idmap_listed(&v, &idx, f->st, sv.series_id,
+					 "Ia Ic"),
+			 PR_ENOENT);
+	assert_int_equal(pr_idmap_listed(&v, &idx, f->st, sv.series_id + 1,
+					 "Ia"),
+			 PR_ENOENT);
+	assert_int_equal(v, 0);
+}
+
 static void test_trailers(void **state)
 {
 	struct fixture *f = *state;
@@ -329,9 +425,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_candidates),
+		cmocka_unit_test(test_patchwork_url),
 		cmocka_unit_test_setup_teardown(test_mails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relays, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trailers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_listed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_states, setup, teardown),
 	};
 

@@ -63,6 +63,16 @@ static void test_cursor_refused(void **state)
 		"mailsrc1 epoch= low=- high=- time=1 ",
 		"mailsrc1  epoch= low=- high=- time=1",
 		"mailsrc1 epoch= low=- high=- time=99999999999999999999",
+		"mailsrc1 epoch= low=- high=- time=1 seen",
+		"mailsrc1 epoch= low=- high=- time=1 seen=a,,b",
+		"mailsrc1 epoch= low=- high=- time=1 seen=a,",
+		"mailsrc1 epoch= low=- high=- time=1 seen=,a",
+		"mailsrc1 epoch= low=- high=- time=1 seen=a%00",
+		"mailsrc1 epoch= low=- high=- time=1 seen=a b",
+		"mailsrc1 epoch= low=- high=- time=1 other=a",
+		"mailsrc1 epoch= low=- high=- time=1 seen= held=",
+		"mailsrc1 epoch= low=- high=- time=1 held=a, seen=",
+		"mailsrc1 epoch= low=- high=- time=1 held= seen= ",
 	};
 	struct pr_mailsrc_cursor c;
 	size_t i;
@@ -76,6 +86,64 @@ static void test_cursor_refused(void **state)
 		assert_null(c.low);
 		assert_non_null(strstr(pr_error_message(), "cursor '"));
 	}
+}
+
+static void test_cursor_seen(void **state)
+{
+	/* in the order parsing sorts them into */
+	static const char *const names[] = { "-", "1796300000.M1P2.host,S=3",
+					     "b:c" };
+	struct pr_mailsrc_cursor c, back;
+	struct pr_buf b = PR_BUF_INIT;
+	size_t i;
+
+	PR_UNUSED(state);
+	memset(&c, 0, sizeof(c));
+	c.high = (char *)"00000000001796300000.b";
+	c.has_seen = true;
+	assert_int_equal(pr_mailsrc_cursor_format(&b, &c), 0);
+	/* no name yet: the field is there, empty */
+	assert_string_equal(b.ptr, "mailsrc1 epoch= low=- "
+				   "high=00000000001796300000.b time=0 seen=");
+	assert_int_equal(pr_mailsrc_cursor_parse(&back, b.ptr), 0);
+	assert_true(back.has_seen);
+	assert_int_equal(back.seen.nr, 0);
+	pr_mailsrc_cursor_release(&back);
+	for (i = 0; i < PR_ARRAY_SIZE(names); i++)
+		pr_strlist_add(&c.seen, names[i]);
+	pr_buf_reset(&b);
+	assert_int_equal(pr_mailsrc_cursor_format(&b, &c), 0);
+	/* ',' and ':' escaped; a name "-" is a name */
+	assert_non_null(strstr(b.ptr, " seen=-,1796300000.M1P2.host%2CS%3D3,"
+				      "b%3Ac"));
+	assert_int_equal(pr_mailsrc_cursor_parse(&back, b.ptr), 0);
+	assert_int_equal(back.seen.nr, PR_ARRAY_SIZE(names));
+	for (i = 0; i < PR_ARRAY_SIZE(names); i++)
+		assert_string_equal(back.seen.items[i], names[i]);
+	/* held before seen */
+	pr_mailsrc_cursor_release(&back);
+	c.has_held = true;
+	pr_strlist_add(&c.held, "00000000001796300000.b");
+	pr_buf_reset(&b);
+	assert_int_equal(pr_mailsrc_cursor_format(&b, &c), 0);
+	assert_non_null(
+		strstr(b.ptr, " time=0 held=00000000001796300000.b seen=-,"));
+	assert_int_equal(pr_mailsrc_cursor_parse(&back, b.ptr), 0);
+	assert_true(back.has_held);
+	assert_true(pr_mailsrc_list_has(&back.held, "00000000001796300000.b"));
+	assert_false(pr_mailsrc_list_has(&back.held, "b"));
+	assert_int_equal(back.seen.nr, PR_ARRAY_SIZE(names));
+	pr_strlist_release(&c.held);
+	/* a cursor without the fields (older, or not maildir) has none */
+	pr_mailsrc_cursor_release(&back);
+	assert_int_equal(pr_mailsrc_cursor_parse(&back, "mailsrc1 epoch= "
+							"low=- high=- time=1"),
+			 0);
+	assert_false(back.has_seen);
+	assert_false(back.has_held);
+	pr_mailsrc_cursor_release(&back);
+	pr_strlist_release(&c.seen);
+	pr_buf_release(&b);
 }
 
 /* ---- dates ---- */
@@ -202,7 +270,8 @@ static void test_emit_waits_then_once(void **state)
 	assert_string_equal(s.log.ptr, "comment p1@x v1/1;");
 	/* the cursor keeps p1 for the next poll, past the reply */
 	assert_string_equal(s.cursor,
-			    "mailsrc1 epoch= low=01 high=02 time=1794305460");
+			    "mailsrc1 epoch= low=01 high=02 time=1794305460 "
+			    "held=01");
 	c1 = pr_strdup(s.cursor);
 
 	/* the same mails again: nothing new, nothing emitted */
@@ -214,7 +283,8 @@ static void test_emit_waits_then_once(void **state)
 	poll_once(&s, &b, c1, t0 + 1800, 3600000);
 	assert_string_equal(s.log.ptr, "series p1@x v1/2;");
 	assert_string_equal(s.cursor,
-			    "mailsrc1 epoch= low=03 high=03 time=1794306660");
+			    "mailsrc1 epoch= low=03 high=03 time=1794306660 "
+			    "held=");
 	free(c1);
 	pr_mailsrc_batch_release(&b);
 	pr_buf_release(&s.log);
@@ -252,6 +322,33 @@ static void test_emit_incomplete_when_due(void **state)
 	free(s.cursor);
 }
 
+static void test_emit_fragment_not_again(void **state)
+{
+	struct pr_mailsrc_batch b = { NULL, 0, 0 }, tail = { NULL, 0, 0 };
+	struct seen s = { PR_BUF_INIT, NULL, 0 };
+	int64_t t0 = 1794304860;
+	char *c1;
+
+	PR_UNUSED(state);
+	add_p1(&b);
+	add_p2(&b);
+	poll_once(&s, &b, NULL, t0 + 200, 3600000);
+	assert_string_equal(s.log.ptr, "series p1@x v1/2;");
+	c1 = pr_strdup(s.cursor);
+	/* the next polls re-read from the cursor's low: p2 alone, a part of
+	 * the version emitted whole; not held, not emitted again when due */
+	add_p2(&tail);
+	poll_once(&s, &tail, c1, t0 + 300, 3600000);
+	assert_int_equal(s.nr, 0);
+	poll_once(&s, &tail, c1, t0 + 4000, 3600000);
+	assert_int_equal(s.nr, 0);
+	free(c1);
+	pr_mailsrc_batch_release(&b);
+	pr_mailsrc_batch_release(&tail);
+	pr_buf_release(&s.log);
+	free(s.cursor);
+}
+
 static void test_emit_epoch_and_junk(void **state)
 {
 	struct pr_mailsrc_batch b = { NULL, 0, 0 };
@@ -265,7 +362,7 @@ static void test_emit_epoch_and_junk(void **state)
 	assert_int_equal(pr_mailsrc_emit(&b, NULL, &o, record, &s), 0);
 	assert_string_equal(s.log.ptr, "series p1@x v1/2;");
 	assert_string_equal(s.cursor,
-			    "mailsrc1 epoch=77 low=03 high=03 time=5");
+			    "mailsrc1 epoch=77 low=03 high=03 time=5 held=");
 	pr_mailsrc_batch_release(&b);
 	pr_buf_release(&s.log);
 	free(s.cursor);
@@ -277,9 +374,11 @@ int main(void)
 		cmocka_unit_test(test_cursor_round_trip),
 		cmocka_unit_test(test_cursor_nulls),
 		cmocka_unit_test(test_cursor_refused),
+		cmocka_unit_test(test_cursor_seen),
 		cmocka_unit_test(test_dates),
 		cmocka_unit_test(test_emit_waits_then_once),
 		cmocka_unit_test(test_emit_incomplete_when_due),
+		cmocka_unit_test(test_emit_fragment_not_again),
 		cmocka_unit_test(test_emit_epoch_and_junk),
 	};
 

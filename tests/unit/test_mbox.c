@@ -141,6 +141,67 @@ static void test_maildir(void **state)
 	pr_buf_release(&p);
 }
 
+/* Every message in a digest: its place, its bytes, and the NUL after them. */
+static int digest(const char *data, size_t len, const struct pr_mbox_where *w,
+		  void *payload)
+{
+	struct pr_buf *d = payload;
+
+	assert_int_equal(data[len], '\0');
+	pr_buf_addf(d, "[%zu %zu %zu]", w->number, w->line, len);
+	pr_buf_add(d, data, len);
+	return 0;
+}
+
+/*
+ * A file of many reads' worth (messages and lines across the reads, CRs,
+ * escaped "From " lines, a line longer than a read) gives the messages the
+ * same bytes split in memory gives.
+ */
+static void test_file_in_chunks(void **state)
+{
+	char path[] = "/tmp/pr-mbox-XXXXXX";
+	struct pr_buf in = PR_BUF_INIT, a = PR_BUF_INIT, b = PR_BUF_INIT;
+	struct pr_mbox_opts o = { false };
+	unsigned int seed = 1;
+	int fd, i, k, rd;
+
+	pr_buf_adds(&in, "\n \n");
+	for (i = 0; i < 3000; i++) {
+		pr_buf_adds(&in, "From x Mon Sep 17 00:00:00 2001\n");
+		pr_buf_addf(&in, "Subject: %d\n\n", i);
+		seed = seed * 1103515245 + 12345;
+		for (k = 0; k < (int)(seed >> 16) % 40; k++)
+			pr_buf_adds(&in,
+				    k % 7 ? "a body line\n" : ">From x\r\n");
+		if (i == 1000)
+			for (k = 0; k <= 300000; k++)
+				pr_buf_addch(&in, k < 300000 ? 'x' : '\n');
+	}
+	pr_buf_adds(&in, "no newline at the end");
+	assert_true(in.len > 1024 * 1024);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(pr_write_all(fd, in.ptr, in.len), 0);
+	close(fd);
+	for (rd = 0; rd < 2; rd++) {
+		o.mboxrd = rd;
+		pr_buf_reset(&a);
+		pr_buf_reset(&b);
+		assert_int_equal(pr_mbox_read_path(path, &o, digest, &a), 0);
+		assert_int_equal(
+			pr_mbox_split(in.ptr, in.len, path, &o, digest, &b), 0);
+		assert_true(strstr(a.ptr, "[3000 ") != NULL);
+		assert_int_equal(a.len, b.len);
+		assert_memory_equal(a.ptr, b.ptr, a.len);
+	}
+	unlink(path);
+	pr_buf_release(&in);
+	pr_buf_release(&a);
+	pr_buf_release(&b);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_single_and_stop),
 		cmocka_unit_test(test_from_line),
 		cmocka_unit_test(test_maildir),
+		cmocka_unit_test(test_file_in_chunks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

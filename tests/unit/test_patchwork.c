@@ -70,7 +70,11 @@ static void test_events_and_series(void **state)
 		"\"actor\": null, \"payload\": {\"series\": {\"id\": 9, "
 		"\"url\": \"http://pw/api/series/9/\"}}},"
 		" {\"id\": 6, \"category\": \"patch-created\", \"date\": "
-		"\"2026-12-03T12:00:01\", \"payload\": {\"patch\": {}}}]";
+		"\"2026-12-03T12:00:01\", \"payload\": {\"patch\": {}}},"
+		" {\"id\": 7, \"category\": \"patch-state-changed\", "
+		"\"date\": \"2026-12-03T12:00:02\", \"payload\": {\"patch\": "
+		"{\"id\": 12, \"msgid\": \"<p@x>\"}, \"previous_state\": "
+		"\"new\", \"current_state\": \"superseded\"}}]";
 	static const char series[] =
 		"{\"id\": 9, \"name\": \"fixes\", \"web_url\": \"w\", "
 		"\"mbox\": \"http://pw/series/9/mbox/\", \"version\": 3, "
@@ -83,7 +87,11 @@ static void test_events_and_series(void **state)
 
 	PR_UNUSED(state);
 	assert_int_equal(pr_pw_events_parse(&l, events, strlen(events)), 0);
-	assert_int_equal(l.nr, 2);
+	assert_int_equal(l.nr, 3);
+	assert_int_equal(l.items[2].patch_id, 12);
+	assert_string_equal(l.items[2].patch_msgid, "p@x");
+	assert_string_equal(l.items[2].state, "superseded");
+	assert_null(l.items[1].state);
 	assert_int_equal(l.items[0].id, 5);
 	assert_int_equal(l.items[0].series_id, 9);
 	assert_string_equal(l.items[0].date, "2026-12-03T12:00:00.123456");

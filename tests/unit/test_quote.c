@@ -23,7 +23,7 @@ static const char diff[] = "diff --git a/a.txt b/a.txt\n"
 			   "diff --git a/b b/b\n"
 			   "--- a/b\n"
 			   "+++ b/b\n"
-			   "@@ -1 +1,2 @@\n"
+			   "@@ -1,2 +1,3 @@\n"
 			   " x\n"
 			   "\n"
 			   "+y\n"
@@ -69,7 +69,7 @@ static void test_line(void **state)
 	pr_buf_reset(&b);
 	assert_int_equal(pr_quote_diff_line(&b, diff, "b", 3, 1), 0);
 	assert_string_equal(b.ptr, "> diff --git a/b b/b\n"
-				   "> @@ -1 +1,2 @@\n"
+				   "> @@ -1,2 +1,3 @@\n"
 				   ">\n"
 				   "> +y\n");
 	/* a line the diff does not show, a file it does not touch */
@@ -77,6 +77,13 @@ static void test_line(void **state)
 	assert_int_equal(pr_quote_diff_line(&b, diff, "a.txt", 9, 2),
 			 PR_ENOENT);
 	assert_int_equal(pr_quote_diff_line(&b, diff, "c.txt", 1, 2),
+			 PR_ENOENT);
+	/* the hunk ends with its counts: a signature after it is no line */
+	assert_int_equal(pr_quote_diff_line(&b,
+					    "diff --git a/s b/s\n--- a/s\n"
+					    "+++ b/s\n@@ -1 +1,2 @@\n one\n"
+					    "+two\n-- \n2.39.5\n\n",
+					    "s", 3, 2),
 			 PR_ENOENT);
 	assert_int_equal(b.len, 0);
 	pr_buf_release(&b);
