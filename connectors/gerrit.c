@@ -7,6 +7,8 @@
 
 #include "gerrit.h"
 #include "gitfetch.h"
+#include "engine/delivery.h"
+#include "engine/idmap.h"
 #include "model/report.h"
 #include "model/report_render.h"
 
@@ -448,6 +450,97 @@ done:
 	return err;
 }
 
+/* ---- report-to ---- */
+
+struct report_walk {
+	struct pr_gerrit *g;
+	const char *kind; /* "gerrit-change:NAME" */
+	const char *msg;
+	int vote;
+	int posted, first;
+};
+
+/*
+ * One change this instance's sink pushed: its URL ".../c/PROJECT/+/N"
+ * names it; the review goes on its current revision.
+ */
+static int review_pushed(const char *kind, const char *value, const char *note,
+			 void *payload)
+{
+	struct report_walk *w = payload;
+	const char *host = strstr(value, "://");
+	const char *c = host ? strstr(host + 3, "/c/") : NULL;
+	const char *plus = c ? strstr(c + 3, "/+/") : NULL;
+	char *project, *end;
+	long long n;
+	int err;
+
+	PR_UNUSED(note);
+	if (strcmp(kind, w->kind) || !plus || plus == c + 3)
+		return 0;
+	n = strtoll(plus + 3, &end, 10);
+	if (n <= 0 || (*end && *end != '/'))
+		return 0;
+	project = pr_strndup(c + 3, (size_t)(plus - c - 3));
+	err = pr_gerrit_review(w->g, project, n, "current", w->msg, w->vote);
+	free(project);
+	if (!err)
+		w->posted++;
+	else if (!w->first)
+		w->first = err;
+	else
+		pr_log_warn(w->g->inst->prefix, "%s", pr_error_message());
+	return 0;
+}
+
+/*
+ * The report as a review of each change of the series, its message and a
+ * vote on verified-label (+1: pass or warn, -1: fail): the changes being
+ * emitted when the series comes from this source, else those this
+ * instance's sink pushed for it (the identity map's "gerrit-change:NAME"
+ * URLs), on their current revision.
+ */
+static int gerrit_report(struct pr_instance *inst,
+			 const struct pr_report_post *p)
+{
+	static const char *const words[] = { "PASS", "PASS", "WARN", "FAIL" };
+	struct report_walk w = { inst->state, NULL, NULL, 0, 0, 0 };
+	struct pr_buf msg = PR_BUF_INIT, kind = PR_BUF_INIT;
+	bool own = p->series->origin_connector &&
+		   !strcmp(p->series->origin_connector, inst->name);
+	size_t i;
+	int err;
+
+	if ((err = pr_buf_addf(&msg, "%s: %s\n\n%s", p->context,
+			       words[p->verdict & 3], p->description)) ||
+	    (p->verdict >= PR_VERDICT_WARN &&
+	     (err = pr_buf_addf(&msg, "\n\n%s", p->text))) ||
+	    (err = pr_buf_addf(&kind, "gerrit-change:%s", inst->name)))
+		goto done;
+	pr_buf_rtrim(&msg);
+	w.kind = kind.ptr;
+	w.msg = msg.ptr;
+	w.vote = p->verdict == PR_VERDICT_FAIL ? -1 : 1;
+	for (i = 0; own && i < w.g->nr_emitting; i++) {
+		const struct pr_gerrit_fb *c = &w.g->emitting[i];
+
+		err = pr_gerrit_review(w.g, c->project, c->number, c->sha,
+				       w.msg, w.vote);
+		if (!err)
+			w.posted++;
+		else if (!w.first)
+			w.first = err;
+	}
+	if (!own && p->store &&
+	    (err = pr_idmap_foreach(p->store, p->series_id, review_pushed, &w)))
+		goto done;
+	err = w.first ? w.first : w.posted ? 1 : 0;
+done:
+	pr_buf_release(&msg);
+	pr_buf_release(&kind);
+	return err;
+}
+
 /* ---- open, close ---- */
 
 static int check_url(const struct pr_instance *inst, const char *key,
@@ -571,6 +664,7 @@ const struct pr_connector_type pr_connector_gerrit = {
 	.open = gerrit_open,
 	.poll = pr_gerrit_poll,
 	.feedback = gerrit_feedback,
+	.report = gerrit_report,
 	.close = gerrit_close,
 	.deliver_version = pr_gerrit_deliver_version,
 	.relay_comment = pr_gerrit_relay_comment,
