@@ -369,6 +369,13 @@ struct pr_forge_ops {
 	/* Set a PR's title and description. */
 	int (*update_pr)(struct pr_forge *f, const char *repo, int64_t number,
 			 const char *title, const char *body);
+	/*
+	 * report-to: a commit status on sha for `context`, its state the
+	 * verdict's (enum pr_verdict), description one line.
+	 */
+	int (*post_status)(struct pr_forge *f, const char *repo,
+			   const char *sha, int verdict, const char *context,
+			   const char *description);
 };
 
 /* The per-instance state (inst->state). */
@@ -418,7 +425,8 @@ void pr_forge_close(struct pr_forge *f);
 	.close = pr_forge_type_close,                                    \
 	.deliver_version = pr_forge_sink_deliver,                        \
 	.relay_comment = pr_forge_sink_relay,                            \
-	.series_state = pr_forge_sink_state
+	.series_state = pr_forge_sink_state,                             \
+	.report = pr_forge_type_report
 /* clang-format on */
 
 int pr_forge_type_open(struct pr_instance *inst,
@@ -428,6 +436,9 @@ int pr_forge_type_poll(struct pr_instance *inst, const char *cursor,
 int pr_forge_type_feedback(struct pr_instance *inst, const struct pr_series *s,
 			   const struct pr_report *report, const char *summary);
 void pr_forge_type_close(struct pr_instance *inst);
+/* report-to: a commit status on the PR's head (forge_report.c). */
+int pr_forge_type_report(struct pr_instance *inst,
+			 const struct pr_report_post *p);
 
 /*
  * The sink (forge_sink.c), on a struct pr_forge_ctx.

@@ -509,6 +509,23 @@ int pr_forge_rest_label_json(struct pr_buf *out,
 	return dump(out, o, err, api);
 }
 
+int pr_forge_rest_status_json(struct pr_buf *out,
+			      const struct pr_forge_rest *api, int verdict,
+			      const char *context, const char *description)
+{
+	const char *keys[] = { "state", api->status_context, "description" };
+	const char *vals[] = { api->status_states[verdict & 3], context,
+			       description };
+	json_t *o = json_object(), *v;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < PR_ARRAY_SIZE(keys); i++)
+		if (!(err = string(&v, keys[i], vals[i] ? vals[i] : "", api)))
+			json_object_set_new(o, keys[i], v);
+	return dump(out, o, err, api);
+}
+
 int pr_forge_rest_pr_json(struct pr_buf *out, const struct pr_forge_rest *api,
 			  const char *branch, const char *base,
 			  const char *title, const char *body)
@@ -875,4 +892,30 @@ int pr_forge_rest_update_pr(struct pr_forge *f, const char *repo,
 			   pr_forge_rest_pr_json(&json, api_of(f), NULL, NULL,
 						 title, body),
 			   NULL);
+}
+
+int pr_forge_rest_post_status(struct pr_forge *f, const char *repo,
+			      const char *sha, int verdict, const char *context,
+			      const char *description)
+{
+	const struct pr_forge_rest *api = api_of(f);
+	struct pr_http_response resp = { 0 };
+	struct pr_buf url = PR_BUF_INIT, body = PR_BUF_INIT;
+	int err;
+
+	if (!api->status)
+		return pr_error(PR_EINVAL, "%s: no commit statuses", api->name);
+	if (!(err = api->repo_url(&url, f->opts->api_url, repo, api->status)) &&
+	    !(err = pr_http_escape(&url, sha)) &&
+	    !(err = pr_forge_rest_status_json(&body, api, verdict, context,
+					      description))) {
+		err = pr_forge_http(f, &resp, "POST", url.ptr, body.ptr, NULL);
+		if (err == PR_FORGE_NOT_MODIFIED)
+			err = pr_error(PR_ENET, "POST '%s': unexpected 304",
+				       url.ptr);
+	}
+	pr_http_response_release(&resp);
+	pr_buf_release(&url);
+	pr_buf_release(&body);
+	return err;
 }

@@ -128,6 +128,12 @@ struct pr_forge_rest {
 	/* {"labels": [label]} when label_array, else {"add_labels": label} */
 	const char *label_key;
 	bool label_array;
+
+	/* ---- report-to: a commit status (forge_report.c) ---- */
+	const char *status; /* after the repository URL, then the SHA */
+	const char *status_context; /* the context's field: "context" */
+	/* the state of each verdict (model/report.h): skip, pass, warn, fail */
+	const char *status_states[4];
 };
 
 /*
@@ -150,6 +156,7 @@ struct pr_forge_rest {
 		.update_pr = pr_forge_rest_update_pr,                       \
 		.list_line_comments = pr_forge_rest_list_line_comments,     \
 		.list_reviews = pr_forge_rest_list_reviews,                 \
+		.post_status = pr_forge_rest_post_status,                   \
 	}
 
 /*
@@ -193,6 +200,9 @@ int pr_forge_rest_create_pr(struct pr_forge *f, struct pr_forge_pr *out,
 int pr_forge_rest_update_pr(struct pr_forge *f, const char *repo,
 			    int64_t number, const char *title,
 			    const char *body);
+int pr_forge_rest_post_status(struct pr_forge *f, const char *repo,
+			      const char *sha, int verdict, const char *context,
+			      const char *description);
 
 /*
  * One request.  Returns 0 for a 2xx answer, PR_FORGE_NOT_MODIFIED for
@@ -242,6 +252,10 @@ int pr_forge_rest_close_json(struct pr_buf *out,
 int pr_forge_rest_label_json(struct pr_buf *out,
 			     const struct pr_forge_rest *api,
 			     const char *label);
+/* A commit status: {state, CONTEXT-FIELD, description}. */
+int pr_forge_rest_status_json(struct pr_buf *out,
+			      const struct pr_forge_rest *api, int verdict,
+			      const char *context, const char *description);
 /* Opening a PR (branch NULL: only title and body, an update). */
 int pr_forge_rest_pr_json(struct pr_buf *out, const struct pr_forge_rest *api,
 			  const char *branch, const char *base,

@@ -259,6 +259,13 @@ int pr_gerrit_rest(struct pr_gerrit *g, struct pr_http_response *resp,
 int pr_gerrit_query_open(struct pr_gerrit *g, struct pr_gerrit_change_list *out,
 			 const char *project);
 
+struct json_t; /* jansson's */
+/*
+ * POST the review `body` (taken: freed here) on (project, number)
+ * revision rev (a sha or "current").
+ */
+int pr_gerrit_post_review(struct pr_gerrit *g, const char *project,
+			  int64_t number, const char *rev, struct json_t *body);
 /* Post a review on (project, number) revision sha (see gerrit.c). */
 int pr_gerrit_review(struct pr_gerrit *g, const char *project, int64_t number,
 		     const char *sha, const char *message, int vote);

@@ -219,29 +219,9 @@ static int relay_text(struct pr_buf *out, const struct pr_relay *r)
 static int post(struct pr_gerrit *g, const struct pr_gerrit_change *c,
 		const char *rev, const char *message, const char *tag)
 {
-	struct pr_http_response resp = { 0 };
-	struct pr_buf path = PR_BUF_INIT;
-	json_t *body = json_pack("{s:s, s:s}", "message", message, "tag", tag);
-	char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
-	int err;
-
-	if (!text) {
-		err = pr_error(PR_EINVAL, "review of change %lld: not UTF-8",
-			       (long long)c->number);
-		goto done;
-	}
-	if ((err = pr_buf_adds(&path, "/changes/")) ||
-	    (err = pr_http_escape(&path, c->project)) ||
-	    (err = pr_buf_addf(&path, "~%lld/revisions/%s/review",
-			       (long long)c->number, rev)))
-		goto done;
-	err = pr_gerrit_rest(g, &resp, "POST", path.ptr, text);
-done:
-	free(text);
-	json_decref(body);
-	pr_http_response_release(&resp);
-	pr_buf_release(&path);
-	return err;
+	return pr_gerrit_post_review(g, c->project, c->number, rev,
+				     json_pack("{s:s, s:s}", "message", message,
+					       "tag", tag));
 }
 
 int pr_gerrit_relay_comment(struct pr_instance *inst, const struct pr_relay *r,

@@ -142,6 +142,11 @@ const struct pr_forge_rest pr_github_rest = {
 	.close_value = "closed",
 	.label_key = "labels",
 	.label_array = true,
+
+	/* a warning does not fail the commit: its description says it */
+	.status = "/statuses/",
+	.status_context = "context",
+	.status_states = { "success", "success", "success", "failure" },
 };
 
 /* ---- the connector type ---- */

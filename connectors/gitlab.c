@@ -108,6 +108,11 @@ const struct pr_forge_rest pr_gitlab_rest = {
 	.close_key = "state_event",
 	.close_value = "close",
 	.label_key = "add_labels",
+
+	/* a warning does not fail the commit: its description says it */
+	.status = "/statuses/",
+	.status_context = "name",
+	.status_states = { "success", "success", "success", "failed" },
 };
 
 /* ---- the connector type ---- */

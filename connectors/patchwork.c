@@ -2,6 +2,8 @@
 
 #include <jansson.h>
 
+#include "engine/delivery.h"
+#include "engine/idmap.h"
 #include "model/model.h"
 #include "model/report.h"
 #include "patchwork.h"
@@ -177,16 +179,13 @@ static enum pr_verdict step_verdict(struct pr_buf *desc,
 	return worst;
 }
 
-/* CONTEXT-STEP with every byte outside [-a-zA-Z0-9_] as '-'. */
-static int check_context(struct pr_buf *out, const struct pr_pw *pw,
-			 const char *step)
+/* s with every byte outside [-a-zA-Z0-9_] as '-', appended. */
+static int slug(struct pr_buf *out, const char *s)
 {
 	const char *p;
-	int err;
+	int err = 0;
 
-	if ((err = pr_buf_addf(out, "%s-", pw->o->check_context)))
-		return err;
-	for (p = step; *p && !err; p++)
+	for (p = s; *p && !err; p++)
 		err = pr_buf_addch(out,
 				   (*p >= 'a' && *p <= 'z') ||
 						   (*p >= 'A' && *p <= 'Z') ||
@@ -195,6 +194,15 @@ static int check_context(struct pr_buf *out, const struct pr_pw *pw,
 					   ? *p
 					   : '-');
 	return err;
+}
+
+/* CONTEXT-STEP, a slug. */
+static int check_context(struct pr_buf *out, const struct pr_pw *pw,
+			 const char *step)
+{
+	int err = pr_buf_addf(out, "%s-", pw->o->check_context);
+
+	return err ? err : slug(out, step);
 }
 
 /* report-url with {msgid} and {step} replaced (escaped). */
@@ -390,6 +398,49 @@ static int pw_feedback(struct pr_instance *inst, const struct pr_series *s,
 	return err;
 }
 
+/*
+ * report-to: one check per patch of the version, context the report's
+ * (bytes outside [-a-zA-Z0-9_] as '-'), state its verdict's.  A patch is
+ * found by the Message-ID it came with or went out with (the identity
+ * map's mails of the version).  1 when a patch shows the check.
+ */
+static int pw_report(struct pr_instance *inst, const struct pr_report_post *p)
+{
+	struct pr_pw *pw = inst->state;
+	const struct pr_version *v = pr_series_latest(p->series);
+	struct pr_buf ctx = PR_BUF_INIT;
+	const char *state = check_state((enum pr_verdict)p->verdict);
+	size_t i, shown = 0;
+	int err = 0, r;
+
+	if (!v || !p->store)
+		return 0;
+	for (i = 0; i < v->nr && !err; i++) {
+		struct pr_idmap_mail m = { 0 };
+		int64_t id = 0;
+
+		err = pr_idmap_mail_get(&m, p->store, p->series_id, p->version,
+					(int)i + 1);
+		if (err == PR_ENOENT) {
+			pr_error_clear();
+			err = 0;
+		} else if (!err &&
+			   !(err = patch_id_of(pw, &id, m.message_id)) && id &&
+			   !(err = slug(&ctx, p->context))) {
+			r = post_check(pw, id, ctx.ptr, state, p->description,
+				       NULL);
+			if (r < 0)
+				err = r;
+			else
+				shown++;
+		}
+		pr_buf_reset(&ctx);
+		pr_idmap_mail_release(&m);
+	}
+	pr_buf_release(&ctx);
+	return err ? err : shown ? 1 : 0;
+}
+
 const struct pr_connector_type pr_connector_patchwork = {
 	.abi = PR_ABI_VERSION,
 	.name = "patchwork",
@@ -403,6 +454,7 @@ const struct pr_connector_type pr_connector_patchwork = {
 	.poll = pr_pw_poll,
 	.deliver_version = pr_pw_deliver_version,
 	.feedback = pw_feedback,
+	.report = pw_report,
 	.close = pw_close,
 	.landed = pr_pw_landed,
 };

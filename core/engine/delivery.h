@@ -74,4 +74,28 @@ struct pr_relay {
 	int idx;
 };
 
+/*
+ * struct pr_report_post: one report shown where a route's `report-to`
+ * names (engine/report_fanout.h), handed to a connector's report op.
+ * `version` is the store's number; `verdict` PASS, WARN or FAIL (a report
+ * whose steps all skipped is PASS); `context` the name the report goes
+ * under (a status's context, a check's); `description` one line of at
+ * most 140 bytes; `text` the whole report as plain text.  The connector
+ * finds where the series is on its side (the store's identity map, its
+ * mails) and posts there.
+ */
+struct pr_report;
+
+struct pr_report_post {
+	const struct pr_series *series;
+	struct pr_store *store;
+	int64_t series_id;
+	int version;
+	const struct pr_report *report;
+	int verdict; /* enum pr_verdict */
+	const char *context;
+	const char *description;
+	const char *text;
+};
+
 #endif

@@ -23,6 +23,7 @@
 #include "git/rangediff.h"
 #include "mail/am.h"
 #include "engine/notes.h"
+#include "engine/report_fanout.h"
 
 int pr_engine_delivery_key(struct pr_buf *out,
 			   const struct pr_engine_version *v, const char *sink)
@@ -569,6 +570,26 @@ static void give_landed_feedback(const struct pass_ctx *c,
 		tell_node(c, c->route->feedback, s, report, summary);
 }
 
+/*
+ * Show the report where the route's report-to says (report_fanout.h):
+ * not for a dry run or a preview.  1 when a node failed: hold the cursor.
+ */
+static int show_report(const struct pass_ctx *c, const struct pr_event *ev,
+		       int64_t series_id, int number,
+		       const struct pr_report *report)
+{
+	struct pr_report_fanout f = { .g = c->g,
+				      .route = c->route,
+				      .st = c->st,
+				      .series = ev->series,
+				      .series_id = series_id,
+				      .version = number };
+
+	if (c->opts->dry_run || ev->preview)
+		return 0;
+	return pr_report_fanout(&f, report);
+}
+
 /* The version's patches as format-patch writes them, one mbox. */
 static int version_mbox(struct pr_buf *out, const struct pr_version *v)
 {
@@ -1099,6 +1120,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	size_t i, nr_jobs = c->route->to.nr, sent = 0, pending = 0;
 	size_t rejected = 0;
 	bool retry = false, trailed_done = false;
+	int shown = 0;
 	int64_t t0;
 	char fp[41];
 	int err;
@@ -1236,15 +1258,20 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	      (err = feedback_note(c, sv.series_id, sv.number, NULL)) > 0)))
 		err = give_feedback(c, ev->series, sv.series_id, sv.number,
 				    &report, summary.len ? summary.ptr : NULL);
-	if (err < 0)
+	if (err < 0 ||
+	    (shown = pending ? 0
+			     : show_report(c, ev, sv.series_id, sv.number,
+					   &report)) < 0) {
+		err = err < 0 ? err : shown;
 		goto done;
+	}
 	/*
-	 * A sink that asked to retry, or feedback owed, holds the source's
-	 * cursor (1: the caller stores no cursor and stops this source's
-	 * poll), so the next pass sees the event again and resumes at the
-	 * first unsent mail.
+	 * A sink that asked to retry, or feedback or a report owed, holds
+	 * the source's cursor (1: the caller stores no cursor and stops
+	 * this source's poll), so the next pass sees the event again and
+	 * resumes at the first unsent mail.
 	 */
-	if (retry)
+	if (retry || shown)
 		err = 1;
 	goto done;
 refused:
@@ -1256,6 +1283,9 @@ refused:
 	     (err = feedback_note(c, sv.series_id, sv.number, NULL)) > 0))
 		err = give_feedback(c, ev->series, sv.series_id, sv.number,
 				    &report, NULL);
+	if (err >= 0 &&
+	    (shown = show_report(c, ev, sv.series_id, sv.number, &report)))
+		err = shown < 0 ? shown : 1;
 done:
 	if (err >= 0 && sv.series_id && !c->opts->dry_run)
 		record_status(c, ev, &sv, v, &report, jobs, nr_jobs);

@@ -315,6 +315,10 @@ static void load_route_key(struct loader *l, struct pr_graph_route *r,
 		single = &r->from;
 	else if (!strcmp(e->key, "feedback"))
 		single = &r->feedback;
+	else if (!strcmp(e->key, "report-context"))
+		single = &r->report_context;
+	else if (!strcmp(e->key, "report-to"))
+		list = &r->report_to;
 	else if (!strcmp(e->key, "step"))
 		list = &r->steps;
 	else if (!strcmp(e->key, "to"))
@@ -362,6 +366,42 @@ static bool declared(struct loader *l, const char *kind, const char *name)
 	return false;
 }
 
+/* Whether a mail sink's options name a sender (what a reply needs). */
+static bool has_from(const struct pr_graph_node *n)
+{
+	const struct pr_option *o;
+
+	for (o = n->options; o && o->key; o++)
+		if (!strcmp(o->key, "from"))
+			return true;
+	return false;
+}
+
+/*
+ * A report-to name: a source or sink whose connector shows reports (a
+ * report op), or a mail sink that names a sender (a reply to the cover
+ * letter).
+ */
+static void check_report_to(struct loader *l, const struct pr_graph_route *r,
+			    const char *name)
+{
+	const struct pr_graph_node *src = find_node(l->g, "source", name);
+	const struct pr_graph_node *sink = find_node(l->g, "sink", name);
+
+	if ((src && src->connector->report) ||
+	    (sink && (sink->connector->report ||
+		      (sink->connector->deliver && has_from(sink)))))
+		return;
+	if (src || sink)
+		problem(l,
+			"route.%s.report-to: connector '%s' of '%s' cannot "
+			"show a report",
+			r->name, (src ? src : sink)->type, name);
+	else if (!declared(l, "source", name) && !declared(l, "sink", name))
+		problem(l, "route.%s.report-to: unknown source or sink '%s'",
+			r->name, name);
+}
+
 static void check_route(struct loader *l, struct pr_graph_route *r)
 {
 	const struct pr_graph_node *n;
@@ -407,6 +447,10 @@ static void check_route(struct loader *l, struct pr_graph_route *r)
 				"cannot take feedback",
 				r->name, n->type, r->feedback);
 	}
+	for (i = 0; i < r->report_to.nr; i++)
+		check_report_to(l, r, r->report_to.items[i]);
+	if (r->report_context && !*r->report_context)
+		problem(l, "route.%s.report-context: empty", r->name);
 }
 
 /* True when `to` reaches `target` through routes, `seen` marking routes. */
@@ -728,6 +772,8 @@ static void route_release(struct pr_graph_route *r)
 	free(r->name);
 	free(r->from);
 	free(r->feedback);
+	free(r->report_context);
+	pr_strlist_release(&r->report_to);
 	pr_strlist_release(&r->steps);
 	pr_strlist_release(&r->to);
 	pr_strlist_release(&r->include_path);
@@ -874,6 +920,10 @@ static void print_text(struct pr_buf *out, const struct pr_graph *g)
 		pr_buf_addch(out, '\n');
 		if (r->feedback)
 			pr_buf_addf(out, "    feedback = %s\n", r->feedback);
+		print_list(out, "report-to", &r->report_to);
+		if (r->report_context)
+			pr_buf_addf(out, "    report-context = %s\n",
+				    r->report_context);
 		if (r->bridge)
 			pr_buf_adds(out, "    bridge = true\n");
 		if (r->max_recipients)

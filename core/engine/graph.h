@@ -53,6 +53,9 @@ struct pr_graph_route {
 	struct pr_strlist steps; /* check names, in order */
 	struct pr_strlist to; /* sink names, at least one */
 	char *feedback; /* NULL: none */
+	/* where the report is shown (engine/report_fanout.h) */
+	struct pr_strlist report_to;
+	char *report_context; /* NULL: "patchrelay/" and the route's name */
 	struct pr_strlist include_path; /* prefixes or globs; none: all */
 	struct pr_strlist include_subsystem;
 	struct pr_strlist exclude_subsystem;

@@ -116,6 +116,7 @@ struct pr_store; /* engine: the state store */
 struct pr_delivery; /* engine: what to deliver, with its idempotency key */
 struct pr_version_delivery; /* engine: a whole version (delivery.h) */
 struct pr_relay; /* engine: a comment or state crossing a bridge */
+struct pr_report_post; /* engine: a report for report-to (delivery.h) */
 
 struct pr_connector_type {
 	int abi;
@@ -184,6 +185,16 @@ struct pr_connector_type {
 	 */
 	int (*series_state)(struct pr_instance *inst, const struct pr_relay *r,
 			    const char *state, const char *why);
+	/*
+	 * A route's `report-to` (engine/report_fanout.h): show the report
+	 * p in this connector's own form (a commit status, a vote, a
+	 * check per patch) where the series is on its side.  1 when it
+	 * was posted, 0 when the series is not there (nothing posted,
+	 * nothing to retry), a negative PR_E* when posting failed.  The
+	 * engine posts a (node, series, version, context) once per
+	 * verdict: deduplication is not the connector's business.
+	 */
+	int (*report)(struct pr_instance *inst, const struct pr_report_post *p);
 };
 
 enum pr_plugin_kind {

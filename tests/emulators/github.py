@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import ApiError, Emulator, Response, link_header, main, \
     paginate  # noqa: E402
 from github_actions import GitHubActions  # noqa: E402
+from statuses import GitHubStatuses  # noqa: E402
 
 DOCS = "https://docs.github.com/rest"
 NAME = r"([A-Za-z0-9_.-]+)"
@@ -41,7 +42,7 @@ def validation(resource, field, code, message=None, doc=DOCS):
     return err(422, "Validation Failed", doc, errors=[e])
 
 
-class GitHub(GitHubActions, Emulator):
+class GitHub(GitHubActions, GitHubStatuses, Emulator):
     name = "github"
     api_prefix = ""
     git_pull_ref = "refs/pull/%d/head"
@@ -74,7 +75,7 @@ class GitHub(GitHubActions, Emulator):
             ("DELETE", R + r"/issues/(\d+)/labels", self.clear_labels),
             ("DELETE", R + r"/issues/(\d+)/labels/([^/]+)",
              self.remove_label),
-        ] + self.ci_routes()
+        ] + self.ci_routes() + self.status_routes(R, NAME)
 
     # ---- forge-specific plumbing ----
 

@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import ApiError, Emulator, Response, http_date, \
     link_header, main, paginate  # noqa: E402
 from gitlab_ci import GitLabCI  # noqa: E402
+from statuses import GitLabStatuses  # noqa: E402
 
 
 def iso(t):
@@ -26,7 +27,7 @@ def iso(t):
         ".%03dZ" % (int(t * 1000) % 1000)
 
 
-class GitLab(GitLabCI, Emulator):
+class GitLab(GitLabCI, GitLabStatuses, Emulator):
     name = "gitlab"
     api_prefix = "/api/v4"
     git_pull_ref = "refs/merge-requests/%d/head"
@@ -47,7 +48,7 @@ class GitLab(GitLabCI, Emulator):
             ("GET", M + "/notes", self.list_notes),
             ("POST", M + "/notes", self.post_note),
             ("POST", M + "/discussions", self.post_discussion),
-        ] + self.ci_routes()
+        ] + self.ci_routes() + self.status_routes(P)
 
     def authenticate(self, req):
         token = req.headers.get("PRIVATE-TOKEN")
