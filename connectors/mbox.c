@@ -12,6 +12,8 @@
 #include "connectors.h"
 #include "mailsrc.h"
 #include "engine/delivery.h"
+#include "base/sha1.h"
+#include "base/strset.h"
 #include "mail/mbox.h"
 #include "model/report_render.h"
 
@@ -368,13 +370,7 @@ static int list_folder(struct pr_strlist *out, const char *dir)
 
 static void hash_hex(char out[41], const char *data, size_t len)
 {
-	git_oid oid;
-
-	git_libgit2_init();
-	if (git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB) < 0)
-		memset(&oid, 0, sizeof(oid));
-	git_oid_tostr(out, 41, &oid);
-	git_libgit2_shutdown();
+	pr_sha1_git_blob_hex(out, data, len);
 }
 
 /*
@@ -390,8 +386,12 @@ static int64_t cursor_time(const char *cursor)
 	return t > 0 ? t : 0;
 }
 
-/* The "wait NAME" lines at the top of the cursor, in out. */
-static void cursor_waits(struct pr_strlist *out, const char *cursor)
+/*
+ * The "wait NAME" lines at the top of the cursor, in out: a set, looked up
+ * once per file (a folder of 10,000 waiting files made a list scan of it
+ * quadratic).
+ */
+static void cursor_waits(struct pr_strset *out, const char *cursor)
 {
 	const char *p = cursor, *nl;
 
@@ -399,22 +399,12 @@ static void cursor_waits(struct pr_strlist *out, const char *cursor)
 		if (!strncmp(p, "wait ", 5)) {
 			char *name = pr_strndup(p + 5, (size_t)(nl - p - 5));
 
-			pr_strlist_add(out, name);
+			pr_strset_add(out, name);
 			free(name);
 		} else if (strncmp(p, "mbox2 ", 6))
 			break; /* the file lines */
 		p = nl + 1;
 	}
-}
-
-static bool waits(const struct pr_strlist *w, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < w->nr; i++)
-		if (!strcmp(w->items[i], name))
-			return true;
-	return false;
 }
 
 /* One file being read into the batch. */
@@ -463,19 +453,17 @@ struct mbox_cursor {
 	int64_t now;
 };
 
-/* The file name in a position "INDEX/NAME/NUMBER". */
-static void add_name(struct pr_strlist *out, const char *pos)
+/* The file name in a position "INDEX/NAME/NUMBER", once in out. */
+static void add_name(struct pr_strlist *out, struct pr_strset *names,
+		     const char *pos)
 {
 	const char *a = strchr(pos, '/'), *b = strrchr(pos, '/');
 	char *name;
-	size_t i;
 
 	if (!a || a == b)
 		return;
 	name = pr_strndup(a + 1, (size_t)(b - a - 1));
-	for (i = 0; i < out->nr && strcmp(out->items[i], name); i++)
-		;
-	if (i == out->nr)
+	if (pr_strset_add(names, name))
 		pr_strlist_add(out, name);
 	free(name);
 }
@@ -485,19 +473,21 @@ static int write_cursor(struct pr_buf *out, const char *low, void *payload)
 	const struct mbox_cursor *mc = payload;
 	struct pr_buf files = PR_BUF_INIT;
 	struct pr_strlist waits = { 0 };
+	struct pr_strset names = { NULL, 0, 0 };
 	size_t i;
 	int err;
 
 	/* the files to read again are the ones in held */
 	PR_UNUSED(low);
 	for (i = 0; mc->held && i < mc->held->nr; i++)
-		add_name(&waits, mc->held->items[i]);
+		add_name(&waits, &names, mc->held->items[i]);
 	err = pr_buf_addf(out, "mbox2 time=%lld\n", (long long)mc->now);
 	for (i = 0; !err && i < waits.nr; i++)
 		err = pr_buf_addf(out, "wait %s\n", waits.items[i]);
 	if (!err && !(err = seen_write(&files, mc->files)))
 		err = pr_buf_add(out, files.ptr, files.len);
 	pr_strlist_release(&waits);
+	pr_strset_release(&names);
 	pr_buf_release(&files);
 	return err;
 }
@@ -538,7 +528,7 @@ static int count_event(const struct pr_event *ev, void *payload)
 
 /* Read file i into the batch when it is new, changed or holds a wait. */
 static int read_one(struct pr_mailsrc_batch *batch, struct pr_buf *data,
-		    const struct pr_instance *inst, const struct pr_strlist *w,
+		    const struct pr_instance *inst, const struct pr_strset *w,
 		    const struct seen *was, struct seen *s, size_t i,
 		    bool *fresh, bool *moved, struct pr_buf *bad,
 		    size_t *nr_bad)
@@ -560,7 +550,7 @@ static int read_one(struct pr_mailsrc_batch *batch, struct pr_buf *data,
 	/* an unchanged file (size and mtime) is read only when one of its
 	 * versions waits */
 	if (s->hash[0] && s->size == (long long)sb.st_size &&
-	    s->mtime == mtime && !waits(w, s->name))
+	    s->mtime == mtime && !pr_strset_has(w, s->name))
 		goto done;
 	pr_buf_reset(data);
 	if ((err = pr_buf_read_file(data, path.ptr)))
@@ -605,7 +595,7 @@ static int mbox_poll(struct pr_instance *inst, const char *cursor,
 	const struct pr_mbox_ctx *ctx = inst->ctx;
 	struct seen_list old = { NULL, 0, 0 }, cur = { NULL, 0, 0 };
 	struct pr_strlist names = { 0 }, skipped = { 0 }, held = { 0 };
-	struct pr_strlist was_waiting = { 0 };
+	struct pr_strset was_waiting = { NULL, 0, 0 };
 	struct pr_buf data, text = PR_BUF_INIT, bad = PR_BUF_INIT;
 	struct pr_mailsrc_batch batch = { NULL, 0, 0 };
 	struct pr_mailsrc_opts o;
@@ -705,7 +695,7 @@ done:
 	pr_mailsrc_batch_release(&batch);
 	pr_strlist_release(&skipped);
 	pr_strlist_release(&held);
-	pr_strlist_release(&was_waiting);
+	pr_strset_release(&was_waiting);
 	seen_list_release(&old);
 	seen_list_release(&cur);
 	pr_strlist_release(&names);

@@ -7,6 +7,7 @@
 #include "engine/cfg.h"
 #include "connectors.h"
 #include "base/http.h"
+#include "base/strset.h"
 #include "mail/mailinfo.h"
 #include "mailsrc.h"
 #include "mail/mbox.h"
@@ -137,39 +138,22 @@ done:
 	return err;
 }
 
+/*
+ * The batch being read, and the Message-IDs in it: a set, so that a
+ * catch-up of n messages makes n lookups of O(1) (a scan of the batch made
+ * it quadratic).  By the id, not the position: an entry's time is when
+ * the archive received the mail, which need not be the mail's Date.
+ */
+struct pi_batch {
+	struct pr_mailsrc_batch b;
+	struct pr_strset mids;
+};
+
 struct thread_ctx {
-	struct pr_mailsrc_batch *batch;
+	struct pi_batch *batch;
 	const char *url;
 	const char *prefix;
 };
-
-static bool in_batch(const struct pr_mailsrc_batch *b, const char *pos)
-{
-	size_t i;
-
-	for (i = 0; i < b->nr; i++)
-		if (!strcmp(b->v[i].pos, pos))
-			return true;
-	return false;
-}
-
-/*
- * Is a message with this Message-ID in the batch?  By the id, not the
- * position: an entry's time is when the archive received the mail, which
- * need not be the mail's Date.
- */
-static bool mid_in_batch(const struct pr_mailsrc_batch *b, const char *mid)
-{
-	size_t i;
-
-	for (i = 0; i < b->nr; i++) {
-		const char *dot = strchr(b->v[i].pos, '.');
-
-		if (dot && !strcmp(dot + 1, mid))
-			return true;
-	}
-	return false;
-}
 
 /* mbox_split's callback: one message of a thread, at its position. */
 static int add_message(const char *data, size_t len,
@@ -204,15 +188,15 @@ static int add_message(const char *data, size_t len,
 	if ((err = position(&pos, time, mi.message_id)))
 		goto done;
 	/* a thread fetched for two entries, or two threads sharing mails */
-	if (!in_batch(t->batch, pos.ptr))
-		pr_mailsrc_batch_add(t->batch, pos.ptr, data, len, 0);
+	if (pr_strset_add(&t->batch->mids, mi.message_id))
+		pr_mailsrc_batch_add(&t->batch->b, pos.ptr, data, len, 0);
 done:
 	pr_mailinfo_release(&mi);
 	pr_buf_release(&pos);
 	return err;
 }
 
-static int fetch_thread(struct pi_src *s, struct pr_mailsrc_batch *batch,
+static int fetch_thread(struct pi_src *s, struct pi_batch *batch,
 			const char *mid)
 {
 	struct pr_http_response resp;
@@ -361,14 +345,14 @@ done:
  * The thread of each wanted entry whose message is not yet in the batch:
  * each thread once, however many of its messages the pages listed.
  */
-static int fetch_threads(struct pi_src *s, struct pr_mailsrc_batch *batch,
+static int fetch_threads(struct pi_src *s, struct pi_batch *batch,
 			 const struct pr_strlist *mids, size_t *fetched)
 {
 	size_t i;
 	int err;
 
 	for (i = 0; i < mids->nr; i++) {
-		if (mid_in_batch(batch, mids->items[i]))
+		if (pr_strset_has(&batch->mids, mids->items[i]))
 			continue;
 		if ((err = fetch_thread(s, batch, mids->items[i])))
 			return err;
@@ -382,7 +366,7 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 {
 	const struct pr_public_inbox_ctx *ctx = inst->ctx;
 	struct pr_mailsrc_cursor prev;
-	struct pr_mailsrc_batch batch = { NULL, 0, 0 };
+	struct pi_batch batch;
 	struct pr_mailsrc_opts o;
 	struct pr_strlist mids;
 	struct pi_src s;
@@ -391,6 +375,7 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 	int err = 0;
 
 	memset(&prev, 0, sizeof(prev));
+	memset(&batch, 0, sizeof(batch));
 	memset(&mids, 0, sizeof(mids));
 	memset(&s, 0, sizeof(s));
 	s.inst = inst;
@@ -398,11 +383,13 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 	pr_buf_init(&s.base, 0);
 	if (cursor && (err = pr_mailsrc_cursor_parse(&prev, cursor)))
 		goto done;
+	/* one connection for the pages and the threads */
+	s.http.share = pr_http_share_new();
 	if ((err = setup(&s)) || (err = walk(&s, &mids, &prev)) ||
 	    (err = fetch_threads(&s, &batch, &mids, &fetched)))
 		goto done;
 	pr_log_debug(inst->prefix, "fetched %zu threads, %zu messages", fetched,
-		     batch.nr);
+		     batch.b.nr);
 	memset(&o, 0, sizeof(o));
 	o.origin = inst->name;
 	o.prefix = inst->prefix;
@@ -414,14 +401,17 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 	if ((err = pr_buf_addf(&archive, "%s%%m/", s.base.ptr)))
 		goto done;
 	o.archive = archive.ptr;
-	err = pr_mailsrc_emit(&batch, cursor ? &prev : NULL, &o, emit, payload);
+	err = pr_mailsrc_emit(&batch.b, cursor ? &prev : NULL, &o, emit,
+			      payload);
 done:
 	if (err < 0)
 		err = pr_error_wrap(err, "source '%s'", inst->name);
+	pr_http_share_free(s.http.share);
 	pr_buf_release(&s.base);
 	pr_buf_release(&archive);
 	pr_mailsrc_cursor_release(&prev);
-	pr_mailsrc_batch_release(&batch);
+	pr_mailsrc_batch_release(&batch.b);
+	pr_strset_release(&batch.mids);
 	pr_strlist_release(&mids);
 	return err;
 }

@@ -175,6 +175,8 @@ int pr_http_request(struct pr_http_response *resp,
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
 			 (long)(c->timeout_ms > 0 ? c->timeout_ms : 60000));
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 30000L);
+	if (c->share)
+		curl_easy_setopt(h, CURLOPT_SHARE, (CURLSH *)c->share);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
 	if (json_body) {
@@ -218,6 +220,26 @@ done:
 		curl_easy_cleanup(h);
 	pr_buf_release(&line);
 	return err;
+}
+
+void *pr_http_share_new(void)
+{
+	CURLSH *sh = curl_share_init();
+
+	if (sh && (curl_share_setopt(sh, CURLSHOPT_SHARE,
+				     CURL_LOCK_DATA_CONNECT) != CURLSHE_OK ||
+		   curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) !=
+			   CURLSHE_OK)) {
+		curl_share_cleanup(sh);
+		sh = NULL;
+	}
+	return sh;
+}
+
+void pr_http_share_free(void *share)
+{
+	if (share)
+		curl_share_cleanup((CURLSH *)share);
 }
 
 bool pr_http_tls_failure(int rc)

@@ -38,7 +38,19 @@ struct pr_http_client {
 	int64_t timeout_ms; /* 0: 60 s */
 	size_t max_body; /* 0: PR_LIMIT_HTTP_BYTES */
 	const char *log_prefix; /* for debug log lines */
+	/*
+	 * NULL, or a pr_http_share_new(): the requests made with it keep
+	 * their connections open for the next one (a catch-up of thousands
+	 * of requests to one archive; a new connection each cost public-inbox
+	 * about half again the time of the request)
+	 */
+	void *share;
 };
+
+/* A connection cache for pr_http_client.share; free it after the last
+ * request that uses it.  NULL when libcurl cannot make one (then unused). */
+void *pr_http_share_new(void);
+void pr_http_share_free(void *share);
 
 struct pr_http_response {
 	long status;

@@ -124,3 +124,16 @@ void pr_sha1_final_hex(char out[PR_SHA1_HEXSZ + 1], struct pr_sha1 *s)
 	pr_sha1_final(raw, s);
 	pr_sha1_hex(out, raw);
 }
+
+void pr_sha1_git_blob_hex(char out[PR_SHA1_HEXSZ + 1], const void *data,
+			  size_t len)
+{
+	struct pr_sha1 s;
+	char head[32];
+	int n = snprintf(head, sizeof(head), "blob %zu", len);
+
+	pr_sha1_init(&s);
+	pr_sha1_update(&s, head, (size_t)n + 1); /* with its NUL */
+	pr_sha1_update(&s, data, len);
+	pr_sha1_final_hex(out, &s);
+}

@@ -38,4 +38,13 @@ void pr_sha1_final_hex(char out[PR_SHA1_HEXSZ + 1], struct pr_sha1 *s);
 void pr_sha1_hex(char out[PR_SHA1_HEXSZ + 1],
 		 const unsigned char raw[PR_SHA1_RAWSZ]);
 
+/*
+ * The id git gives `data` as a blob (git hash-object): the SHA-1 of
+ * "blob LEN\0" and the bytes, as 40 hex digits.  No libgit2: its first
+ * init in a process loads the system's CA certificates (milliseconds), and
+ * a module's init/shutdown pair around each hash paid that every time.
+ */
+void pr_sha1_git_blob_hex(char out[PR_SHA1_HEXSZ + 1], const void *data,
+			  size_t len);
+
 #endif

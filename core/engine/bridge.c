@@ -466,8 +466,10 @@ static int to_forge(const struct pr_bridge *b, const struct pr_graph_node *n,
 	r.answered = t->mail.subject;
 	r.version = t->version;
 	r.idx = t->idx;
-	err = n->connector->relay_comment((struct pr_instance *)&n->inst, &r,
-					  &posted);
+	/* what the store holds is durable before anything goes out */
+	if (!(err = pr_store_sync(b->st)))
+		err = n->connector->relay_comment(
+			(struct pr_instance *)&n->inst, &r, &posted);
 	if (!err) {
 		pr_log_info(n->inst.prefix, "relayed %s on '%s' as %s", ev->id,
 			    s->origin_key, posted ? posted : "-");
@@ -825,8 +827,9 @@ int pr_bridge_state(const struct pr_bridge *b, const char *origin,
 			err = 0;
 			continue;
 		}
-		err = n->connector->series_state((struct pr_instance *)&n->inst,
-						 &r, word, why);
+		if (!(err = pr_store_sync(b->st)))
+			err = n->connector->series_state(
+				(struct pr_instance *)&n->inst, &r, word, why);
 	}
 done:
 	pr_series_free(s);

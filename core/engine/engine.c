@@ -6,6 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/sha1.h"
+
 #include "engine/cfg.h"
 #include "engine/delivery.h"
 #include "git/diff.h"
@@ -28,7 +30,6 @@ int pr_engine_delivery_key(struct pr_buf *out,
 {
 	struct pr_buf text = PR_BUF_INIT;
 	char hex[41];
-	git_oid oid;
 	int err;
 
 	/* NUL-separated so that no two inputs run together */
@@ -36,15 +37,8 @@ int pr_engine_delivery_key(struct pr_buf *out,
 			       v->key, 0, v->number, 0, v->fingerprint, 0,
 			       sink)))
 		goto done;
-	git_libgit2_init();
-	if (git_odb_hash(&oid, text.ptr, text.len, GIT_OBJECT_BLOB) < 0) {
-		err = pr_error(PR_EINTERNAL, "delivery key of '%s': %s", v->key,
-			       git_error_last()->message);
-	} else {
-		git_oid_tostr(hex, sizeof(hex), &oid);
-		err = pr_buf_addf(out, "%.20s-v%d", hex, v->number);
-	}
-	git_libgit2_shutdown();
+	pr_sha1_git_blob_hex(hex, text.ptr, text.len);
+	err = pr_buf_addf(out, "%.20s-v%d", hex, v->number);
 done:
 	pr_buf_release(&text);
 	return err;
@@ -199,8 +193,10 @@ static int deliver_mails(struct pr_engine_stats *stats, struct pr_store *st,
 		pr_buf_reset(&mid);
 		if (!vd && (err = mail_message_id(&mid, mails[i], lens[i])))
 			goto done;
+		/* the attempt, and all before it, durable before the sink */
 		if ((err = said_cut_short(st, id, i, nr, inst, mid.ptr)) ||
-		    (err = pr_store_delivery_attempt(st, id, i, NULL)))
+		    (err = pr_store_delivery_attempt(st, id, i, NULL)) ||
+		    (err = pr_store_sync(st)))
 			goto done;
 		free(res.reason);
 		res.reason = NULL;
@@ -483,6 +479,9 @@ static int tell_node(const struct pass_ctx *c, const char *name,
 			    "feedback '%s': cannot take feedback", name);
 		return 0;
 	}
+	/* what the store holds is durable before anything goes out */
+	if ((err = pr_store_sync(c->st)))
+		return err;
 	err = n->connector->feedback((struct pr_instance *)&n->inst, s, report,
 				     summary);
 	if (err)
@@ -937,6 +936,8 @@ static int tell_sinks_landed(const struct pass_ctx *c,
 
 		if (!n || !n->connector || !n->connector->landed)
 			continue;
+		if ((err = pr_store_sync(c->st)))
+			return err;
 		err = n->connector->landed((struct pr_instance *)&n->inst,
 					   branch);
 		if (err < 0)
@@ -1463,7 +1464,7 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 			      &written };
 	struct pr_buf state_dir = PR_BUF_INIT;
 	size_t i;
-	int ret;
+	int ret, serr;
 
 	memset(out, 0, sizeof(*out));
 	if ((ret = pr_engine_state_dir(&state_dir, pr_store_path(st))))
@@ -1513,6 +1514,9 @@ int pr_engine_pass(struct pr_engine_pass_stats *out, const struct pr_graph *g,
 						   on_event, &c);
 			inst->state_dir = NULL;
 			inst->hooked = false;
+			/* the records of the poll's last effects durable */
+			if (err >= 0 && (serr = pr_store_sync(st)))
+				err = serr;
 		}
 		pr_buf_release(&cursor);
 		pr_buf_release(&key);

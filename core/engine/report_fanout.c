@@ -258,6 +258,9 @@ static int post_at(const struct pr_report_fanout *f, const char *name,
 			goto done;
 		rc.count = (unsigned)strtoul(last.ptr + w, NULL, 10) + 1;
 	}
+	/* what the store holds is durable before anything goes out */
+	if ((err = pr_store_sync(f->st)))
+		goto done;
 	if (n->connector->report)
 		err = n->connector->report((struct pr_instance *)&n->inst, p);
 	else

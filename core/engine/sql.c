@@ -253,6 +253,26 @@ int pr_sql_get_bytes(struct pr_buf *out, struct pr_sql *sql, const char *what,
 	return err;
 }
 
+int pr_sql_sync(struct pr_sql *sql)
+{
+	int64_t changes = (int64_t)sqlite3_total_changes64(sql->db);
+	sqlite3_file *wal = NULL;
+	int rc;
+
+	if (changes == sql->synced)
+		return 0;
+	rc = sqlite3_file_control(sql->db, "main", SQLITE_FCNTL_JOURNAL_POINTER,
+				  &wal);
+	/* no log open (nothing written through it): nothing to sync */
+	if (rc == SQLITE_OK && wal && wal->pMethods)
+		rc = wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL);
+	if (rc != SQLITE_OK)
+		return pr_error(PR_ESTATE, "state store '%s': sync: %s",
+				sql->path, sqlite3_errstr(rc));
+	sql->synced = changes;
+	return 0;
+}
+
 int pr_sql_changes(struct pr_sql *sql)
 {
 	return sqlite3_changes(sql->db);

@@ -51,6 +51,7 @@ struct sqlite3_stmt;
 struct pr_sql {
 	struct sqlite3 *db;
 	char *path;
+	int64_t synced; /* sqlite3_total_changes() at the last pr_sql_sync */
 };
 
 /* One prepared statement of a connection. */
@@ -121,6 +122,14 @@ int pr_sql_get_int64(int64_t *out, struct pr_sql *sql, const char *what,
 		     const char *text, const char *fmt, ...);
 int pr_sql_get_bytes(struct pr_buf *out, struct pr_sql *sql, const char *what,
 		     const char *text, const char *fmt, ...);
+
+/*
+ * Make every committed transaction durable: fsync the write-ahead log
+ * (the store runs WAL with synchronous = NORMAL, whose commits reach the
+ * log but are synced only at checkpoints).  Nothing is synced when no row
+ * changed since the last call.  Call it outside a transaction.
+ */
+int pr_sql_sync(struct pr_sql *sql);
 
 /* Rows changed by the last INSERT, UPDATE or DELETE of the connection. */
 int pr_sql_changes(struct pr_sql *sql);

@@ -2,6 +2,7 @@
 
 #include <git2.h>
 
+#include "base/sha1.h"
 #include "model/model.h"
 #include "engine/sql.h"
 #include "engine/store.h"
@@ -192,8 +193,18 @@ int pr_store_open_version(struct pr_store **out, const char *path,
 	st = pr_calloc(1, sizeof(*st));
 	if ((err = pr_sql_open(&st->sql, path)))
 		goto done;
+	/*
+	 * WAL with synchronous = NORMAL: a commit is appended to the log
+	 * without an fsync, so a process that is killed loses nothing (the
+	 * log is in the kernel's cache) and the database is never corrupt;
+	 * only a power cut or kernel crash can take back the newest commits,
+	 * and then a prefix of the history survives (the log's frames are
+	 * checksummed in a chain).  The engine makes the store durable with
+	 * pr_store_sync() before anything goes out to a sink or a feedback
+	 * node, and after each source's poll (docs/internals/run.md).
+	 */
 	if ((err = pr_sql_exec(&st->sql, "PRAGMA journal_mode = WAL;"
-					 "PRAGMA synchronous = FULL;"
+					 "PRAGMA synchronous = NORMAL;"
 					 "PRAGMA foreign_keys = ON;")))
 		goto done;
 	if ((err = migrate(st, max_version)))
@@ -203,6 +214,11 @@ int pr_store_open_version(struct pr_store **out, const char *path,
 done:
 	pr_store_free(st);
 	return err;
+}
+
+int pr_store_sync(struct pr_store *st)
+{
+	return pr_sql_sync(&st->sql);
 }
 
 struct pr_sql *pr_store_sql(struct pr_store *st)
@@ -268,7 +284,6 @@ int pr_store_cursor_set(struct pr_store *st, const char *source,
 int pr_store_fingerprint(char out[41], const struct pr_version *v)
 {
 	struct pr_buf all = PR_BUF_INIT;
-	git_oid oid;
 	size_t i;
 	int err = 0;
 
@@ -286,13 +301,7 @@ int pr_store_fingerprint(char out[41], const struct pr_version *v)
 		if (err)
 			goto done;
 	}
-	git_libgit2_init();
-	if (git_odb_hash(&oid, all.ptr, all.len, GIT_OBJECT_BLOB) < 0)
-		err = pr_error(PR_EINTERNAL, "fingerprint of version %d: %s",
-			       v->number, git_error_last()->message);
-	else
-		git_oid_tostr(out, 41, &oid);
-	git_libgit2_shutdown();
+	pr_sha1_git_blob_hex(out, all.ptr, all.len);
 done:
 	pr_buf_release(&all);
 	return err;

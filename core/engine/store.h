@@ -72,6 +72,13 @@ void pr_store_free(struct pr_store *st);
  * their own in it (engine/idmap.c); never for code above the engine.
  */
 struct pr_sql *pr_store_sql(struct pr_store *st);
+/*
+ * Make every write so far durable (an fsync of the store's log; nothing
+ * when nothing was written since the last call).  A write is otherwise
+ * safe from a killed process at once, and from a power cut only after
+ * this (see pr_store_open_version in store.c).
+ */
+int pr_store_sync(struct pr_store *st);
 /* The path the store was opened with. */
 const char *pr_store_path(const struct pr_store *st);
 /*

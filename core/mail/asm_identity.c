@@ -374,10 +374,141 @@ static bool series_match(const struct pr_asm_series *sa,
 	       same_series(&sa->versions[sa->nr - 1], &sb->versions[0]);
 }
 
-/* Move the versions of series b of out into series a (a < b), drop b. */
-static void join_series(struct pr_assembly *out, size_t a, size_t b)
+/*
+ * The merge compares only the pairs of series that share a key, each
+ * series being a candidate under every key of its versions: its change-id,
+ * the Message-IDs of its mails and the previous version each names, its
+ * first patch-id, and "submitter (lowercase) LF subject" of its cover
+ * letter and of its first patch.  series_match() can hold only for two
+ * series that share one (each of its tests compares one of those), so the
+ * result is the pairwise merge's, in linear time for a list whose series
+ * share nothing (a scan of every pair was quadratic: 10,000 series took
+ * seconds).
+ */
+struct merge_key {
+	char *key;
+	size_t series; /* its index in out before the merge */
+};
+
+struct merge {
+	struct pr_assembly *out;
+	struct merge_key *keys; /* sorted by key, then series */
+	size_t nr, alloc;
+	size_t *owner; /* per series: the series it was joined into */
+	bool *gone; /* per series: joined into another */
+};
+
+static void key_add(struct merge *m, size_t series, char kind, const char *a,
+		    const char *b)
 {
-	struct pr_asm_series *sa = &out->series[a], *sb = &out->series[b];
+	struct pr_buf k = PR_BUF_INIT;
+
+	if (!a || !*a)
+		return;
+	pr_buf_addch(&k, kind);
+	pr_buf_adds(&k, a);
+	if (b) {
+		size_t i;
+
+		/* the submitter compares in any case */
+		for (i = 1; i < k.len; i++)
+			k.ptr[i] = (char)tolower((unsigned char)k.ptr[i]);
+		pr_buf_addch(&k, '\n');
+		pr_buf_adds(&k, b);
+	}
+	PR_ALLOC_GROW(m->keys, m->nr + 1, m->alloc);
+	m->keys[m->nr].key = pr_buf_detach(&k, NULL);
+	m->keys[m->nr].series = series;
+	m->nr++;
+}
+
+static void kind_key(struct merge *m, size_t series, const struct pr_patch *p)
+{
+	const char *who = pr_assemble_submitter(p);
+
+	if (*who && p->subject)
+		key_add(m, series, 'k', who, p->subject);
+}
+
+static void series_keys(struct merge *m, size_t si)
+{
+	const struct pr_asm_series *s = &m->out->series[si];
+	size_t i, j;
+
+	for (i = 0; i < s->nr; i++) {
+		const struct pr_asm_version *v = &s->versions[i];
+
+		key_add(m, si, 'c', v->change_id, NULL);
+		key_add(m, si, 'm', v->prev_id, NULL);
+		if (v->cover) {
+			key_add(m, si, 'm', v->cover->message_id, NULL);
+			kind_key(m, si, v->cover);
+		}
+		for (j = 0; j < v->nr; j++)
+			key_add(m, si, 'm', v->patches[j]->message_id, NULL);
+		if (v->nr) {
+			key_add(m, si, 'p', v->patches[0]->patch_id, NULL);
+			kind_key(m, si, v->patches[0]);
+		}
+	}
+}
+
+static int cmp_merge_key(const void *a, const void *b)
+{
+	const struct merge_key *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : (x->series > y->series) - (x->series < y->series);
+}
+
+static size_t owner_of(const struct merge *m, size_t si)
+{
+	while (m->owner[si] != si)
+		si = m->owner[si];
+	return si;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The series after `after` (neither a nor gone) that share a key with
+ * series si, one of a's members (by[si] .. by[si + 1] index its keys in
+ * m->keys through at[]), added to *cand.
+ */
+static void candidates(size_t **cand, size_t *nr, size_t *alloc,
+		       const struct merge *m, const size_t *by,
+		       const size_t *at, size_t si, size_t a, size_t after)
+{
+	size_t i, lo, hi;
+
+	for (i = by[si]; i < by[si + 1]; i++) {
+		const char *key = m->keys[at[i]].key;
+
+		lo = at[i];
+		while (lo > 0 && !strcmp(m->keys[lo - 1].key, key))
+			lo--;
+		for (hi = lo; hi < m->nr && !strcmp(m->keys[hi].key, key);
+		     hi++) {
+			size_t b = owner_of(m, m->keys[hi].series);
+
+			if (b == a || b <= after || m->gone[b])
+				continue;
+			PR_ALLOC_GROW(*cand, *nr + 1, *alloc);
+			(*cand)[(*nr)++] = b;
+		}
+	}
+}
+
+/* Move the versions of series b into series a (a < b); b is gone. */
+static void join_series(struct merge *m, size_t a, size_t b)
+{
+	struct pr_asm_series *sa = &m->out->series[a];
+	struct pr_asm_series *sb = &m->out->series[b];
 	size_t i;
 
 	for (i = 0; i < sb->nr; i++) {
@@ -387,29 +518,108 @@ static void join_series(struct pr_assembly *out, size_t a, size_t b)
 	qsort(sa->versions, sa->nr, sizeof(*sa->versions), pr_asm_cmp_version);
 	free(sb->versions);
 	free(sb->key);
-	memmove(sb, sb + 1, (out->nr - b - 1) * sizeof(*out->series));
-	out->nr--;
+	memset(sb, 0, sizeof(*sb));
+	m->gone[b] = true;
+	m->owner[b] = a;
+}
+
+#define NO_MEMBER ((size_t)-1)
+
+/*
+ * As the pairwise merge: for each series a in order, each later series b
+ * in order that matches a as it stands is joined into it; again until
+ * nothing changes.  Only the series sharing a key with a member of a are
+ * tried; one that joins brings the candidates of its own keys after it.
+ * members[] lists each series' members (itself first, NO_MEMBER after the
+ * last, tail[] its last).
+ */
+static bool merge_round(struct merge *m, const size_t *by, const size_t *at,
+			size_t *members, size_t *tail)
+{
+	size_t *cand = NULL, nr, alloc = 0, a, k, b, j, last;
+	bool changed = false;
+
+	for (a = 0; a < m->out->nr; a++) {
+		if (m->gone[a])
+			continue;
+		nr = 0;
+		for (j = a; j != NO_MEMBER; j = members[j])
+			candidates(&cand, &nr, &alloc, m, by, at, j, a, a);
+		if (nr)
+			qsort(cand, nr, sizeof(*cand), cmp_size);
+		for (k = 0, last = a; k < nr; k++) {
+			b = cand[k];
+			if (b <= last || m->gone[b])
+				continue;
+			last = b;
+			if (!series_match(&m->out->series[a],
+					  &m->out->series[b]))
+				continue;
+			join_series(m, a, b);
+			changed = true;
+			for (j = b; j != NO_MEMBER; j = members[j])
+				candidates(&cand, &nr, &alloc, m, by, at, j, a,
+					   b);
+			members[tail[a]] = b;
+			tail[a] = tail[b];
+			if (nr > k + 1)
+				qsort(cand + k + 1, nr - k - 1, sizeof(*cand),
+				      cmp_size);
+		}
+	}
+	free(cand);
+	return changed;
 }
 
 void pr_asm_merge_series(struct pr_assembly *out)
 {
-	size_t a, b;
-	bool changed = true;
+	struct merge m;
+	size_t *by, *at, *members, *tail, *fill, i, n = out->nr, kept = 0;
 
-	while (changed) {
-		changed = false;
-		for (a = 0; a < out->nr; a++) {
-			for (b = a + 1; b < out->nr;) {
-				if (!series_match(&out->series[a],
-						  &out->series[b])) {
-					b++;
-					continue;
-				}
-				join_series(out, a, b);
-				changed = true;
-			}
-		}
+	memset(&m, 0, sizeof(m));
+	m.out = out;
+	for (i = 0; i < n; i++)
+		series_keys(&m, i);
+	if (m.nr)
+		qsort(m.keys, m.nr, sizeof(*m.keys), cmp_merge_key);
+	m.owner = pr_calloc(n + 1, sizeof(*m.owner));
+	m.gone = pr_calloc(n + 1, sizeof(*m.gone));
+	/* by[s] .. by[s + 1]: the positions in at[] of series s's keys */
+	by = pr_calloc(n + 2, sizeof(*by));
+	at = pr_calloc(m.nr + 1, sizeof(*at));
+	fill = pr_calloc(n + 1, sizeof(*fill));
+	for (i = 0; i < m.nr; i++)
+		by[m.keys[i].series + 1]++;
+	for (i = 0; i < n; i++)
+		by[i + 1] += by[i];
+	for (i = 0; i < m.nr; i++) {
+		size_t s = m.keys[i].series;
+
+		at[by[s] + fill[s]++] = i;
 	}
+	members = pr_calloc(n + 1, sizeof(*members));
+	tail = pr_calloc(n + 1, sizeof(*tail));
+	for (i = 0; i < n; i++) {
+		m.owner[i] = i;
+		members[i] = NO_MEMBER;
+		tail[i] = i;
+	}
+	while (merge_round(&m, by, at, members, tail))
+		;
+	for (i = 0; i < n; i++)
+		if (!m.gone[i])
+			out->series[kept++] = out->series[i];
+	out->nr = kept;
+	for (i = 0; i < m.nr; i++)
+		free(m.keys[i].key);
+	free(m.keys);
+	free(m.owner);
+	free(m.gone);
+	free(by);
+	free(at);
+	free(fill);
+	free(members);
+	free(tail);
 }
 
 /* The mail a version starts from: its cover, else its first own patch. */

@@ -6,7 +6,8 @@
 # both sides agree), a second pass sends nothing, a touched file sends
 # nothing, a v2 file becomes v2 of the same series, and a bad file is an
 # error naming it while the other files still go through; removed and renamed
-# files send nothing, and a new file among them is sent alone.
+# files send nothing, and a new file among them is sent alone; a version
+# missing a patch waits, its file read again, until the patch comes.
 set -eu
 . "$(dirname "$0")/lib.sh"
 tmpdir
@@ -164,4 +165,31 @@ grep -l '^Subject: \[PATCH\] other: one more line' $new/* >/dev/null ||
 "$PATCHRELAY" run -c relay.conf --once 2>log8 || fail "pass 8: $(cat log8)"
 grep -q '0 mail(s) sent' log8 || fail "pass 8: $(cat log8)"
 [ "$(ls $new | wc -l)" -eq 9 ] || fail "pass 8 wrote mail: $(ls $new)"
+
+# a version missing a patch waits (its Date is now, the wait 1h): its file
+# is named in the cursor and read again by each pass until the patch
+# arrives in another file; then it is sent once, whole
+half() { # half N: patch N/2 of a series, the second answering the first
+	printf 'From w%s Mon Sep 17 00:00:00 2001\nFrom: Ada Demo <ada@example.org>\n' "$1"
+	printf 'Date: %s\nSubject: [PATCH %s/2] wait: part %s\n' "$(date -R)" "$1" "$1"
+	printf 'Message-ID: <w%s@example.org>\n' "$1"
+	[ "$1" = 1 ] || printf 'In-Reply-To: <w1@example.org>\nReferences: <w1@example.org>\n'
+	printf '\nPart %s.\n\nSigned-off-by: Ada Demo <ada@example.org>\n---\n' "$1"
+	printf 'diff --git a/w%s b/w%s\n--- a/w%s\n+++ b/w%s\n@@ -1 +1,2 @@\n x\n+y\n\n' \
+		"$1" "$1" "$1" "$1"
+}
+half 1 >in/006-half.mbox
+"$PATCHRELAY" run -c relay.conf --once 2>log9 || fail "pass 9: $(cat log9)"
+grep -q '0 mail(s) sent' log9 || fail "pass 9 sent a waiting version: $(cat log9)"
+cursor | grep -qx 'wait 006-half.mbox' || fail "pass 9 cursor: $(cursor)"
+"$PATCHRELAY" run -c relay.conf --once 2>log10 || fail "pass 10: $(cat log10)"
+grep -q '0 mail(s) sent' log10 || fail "pass 10: $(cat log10)"
+cursor | grep -qx 'wait 006-half.mbox' || fail "pass 10 cursor: $(cursor)"
+half 2 >in/007-rest.mbox
+"$PATCHRELAY" run -c relay.conf --once 2>log11 || fail "pass 11: $(cat log11)"
+grep -q '2 mail(s) sent' log11 || fail "pass 11 (the rest came): $(cat log11)"
+cursor | grep -q '^wait ' && fail "pass 11 still waits: $(cursor)"
+"$PATCHRELAY" run -c relay.conf --once 2>log12 || fail "pass 12: $(cat log12)"
+grep -q '0 mail(s) sent' log12 || fail "pass 12: $(cat log12)"
+[ "$(ls $new | wc -l)" -eq 11 ] || fail "pass 12: not 11 mails: $(ls $new)"
 echo "mbox_source.sh: ok"

@@ -230,6 +230,32 @@ static void test_etag_304(void **state)
 	pr_http_response_release(&r);
 }
 
+/* With a share, the next request goes over the same connection. */
+static void test_share_keeps_connection(void **state)
+{
+	const struct server *s = *state;
+	struct pr_http_client c = { 0 };
+	struct pr_http_response r = { 0 };
+	struct pr_buf first = PR_BUF_INIT;
+
+	c.share = pr_http_share_new();
+	assert_non_null(c.share);
+	assert_int_equal(get(&r, s, &c, "GET", "/conn", NULL, NULL), 0);
+	assert_int_equal(r.status, 200);
+	pr_buf_addbuf(&first, &r.body);
+	pr_http_response_release(&r);
+	assert_int_equal(get(&r, s, &c, "GET", "/conn", NULL, NULL), 0);
+	assert_string_equal(r.body.ptr, first.ptr);
+	pr_http_response_release(&r);
+	pr_http_share_free(c.share);
+	/* without one, each request has a connection of its own */
+	c.share = NULL;
+	assert_int_equal(get(&r, s, &c, "GET", "/conn", NULL, NULL), 0);
+	assert_string_not_equal(r.body.ptr, first.ptr);
+	pr_http_response_release(&r);
+	pr_buf_release(&first);
+}
+
 static void test_status_and_limits(void **state)
 {
 	const struct server *s = *state;
@@ -333,6 +359,7 @@ int main(void)
 	};
 	const struct CMUnitTest net[] = {
 		cmocka_unit_test(test_headers_and_body),
+		cmocka_unit_test(test_share_keeps_connection),
 		cmocka_unit_test(test_etag_304),
 		cmocka_unit_test(test_status_and_limits),
 		cmocka_unit_test(test_body_cap),

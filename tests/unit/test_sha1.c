@@ -119,9 +119,22 @@ static void test_hex(void **state)
 	assert_string_equal(hex, "0f1c293643505d6a7784919eabb8c5d2dfecf906");
 }
 
+/* What git hash-object prints for the same bytes. */
+static void test_git_blob(void **state)
+{
+	char hex[41];
+
+	(void)state;
+	pr_sha1_git_blob_hex(hex, "", 0);
+	assert_string_equal(hex, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
+	pr_sha1_git_blob_hex(hex, "hello\n", 6);
+	assert_string_equal(hex, "ce013625030ba8dba906f756967f9e9ca394464a");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_git_blob),
 		cmocka_unit_test(test_fips_vectors),
 		cmocka_unit_test(test_million_a_in_pieces),
 		cmocka_unit_test(test_splits_and_pad_edges),

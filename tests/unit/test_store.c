@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "model/model.h"
+#include "engine/sql.h"
 #include "engine/store.h"
 
 struct fixture {
@@ -676,9 +677,43 @@ static void test_land(void **state)
 	pr_store_free(st);
 }
 
+/* NORMAL commits, made durable by pr_store_sync: only after a write. */
+static void test_sync(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_sql *sql;
+	struct pr_buf cur = PR_BUF_INIT;
+	int64_t v = -1, synced;
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	sql = pr_store_sql(st);
+	assert_int_equal(pr_sql_get_int64(&v, sql, "synchronous",
+					  "PRAGMA synchronous", ""),
+			 0);
+	assert_int_equal(v, 1); /* NORMAL */
+	assert_int_equal(pr_store_cursor_set(st, "src", "c1", NULL), 0);
+	assert_int_equal(pr_store_sync(st), 0);
+	synced = sql->synced;
+	assert_true(synced > 0);
+	/* nothing written since: nothing to sync */
+	assert_int_equal(pr_store_sync(st), 0);
+	assert_int_equal(sql->synced, synced);
+	assert_int_equal(pr_store_cursor_set(st, "src", "c2", NULL), 0);
+	assert_int_equal(pr_store_sync(st), 0);
+	assert_true(sql->synced > synced);
+	pr_store_free(st);
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(pr_store_cursor_get(st, "src", &cur, NULL), 0);
+	assert_string_equal(cur.ptr, "c2");
+	pr_buf_release(&cur);
+	pr_store_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_is_wal_and_latest,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_first_schema,

@@ -11,7 +11,10 @@ and answers by path:
   /retry      429 with retry-after 7
   /big        200 with 100000 bytes
   /pages      200 with a Link header naming page 2, and x-next-page 2
+  /conn       200, the client's port (which connection asked)
   /quit       200, then the server stops
+
+HTTP/1.1: a client may keep its connection for the next request.
 """
 import http.server
 import json
@@ -20,6 +23,7 @@ import sys
 
 
 class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
     def log_message(self, *a):
         pass
 
@@ -59,6 +63,8 @@ class H(http.server.BaseHTTPRequestHandler):
                 ("Link", '<http://h/pages?page=2>; rel="next", '
                  '<http://h/pages?page=9>; rel="last"'),
                 ("X-Next-Page", "2"), ("X-Total", "9")])
+        elif p == "/conn":
+            self.answer(200, str(self.client_address[1]).encode())
         elif p == "/quit":
             self.answer(200, b"bye")
             self.server.quit = True
