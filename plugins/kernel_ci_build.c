@@ -158,13 +158,14 @@ static int append_fragment(const struct pr_kci_run *r)
 	return err;
 }
 
-/* Paths as the tree names them: "<src>/init/main.c" as "init/main.c". */
-static void strip_src(struct pr_buf *text, const struct pr_kci_run *r)
+/* Drop every "<dir>/" from text. */
+static void strip_dir(struct pr_buf *text, const char *dir)
 {
 	struct pr_buf prefix = PR_BUF_INIT;
 	char *w = text->ptr, *p = text->ptr, *hit;
 
-	pr_buf_addf(&prefix, "%s/", r->src.ptr);
+	if (pr_buf_addf(&prefix, "%s/", dir))
+		return;
 	while ((hit = strstr(p, prefix.ptr))) {
 		memmove(w, p, (size_t)(hit - p));
 		w += hit - p;
@@ -173,6 +174,21 @@ static void strip_src(struct pr_buf *text, const struct pr_kci_run *r)
 	memmove(w, p, strlen(p) + 1);
 	pr_buf_setlen(text, (size_t)(w - text->ptr) + strlen(w));
 	pr_buf_release(&prefix);
+}
+
+/*
+ * Paths as the tree names them: "<src>/init/main.c" as "init/main.c".
+ * make resolves the source directory's symbolic links (a state directory
+ * behind a link), so gcc may name it by its real path as well.
+ */
+static void strip_src(struct pr_buf *text, const struct pr_kci_run *r)
+{
+	char *real = realpath(r->src.ptr, NULL);
+
+	strip_dir(text, r->src.ptr);
+	if (real && strcmp(real, r->src.ptr))
+		strip_dir(text, real);
+	free(real);
 }
 
 /* Read a log back (up to output-cap) and scan it. */

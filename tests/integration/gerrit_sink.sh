@@ -90,12 +90,13 @@ git -C mail checkout -q -b s2 s~1
 echo 'int z;' >>mail/net/core/dev.c
 git -C mail commit -q -s -a -m 'dev: add z' -m 'Inserted in v2.' || fail "commit z"
 git -C mail cherry-pick s >/dev/null || fail "cherry-pick"
+# format-patch names a patch's mail "COMMIT.TIME.git.EMAIL", TIME the
+# second it runs: made in the same second as v1, the unchanged patches'
+# v2 mails would carry v1's very Message-IDs (mails already seen), and
+# their commits (Link: to the same mail) would be the ones Gerrit has.
+sleep 1
 git -C mail format-patch -q -v2 --cover-letter --thread --in-reply-to="$mid1" \
 	-4 --stdout >ml/v2.mbox || fail "format-patch v2"
-# Like git am, the sink stamps the committer with the time of the push: in
-# the same second as pass 1, an unchanged patch would be the very commit
-# Gerrit already has, and Gerrit (as its emulator) makes no patch set of it.
-sleep 1
 run pass2 || fail "pass 2: $(cat pass2.log)"
 changes >c2
 [ "$(wc -l <c2)" -eq 4 ] || fail "want 4 changes: $(cat c2) $(cat pass2.log)"
