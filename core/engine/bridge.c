@@ -606,6 +606,49 @@ static int reply_from(struct pr_ident *out, const struct pr_graph_node *n,
 	return err;
 }
 
+int pr_bridge_send_reply(struct pr_engine_stats *stats, struct pr_store *st,
+			 const struct pr_engine_version *v,
+			 const char *sink_key, const struct pr_graph_node *n,
+			 const struct pr_ident *from,
+			 const struct pr_outgoing_rcpt *rcpt,
+			 const struct pr_idmap_mail *to, const char *body,
+			 struct pr_buf *mid)
+{
+	struct pr_buf dkey = PR_BUF_INIT, mail = PR_BUF_INIT;
+	struct pr_outgoing_reply r = { 0 };
+	const char *text;
+	size_t len;
+	int64_t when;
+	int err;
+
+	if ((err = pr_engine_delivery_key(&dkey, v, sink_key)) ||
+	    (err = pr_store_delivery_base_time(&when, st, v->series_id,
+					       v->number, sink_key,
+					       (int64_t)time(NULL))) ||
+	    (err = pr_outgoing_message_id(mid, dkey.ptr, 0,
+					  pr_outgoing_domain(from, NULL))))
+		goto done;
+	r.from = from;
+	r.rcpt = rcpt;
+	r.subject = to->subject;
+	r.in_reply_to = to->message_id;
+	r.refs = to->refs;
+	r.message_id = mid->ptr;
+	r.time = when;
+	r.body = body;
+	if ((err = pr_outgoing_reply(&mail, &r)))
+		goto done;
+	text = mail.ptr;
+	len = mail.len;
+	err = pr_engine_deliver_as(stats, st, v, sink_key,
+				   (struct pr_instance *)&n->inst, n->connector,
+				   &text, &len, 1);
+done:
+	pr_buf_release(&dkey);
+	pr_buf_release(&mail);
+	return err;
+}
+
 /*
  * A forge comment to a mail sink: one reply under t's mail, delivered as
  * the sink delivers (its own key, so it goes once).  1 when the sink
@@ -617,18 +660,13 @@ static int to_list(const struct pr_bridge *b, const struct pr_graph_node *n,
 {
 	struct pr_buf origin = PR_BUF_INIT, key = PR_BUF_INIT;
 	struct pr_buf fp = PR_BUF_INIT, sink_key = PR_BUF_INIT;
-	struct pr_buf dkey = PR_BUF_INIT, mid = PR_BUF_INIT;
-	struct pr_buf body = PR_BUF_INIT, mail = PR_BUF_INIT;
+	struct pr_buf mid = PR_BUF_INIT, body = PR_BUF_INIT;
 	struct pr_outgoing_rcpt rc = { { 0 }, { 0 } };
-	struct pr_outgoing_reply r = { 0 };
 	struct pr_engine_version v;
 	struct pr_engine_stats stats;
 	struct pr_ident from = { NULL, NULL };
 	struct pr_sha1 h;
 	char hex[PR_SHA1_HEXSZ + 1];
-	const char *text;
-	size_t len;
-	int64_t when;
 	int err;
 
 	pr_sha1_init(&h);
@@ -638,32 +676,11 @@ static int to_list(const struct pr_bridge *b, const struct pr_graph_node *n,
 			       hex)) ||
 	    (err = reply_version(&v, &origin, &key, &fp, b->st, series_id,
 				 t->version)) ||
-	    (err = pr_engine_delivery_key(&dkey, &v, sink_key.ptr)) ||
-	    (err = pr_store_delivery_base_time(&when, b->st, series_id,
-					       t->version, sink_key.ptr,
-					       (int64_t)time(NULL))) ||
 	    (err = reply_from(&from, n, ev)) ||
-	    (err = pr_outgoing_message_id(&mid, dkey.ptr, 0,
-					  pr_outgoing_domain(&from, NULL))) ||
 	    (err = reply_rcpt(&rc, b, n, t)) ||
-	    (err = reply_body(&body, forge, t, ev)))
-		goto done;
-	r.from = &from;
-	r.rcpt = &rc;
-	r.subject = t->mail.subject;
-	r.in_reply_to = t->mail.message_id;
-	r.refs = t->mail.refs;
-	r.message_id = mid.ptr;
-	r.time = when;
-	r.body = body.ptr;
-	if ((err = pr_outgoing_reply(&mail, &r)))
-		goto done;
-	text = mail.ptr;
-	len = mail.len;
-	err = pr_engine_deliver_as(&stats, b->st, &v, sink_key.ptr,
-				   (struct pr_instance *)&n->inst, n->connector,
-				   &text, &len, 1);
-	if (err)
+	    (err = reply_body(&body, forge, t, ev)) ||
+	    (err = pr_bridge_send_reply(&stats, b->st, &v, sink_key.ptr, n,
+					&from, &rc, &t->mail, body.ptr, &mid)))
 		goto done;
 	if (stats.sent) {
 		pr_log_info(n->inst.prefix, "relayed %s as <%s>", ev->id,
@@ -685,10 +702,8 @@ done:
 	pr_buf_release(&key);
 	pr_buf_release(&fp);
 	pr_buf_release(&sink_key);
-	pr_buf_release(&dkey);
 	pr_buf_release(&mid);
 	pr_buf_release(&body);
-	pr_buf_release(&mail);
 	return err;
 }
 

@@ -109,4 +109,27 @@ int pr_bridge_trailed(struct pr_bridge_trailed **out, struct pr_store *st,
 		      int64_t series_id, const struct pr_version *v);
 void pr_bridge_trailed_free(struct pr_bridge_trailed *t);
 
+struct pr_engine_stats;
+struct pr_engine_version;
+struct pr_graph_node;
+struct pr_ident;
+struct pr_idmap_mail;
+struct pr_outgoing_rcpt;
+struct pr_buf;
+/*
+ * One reply mail under `to` (its subject, Message-ID and References),
+ * delivered through the sink node n as its own delivery sink_key of
+ * version v: the Date is the delivery's first attempt and the Message-ID
+ * comes from the delivery key (given in *mid), so a retry sends the same
+ * mail and a sent one is never sent again.  The relayed forge comment and
+ * the report's reply to the cover letter both go this way.
+ */
+int pr_bridge_send_reply(struct pr_engine_stats *stats, struct pr_store *st,
+			 const struct pr_engine_version *v,
+			 const char *sink_key, const struct pr_graph_node *n,
+			 const struct pr_ident *from,
+			 const struct pr_outgoing_rcpt *rcpt,
+			 const struct pr_idmap_mail *to, const char *body,
+			 struct pr_buf *mid);
+
 #endif

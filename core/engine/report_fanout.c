@@ -1,8 +1,7 @@
 #include "base/pr.h"
 
-#include <time.h>
-
 #include "base/sha1.h"
+#include "engine/bridge.h"
 #include "engine/delivery.h"
 #include "engine/engine.h"
 #include "engine/graph.h"
@@ -141,19 +140,14 @@ static int list_reply(const struct reply_ctx *c)
 	const char *from_opt = pr_graph_node_string(c->n, "from");
 	struct pr_idmap_mail m = { 0 };
 	struct pr_buf fp = PR_BUF_INIT, sink_key = PR_BUF_INIT;
-	struct pr_buf dkey = PR_BUF_INIT, mid = PR_BUF_INIT;
-	struct pr_buf body = PR_BUF_INIT, mail = PR_BUF_INIT;
+	struct pr_buf mid = PR_BUF_INIT, body = PR_BUF_INIT;
 	struct pr_strlist to = { 0 }, cc = { 0 };
 	struct pr_outgoing_rcpt rc = { { 0 }, { 0 } };
-	struct pr_outgoing_reply r = { 0 };
 	struct pr_ident from = { NULL, NULL };
 	struct pr_engine_version v;
 	struct pr_engine_stats stats;
 	struct pr_sha1 h;
 	char hex[PR_SHA1_HEXSZ + 1];
-	const char *text;
-	size_t len;
-	int64_t when;
 	int err;
 
 	/* a sink that names no sender (a maildir) writes no reply */
@@ -178,34 +172,15 @@ static int list_reply(const struct reply_ctx *c)
 	v.series_id = f->series_id;
 	v.number = f->version;
 	v.fingerprint = fp.ptr;
-	if ((err = pr_engine_delivery_key(&dkey, &v, sink_key.ptr)) ||
-	    (err = pr_store_delivery_base_time(&when, f->st, f->series_id,
-					       f->version, sink_key.ptr,
-					       (int64_t)time(NULL))) ||
-	    (err = pr_outgoing_parse_address(&from, from_opt)) ||
-	    (err = pr_outgoing_message_id(&mid, dkey.ptr, 0,
-					  pr_outgoing_domain(&from, NULL))) ||
+	if ((err = pr_outgoing_parse_address(&from, from_opt)) ||
 	    (err = pr_outgoing_recipients(
 		     &rc, f->series, pr_graph_node_list(&to, c->n, "to"),
 		     pr_graph_node_list(&cc, c->n, "cc"), false)) ||
-	    (err = reply_body(&body, c->p)))
+	    (err = reply_body(&body, c->p)) ||
+	    (err = pr_bridge_send_reply(&stats, f->st, &v, sink_key.ptr, c->n,
+					&from, &rc, &m, body.ptr, &mid)))
 		goto done;
-	r.from = &from;
-	r.rcpt = &rc;
-	r.subject = m.subject;
-	r.in_reply_to = m.message_id;
-	r.refs = m.refs;
-	r.message_id = mid.ptr;
-	r.time = when;
-	r.body = body.ptr;
-	if ((err = pr_outgoing_reply(&mail, &r)))
-		goto done;
-	text = mail.ptr;
-	len = mail.len;
-	err = pr_engine_deliver_as(&stats, f->st, &v, sink_key.ptr,
-				   (struct pr_instance *)&c->n->inst,
-				   c->n->connector, &text, &len, 1);
-	if (!err && stats.pending)
+	if (stats.pending)
 		err = pr_error(PR_EAGAIN, "reply <%s> not sent yet", mid.ptr);
 	if (!err)
 		err = 1;
@@ -217,10 +192,8 @@ done:
 	pr_strlist_release(&cc);
 	pr_buf_release(&fp);
 	pr_buf_release(&sink_key);
-	pr_buf_release(&dkey);
 	pr_buf_release(&mid);
 	pr_buf_release(&body);
-	pr_buf_release(&mail);
 	return err;
 }
 
