@@ -487,8 +487,8 @@ static int cmp_size(const void *a, const void *b)
  * m->keys through at[]), added to *cand.
  */
 static void candidates(size_t **cand, size_t *nr, size_t *alloc,
-		       struct merge *m, const size_t *by,
-		       const size_t *at, size_t si, size_t a, size_t after)
+		       struct merge *m, const size_t *by, const size_t *at,
+		       size_t si, size_t a, size_t after)
 {
 	size_t i, lo, hi;
 

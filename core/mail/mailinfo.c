@@ -22,9 +22,14 @@ enum te {
 	TE_BASE64
 };
 
-/* A header's value: decoded to UTF-8, and as git mailinfo decodes it */
+/*
+ * A header's value: decoded to UTF-8, and as git mailinfo decodes it;
+ * same when the two are equal (most mails), so that the clean-ups are
+ * done on text alone.
+ */
 struct hval {
 	struct pr_buf text, bytes;
+	bool same;
 };
 
 struct state {
@@ -38,6 +43,7 @@ struct state {
 	int nbound;
 	enum te te;
 	struct pr_buf charset;
+	struct pr_buf value; /* a Content-Type value, as a C string */
 	bool flowed, delsp;
 	bool header_stage;
 	int filter_stage;
@@ -62,14 +68,26 @@ static bool skip_header(const char *line, size_t len, const char *name,
 	return true;
 }
 
+static bool buf_eq(const struct pr_buf *a, const struct pr_buf *b)
+{
+	return a->len == b->len && !memcmp(a->ptr, b->ptr, a->len);
+}
+
 static int set_decoded(struct hval *dst, const char *v, size_t n)
 {
 	int err;
 
 	pr_buf_reset(&dst->text);
 	pr_buf_reset(&dst->bytes);
-	err = pr_mail_decode_words(&dst->text, v, n);
-	return err ? err : pr_mail_decode_words_exact(&dst->bytes, v, n);
+	err = pr_mail_decode_words_both(&dst->text, &dst->bytes, v, n);
+	dst->same = buf_eq(&dst->text, &dst->bytes);
+	return err;
+}
+
+/* The value as git mailinfo has it */
+static struct pr_buf *hval_exact(struct hval *v)
+{
+	return v->same ? &v->text : &v->bytes;
 }
 
 static void content_type(struct state *st, const char *v)
@@ -98,53 +116,127 @@ static void content_type(struct state *st, const char *v)
 	pr_buf_release(&a);
 }
 
-/* One unfolded header line; overwrite is true for the mail's own headers. */
-static void check_header(struct state *st, const char *line, size_t len,
-			 struct hval *data, bool *has, bool overwrite)
+/* The first <...> of a header value, or the trimmed value. */
+static char *msgid(const char *v, size_t n)
 {
-	const char *v;
-	int i;
+	const char *b, *k, *end = v + n;
 
-	for (i = 0; i < H_NR; i++) {
-		if ((!has[i] || overwrite) &&
-		    skip_header(line, len, hdr_names[i], &v)) {
-			if (!st->err)
-				st->err = set_decoded(&data[i], v,
-						      len - (v - line));
-			has[i] = true;
-			return;
-		}
-	}
-	if (skip_header(line, len, "Content-Type", &v)) {
-		content_type(st, v);
-	} else if (skip_header(line, len, "Content-Transfer-Encoding", &v)) {
-		if (strcasestr(v, "base64"))
-			st->te = TE_BASE64;
-		else if (strcasestr(v, "quoted-printable"))
-			st->te = TE_QP;
-		else
-			st->te = TE_NONE;
+	b = memchr(v, '<', n);
+	k = b ? memchr(b, '>', (size_t)(end - b)) : NULL;
+	if (k)
+		return pr_memdup(b + 1, (size_t)(k - b - 1));
+	while (v < end && isspace((unsigned char)*v))
+		v++;
+	for (n = 0; v + n < end && v[n] != ' ' && v[n] != '\t'; n++)
+		;
+	return pr_memdup(v, n);
+}
+
+static void references(struct pr_mailinfo *out, const char *v, size_t n)
+{
+	const char *b, *k, *end = v + n;
+
+	while ((b = memchr(v, '<', (size_t)(end - v))) &&
+	       (k = memchr(b, '>', (size_t)(end - b)))) {
+		out->references = pr_reallocarray(out->references,
+						  out->nr_references + 1,
+						  sizeof(char *));
+		out->references[out->nr_references++] =
+			pr_memdup(b + 1, (size_t)(k - b - 1));
+		v = k + 1;
 	}
 }
 
-/* Headers from a parsed block, rebuilt as "Name: value" lines. */
-static void check_headers(struct state *st, const struct pr_mail_headers *h,
-			  bool overwrite)
+/* Which of hdr_names name[0..n) is (in any case); -1 for none. */
+static int hdr_index(const char *name, size_t n)
 {
-	struct pr_buf line = PR_BUF_INIT;
-	size_t i;
+	int i;
 
-	for (i = 0; i < h->nr; i++) {
-		if (!*h->v[i].name)
-			continue;
-		pr_buf_reset(&line);
-		pr_buf_adds(&line, h->v[i].name);
-		pr_buf_add(&line, ": ", 2);
-		pr_buf_adds(&line, h->v[i].value);
-		check_header(st, line.ptr, line.len, st->hdr, st->has_hdr,
-			     overwrite);
+	for (i = 0; i < H_NR; i++)
+		if (strlen(hdr_names[i]) == n &&
+		    !strncasecmp(name, hdr_names[i], n))
+			return i;
+	return -1;
+}
+
+static bool is_name(const struct pr_mail_field *f, const char *name)
+{
+	return f->name_len == strlen(name) &&
+	       !strncasecmp(f->name, name, f->name_len);
+}
+
+/* A header of the mail or of a part; overwrite for the mail's own. */
+static void check_header(struct state *st, const struct pr_mail_field *f,
+			 bool overwrite)
+{
+	int i = hdr_index(f->name, f->name_len);
+	const char *v;
+
+	if (i >= 0) {
+		if (!st->has_hdr[i] || overwrite) {
+			if (!st->err)
+				st->err = set_decoded(&st->hdr[i], f->value,
+						      f->value_len);
+			st->has_hdr[i] = true;
+		}
+		return;
 	}
-	pr_buf_release(&line);
+	if (!is_name(f, "Content-Type") &&
+	    !is_name(f, "Content-Transfer-Encoding"))
+		return;
+	/* the two are read as C strings */
+	pr_buf_reset(&st->value);
+	if (!st->err)
+		st->err = pr_buf_add(&st->value, f->value, f->value_len);
+	v = st->value.ptr;
+	if (f->name_len == strlen("Content-Type")) {
+		content_type(st, v);
+	} else if (strcasestr(v, "base64")) {
+		st->te = TE_BASE64;
+	} else if (strcasestr(v, "quoted-printable")) {
+		st->te = TE_QP;
+	} else {
+		st->te = TE_NONE;
+	}
+}
+
+/*
+ * The header block at st->pos (the mail's, or a part's), read in place;
+ * st->pos moves past it.  Returns the count of headers with a name, or an
+ * error.  The first Message-ID, In-Reply-To and References are read for
+ * the mail's own block only (overwrite).
+ */
+static int check_headers(struct state *st, bool overwrite, size_t *nr)
+{
+	struct pr_mail_header_reader r;
+	struct pr_mail_field f;
+	bool id = false, irt = false, refs = false;
+	int n, named = 0;
+
+	pr_mail_header_reader_init(&r, st->data + st->pos, st->len - st->pos);
+	while ((n = pr_mail_header_next(&r, &f)) > 0) {
+		if (!f.name_len)
+			continue;
+		named++;
+		check_header(st, &f, overwrite);
+		if (!overwrite)
+			continue;
+		if (!id && is_name(&f, "Message-ID")) {
+			st->out->message_id = msgid(f.value, f.value_len);
+			id = true;
+		} else if (!irt && is_name(&f, "In-Reply-To")) {
+			st->out->in_reply_to = msgid(f.value, f.value_len);
+			irt = true;
+		} else if (!refs && is_name(&f, "References")) {
+			references(st->out, f.value, f.value_len);
+			refs = true;
+		}
+	}
+	st->pos += r.pos;
+	if (nr)
+		*nr = r.nr;
+	pr_mail_header_reader_release(&r);
+	return n < 0 ? n : named;
 }
 
 static bool patchbreak(const char *l, size_t n)
@@ -167,12 +259,27 @@ static bool patchbreak(const char *l, size_t n)
 	return false;
 }
 
+/*
+ * The in-body header line held in accum.  It starts with the name of one
+ * of hdr_names not seen in the body yet (is_inbody_header), which it sets.
+ */
 static void flush_accum(struct state *st)
 {
-	if (!st->accum.len)
+	const char *l = st->accum.ptr, *v;
+	size_t n = st->accum.len;
+	int i;
+
+	if (!n)
 		return;
-	check_header(st, st->accum.ptr, st->accum.len, st->inbody,
-		     st->has_inbody, false);
+	for (i = 0; i < H_NR; i++) {
+		if (!st->has_inbody[i] && skip_header(l, n, hdr_names[i], &v)) {
+			if (!st->err)
+				st->err = set_decoded(&st->inbody[i], v,
+						      n - (size_t)(v - l));
+			st->has_inbody[i] = true;
+			break;
+		}
+	}
 	pr_buf_reset(&st->accum);
 }
 
@@ -218,10 +325,13 @@ static bool check_inbody(struct state *st, const char *l, size_t n)
 
 		while (e && (l[e - 1] == '\n' || l[e - 1] == '\r'))
 			e--;
-		pr_buf_reset(&st->inbody[H_SUBJECT].text);
-		pr_buf_reset(&st->inbody[H_SUBJECT].bytes);
-		pr_mail_add_utf8_or_latin1(&st->inbody[H_SUBJECT].text, l, e);
-		pr_buf_add(&st->inbody[H_SUBJECT].bytes, l, e);
+		struct hval *subj = &st->inbody[H_SUBJECT];
+
+		pr_buf_reset(&subj->text);
+		pr_buf_reset(&subj->bytes);
+		pr_mail_add_utf8_or_latin1(&subj->text, l, e);
+		pr_buf_add(&subj->bytes, l, e);
+		subj->same = buf_eq(&subj->text, &subj->bytes);
 		st->has_inbody[H_SUBJECT] = true;
 		return true;
 	}
@@ -385,8 +495,8 @@ static bool find_boundary(struct state *st, struct pr_buf *line)
 /* At a boundary line: false when the mail ends. */
 static bool handle_boundary(struct state *st, struct pr_buf *line)
 {
-	struct pr_mail_headers h = PR_MAIL_HEADERS_INIT;
-	size_t off, n;
+	size_t n;
+	int err;
 
 	for (;;) {
 		n = strlen(st->bound[st->nbound - 1]);
@@ -402,15 +512,11 @@ static bool handle_boundary(struct state *st, struct pr_buf *line)
 	pr_buf_reset(&st->charset);
 	if (st->err)
 		return false;
-	st->err = pr_mail_headers_parse(&h, st->data + st->pos,
-					st->len - st->pos, &off);
-	if (st->err) {
-		pr_mail_headers_release(&h);
+	err = check_headers(st, false, NULL);
+	if (err < 0)
+		st->err = err;
+	if (st->err)
 		return false;
-	}
-	check_headers(st, &h, false);
-	pr_mail_headers_release(&h);
-	st->pos += off;
 	/* git drops the line that ended the part's headers */
 	pr_mail_next_line(st->data, st->len, &st->pos);
 	return next_line(st, line);
@@ -622,42 +728,18 @@ done:
 	return 0;
 }
 
-/* The first <...> of a header value, or the trimmed value. */
-static char *msgid(const char *v)
-{
-	const char *b, *k;
-
-	if (!v)
-		return pr_strdup("");
-	b = strchr(v, '<');
-	k = b ? strchr(b, '>') : NULL;
-	if (k)
-		return pr_memdup(b + 1, k - b - 1);
-	while (isspace((unsigned char)*v))
-		v++;
-	return pr_strndup(v, strcspn(v, " \t"));
-}
-
-static void references(struct pr_mailinfo *out, const char *v)
-{
-	const char *b, *k;
-
-	while (v && (b = strchr(v, '<')) && (k = strchr(b, '>'))) {
-		out->references = pr_reallocarray(out->references,
-						  out->nr_references + 1,
-						  sizeof(char *));
-		out->references[out->nr_references++] =
-			pr_memdup(b + 1, k - b - 1);
-		v = k + 1;
-	}
-}
-
 /* The UTF-8 form of text; exact goes to *bytes when it differs. */
 static char *utf8_dup(const struct pr_buf *text, const struct pr_buf *exact,
 		      char **bytes)
 {
 	struct pr_buf o = PR_BUF_INIT;
 
+	/* the texts are UTF-8 already: taken as they are */
+	if (pr_mail_is_utf8(text->ptr, text->len)) {
+		if (!buf_eq(text, exact))
+			*bytes = pr_memdup(exact->ptr, exact->len);
+		return pr_memdup(text->ptr, text->len);
+	}
 	pr_mail_add_utf8_or_latin1(&o, text->ptr, text->len);
 	if (o.len != exact->len || memcmp(o.ptr, exact->ptr, exact->len))
 		*bytes = pr_memdup(exact->ptr, exact->len);
@@ -668,6 +750,7 @@ static void hval_init(struct hval *v)
 {
 	pr_buf_init(&v->text, PR_LIMIT_HEADER_BYTES);
 	pr_buf_init(&v->bytes, PR_LIMIT_HEADER_BYTES);
+	v->same = true;
 }
 
 static void hval_release(struct hval *v)
@@ -676,9 +759,18 @@ static void hval_release(struct hval *v)
 	pr_buf_release(&v->bytes);
 }
 
+/* Whitespace runs to one space, in text and (when apart) in bytes. */
+static void hval_cleanup_space(struct hval *v)
+{
+	cleanup_space(&v->text);
+	if (!v->same)
+		cleanup_space(&v->bytes);
+}
+
 /*
  * Subject, author and date from the header values git would take; the
  * sender from the mail's own From: (hdr_from), whoever the author is.
+ * Where a value's text and bytes are the same, only the text is worked.
  */
 static void set_info(struct pr_mailinfo *out, struct hval *const *use,
 		     struct hval *hdr_from)
@@ -688,28 +780,32 @@ static void set_info(struct pr_mailinfo *out, struct hval *const *use,
 	struct hval *subj = use[H_SUBJECT], *from = use[H_FROM],
 		    *date = use[H_DATE];
 
-	out->subject_raw =
-		utf8_dup(&subj->text, &subj->bytes, &out->bytes.subject_raw);
+	out->subject_raw = utf8_dup(&subj->text, hval_exact(subj),
+				    &out->bytes.subject_raw);
 	pr_mailinfo_clean_subject(&subj->text);
-	cleanup_space(&subj->text);
-	pr_mailinfo_clean_subject(&subj->bytes);
-	cleanup_space(&subj->bytes);
-	out->subject = utf8_dup(&subj->text, &subj->bytes, &out->bytes.subject);
-	cleanup_space(&from->text);
-	cleanup_space(&from->bytes);
+	if (!subj->same)
+		pr_mailinfo_clean_subject(&subj->bytes);
+	hval_cleanup_space(subj);
+	out->subject =
+		utf8_dup(&subj->text, hval_exact(subj), &out->bytes.subject);
+	hval_cleanup_space(from);
 	pr_mailinfo_split_from(&name, &email, from->text.ptr);
-	pr_mailinfo_split_from(&nameb, &emailb, from->bytes.ptr);
-	out->name = utf8_dup(&name, &nameb, &out->bytes.name);
-	out->email = utf8_dup(&email, &emailb, &out->bytes.email);
+	if (from->same) {
+		out->name = utf8_dup(&name, &name, &out->bytes.name);
+		out->email = utf8_dup(&email, &email, &out->bytes.email);
+	} else {
+		pr_mailinfo_split_from(&nameb, &emailb, from->bytes.ptr);
+		out->name = utf8_dup(&name, &nameb, &out->bytes.name);
+		out->email = utf8_dup(&email, &emailb, &out->bytes.email);
+	}
 	/* the submitter, whoever the in-body From: names as the author */
-	pr_buf_reset(&name);
-	pr_buf_reset(&email);
-	cleanup_space(&hdr_from->text);
-	pr_mailinfo_split_from(&name, &email, hdr_from->text.ptr);
+	if (hdr_from != from) {
+		cleanup_space(&hdr_from->text);
+		pr_mailinfo_split_from(&name, &email, hdr_from->text.ptr);
+	}
 	out->sender = pr_memdup(email.ptr, email.len);
-	cleanup_space(&date->text);
-	cleanup_space(&date->bytes);
-	out->date = utf8_dup(&date->text, &date->bytes, &out->bytes.date);
+	hval_cleanup_space(date);
+	out->date = utf8_dup(&date->text, hval_exact(date), &out->bytes.date);
 	pr_buf_release(&name);
 	pr_buf_release(&email);
 	pr_buf_release(&nameb);
@@ -773,11 +869,10 @@ const char *pr_mail_kind_name(enum pr_mail_kind kind)
 
 int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 {
-	struct pr_mail_headers h = PR_MAIL_HEADERS_INIT;
 	struct pr_buf line = PR_BUF_INIT;
 	struct state st;
 	struct hval *use[H_NR];
-	size_t off;
+	size_t nr;
 	int i, err;
 
 	memset(&st, 0, sizeof(st));
@@ -790,22 +885,23 @@ int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 		hval_init(&st.inbody[i]);
 	}
 	pr_buf_init(&st.charset, PR_LIMIT_HEADER_BYTES);
+	pr_buf_init(&st.value, PR_LIMIT_HEADER_BYTES);
 	pr_buf_init(&st.accum, PR_LIMIT_HEADER_BYTES);
 	pr_buf_init(&line, PR_LIMIT_MAIL_BYTES);
 
-	err = pr_mail_headers_parse(&h, data, len, &off);
-	if (err)
+	err = check_headers(&st, true, &nr);
+	if (err < 0)
 		goto done;
-	for (i = 0; i < (int)h.nr && !*h.v[i].name; i++)
-		;
-	if (i == (int)h.nr) {
+	if (!err) {
 		/* an mbox "From " line alone does not make a mail */
 		err = pr_error(PR_EPARSE, "no mail headers at line %zu",
-			       h.nr + 1);
+			       nr + 1);
 		goto done;
 	}
-	check_headers(&st, &h, true);
-	st.pos = off;
+	if (!out->message_id)
+		out->message_id = pr_strdup("");
+	if (!out->in_reply_to)
+		out->in_reply_to = pr_strdup("");
 	if (next_line(&st, &line))
 		handle_body(&st, &line);
 	err = st.err;
@@ -817,9 +913,6 @@ int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 		use[i] = st.patch_lines && st.has_inbody[i] ? &st.inbody[i]
 							    : &st.hdr[i];
 	set_info(out, use, &st.hdr[H_FROM]);
-	out->message_id = msgid(pr_mail_headers_get(&h, "Message-ID"));
-	out->in_reply_to = msgid(pr_mail_headers_get(&h, "In-Reply-To"));
-	references(out, pr_mail_headers_get(&h, "References"));
 
 	err = pr_subject_parse_prefix(&out->prefix, out->subject_raw);
 	if (err)
@@ -851,8 +944,8 @@ done:
 	for (i = 0; i < st.nbound; i++)
 		free(st.bound[i]);
 	pr_buf_release(&st.charset);
+	pr_buf_release(&st.value);
 	pr_buf_release(&st.accum);
 	pr_buf_release(&line);
-	pr_mail_headers_release(&h);
 	return err;
 }
