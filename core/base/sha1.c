@@ -27,29 +27,25 @@ static void block(struct pr_sha1 *s, const unsigned char *p)
 	c = s->h[2];
 	d = s->h[3];
 	e = s->h[4];
-	for (i = 0; i < 80; i++) {
-		uint32_t f, k;
-
-		if (i < 20) {
-			f = (b & c) | (~b & d);
-			k = 0x5a827999;
-		} else if (i < 40) {
-			f = b ^ c ^ d;
-			k = 0x6ed9eba1;
-		} else if (i < 60) {
-			f = (b & c) | (b & d) | (c & d);
-			k = 0x8f1bbcdc;
-		} else {
-			f = b ^ c ^ d;
-			k = 0xca62c1d6;
-		}
-		t = rol(a, 5) + f + e + k + w[i];
-		e = d;
-		d = c;
-		c = rol(b, 30);
-		b = a;
-		a = t;
-	}
+	/* one loop per 20 rounds: no test of i inside a round */
+#define ROUND(f, k)                                   \
+	do {                                          \
+		t = rol(a, 5) + (f) + e + (k) + w[i]; \
+		e = d;                                \
+		d = c;                                \
+		c = rol(b, 30);                       \
+		b = a;                                \
+		a = t;                                \
+	} while (0)
+	for (i = 0; i < 20; i++)
+		ROUND((b & c) | (~b & d), 0x5a827999);
+	for (; i < 40; i++)
+		ROUND(b ^ c ^ d, 0x6ed9eba1);
+	for (; i < 60; i++)
+		ROUND((b & c) | (b & d) | (c & d), 0x8f1bbcdc);
+	for (; i < 80; i++)
+		ROUND(b ^ c ^ d, 0xca62c1d6);
+#undef ROUND
 	s->h[0] += a;
 	s->h[1] += b;
 	s->h[2] += c;
