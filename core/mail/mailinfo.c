@@ -32,22 +32,33 @@ struct hval {
 	bool same;
 };
 
+/*
+ * The buffers of a parse.  pr_mailinfo_reset keeps them (emptied) for the
+ * next mail, so that a mailbox is read without a malloc per line or field.
+ */
+struct pr_mailinfo_scratch {
+	struct hval hdr[H_NR]; /* from the mail's headers */
+	struct hval inbody[H_NR]; /* from in-body header lines */
+	struct pr_buf charset;
+	struct pr_buf value; /* a Content-Type value, as a C string */
+	struct pr_buf accum; /* an in-body header line */
+	/* work buffers of the functions below */
+	struct pr_buf line, prev, one, conv, decoded, param;
+	struct pr_buf name, email, nameb, emailb;
+};
+
 struct state {
 	const char *data;
 	size_t len, pos;
-	struct hval hdr[H_NR]; /* from the mail's headers */
+	struct pr_mailinfo_scratch *w;
 	bool has_hdr[H_NR];
-	struct hval inbody[H_NR]; /* from in-body header lines */
 	bool has_inbody[H_NR];
 	char *bound[PR_LIMIT_MIME_DEPTH];
 	int nbound;
 	enum te te;
-	struct pr_buf charset;
-	struct pr_buf value; /* a Content-Type value, as a C string */
 	bool flowed, delsp;
 	bool header_stage;
 	int filter_stage;
-	struct pr_buf accum;
 	size_t patch_lines;
 	struct pr_mailinfo *out;
 	int err;
@@ -92,12 +103,12 @@ static struct pr_buf *hval_exact(struct hval *v)
 
 static void content_type(struct state *st, const char *v)
 {
-	struct pr_buf a = PR_BUF_INIT;
+	struct pr_buf *a = &st->w->param;
 
-	st->flowed = pr_mail_param(&a, v, "format=") &&
-		     !strcasecmp(a.ptr, "flowed");
-	st->delsp = pr_mail_param(&a, v, "delsp=") && !strcasecmp(a.ptr, "yes");
-	if (pr_mail_param(&a, v, "boundary=")) {
+	st->flowed = pr_mail_param(a, v, "format=") &&
+		     !strcasecmp(a->ptr, "flowed");
+	st->delsp = pr_mail_param(a, v, "delsp=") && !strcasecmp(a->ptr, "yes");
+	if (pr_mail_param(a, v, "boundary=")) {
 		if (st->nbound >= PR_LIMIT_MIME_DEPTH) {
 			st->err = pr_error(PR_ETOOBIG,
 					   "mail nests more than %d multiparts",
@@ -105,15 +116,14 @@ static void content_type(struct state *st, const char *v)
 		} else {
 			struct pr_buf b = PR_BUF_INIT;
 
-			pr_buf_addf(&b, "--%s", a.ptr);
+			pr_buf_addf(&b, "--%s", a->ptr);
 			st->bound[st->nbound++] = pr_buf_detach(&b, NULL);
 		}
 	}
-	if (pr_mail_param(&a, v, "charset=")) {
-		pr_buf_reset(&st->charset);
-		pr_buf_addbuf(&st->charset, &a);
+	if (pr_mail_param(a, v, "charset=")) {
+		pr_buf_reset(&st->w->charset);
+		pr_buf_addbuf(&st->w->charset, a);
 	}
-	pr_buf_release(&a);
 }
 
 /* The first <...> of a header value, or the trimmed value. */
@@ -175,7 +185,7 @@ static void check_header(struct state *st, const struct pr_mail_field *f,
 	if (i >= 0) {
 		if (!st->has_hdr[i] || overwrite) {
 			if (!st->err)
-				st->err = set_decoded(&st->hdr[i], f->value,
+				st->err = set_decoded(&st->w->hdr[i], f->value,
 						      f->value_len);
 			st->has_hdr[i] = true;
 		}
@@ -185,10 +195,10 @@ static void check_header(struct state *st, const struct pr_mail_field *f,
 	    !is_name(f, "Content-Transfer-Encoding"))
 		return;
 	/* the two are read as C strings */
-	pr_buf_reset(&st->value);
+	pr_buf_reset(&st->w->value);
 	if (!st->err)
-		st->err = pr_buf_add(&st->value, f->value, f->value_len);
-	v = st->value.ptr;
+		st->err = pr_buf_add(&st->w->value, f->value, f->value_len);
+	v = st->w->value.ptr;
 	if (f->name_len == strlen("Content-Type")) {
 		content_type(st, v);
 	} else if (strcasestr(v, "base64")) {
@@ -265,8 +275,8 @@ static bool patchbreak(const char *l, size_t n)
  */
 static void flush_accum(struct state *st)
 {
-	const char *l = st->accum.ptr, *v;
-	size_t n = st->accum.len;
+	const char *l = st->w->accum.ptr, *v;
+	size_t n = st->w->accum.len;
 	int i;
 
 	if (!n)
@@ -274,13 +284,13 @@ static void flush_accum(struct state *st)
 	for (i = 0; i < H_NR; i++) {
 		if (!st->has_inbody[i] && skip_header(l, n, hdr_names[i], &v)) {
 			if (!st->err)
-				st->err = set_decoded(&st->inbody[i], v,
+				st->err = set_decoded(&st->w->inbody[i], v,
 						      n - (size_t)(v - l));
 			st->has_inbody[i] = true;
 			break;
 		}
 	}
-	pr_buf_reset(&st->accum);
+	pr_buf_reset(&st->w->accum);
 }
 
 static bool is_inbody_header(struct state *st, const char *l, size_t n)
@@ -311,10 +321,10 @@ static bool is_format_patch_separator(const char *l, size_t n)
 /* Returns true while the line is part of the in-body header block. */
 static bool check_inbody(struct state *st, const char *l, size_t n)
 {
-	if (st->accum.len && (l[0] == ' ' || l[0] == '\t')) {
-		if (st->accum.ptr[st->accum.len - 1] == '\n')
-			pr_buf_setlen(&st->accum, st->accum.len - 1);
-		pr_buf_add(&st->accum, l, n);
+	if (st->w->accum.len && (l[0] == ' ' || l[0] == '\t')) {
+		if (st->w->accum.ptr[st->w->accum.len - 1] == '\n')
+			pr_buf_setlen(&st->w->accum, st->w->accum.len - 1);
+		pr_buf_add(&st->w->accum, l, n);
 		return true;
 	}
 	flush_accum(st);
@@ -325,7 +335,7 @@ static bool check_inbody(struct state *st, const char *l, size_t n)
 
 		while (e && (l[e - 1] == '\n' || l[e - 1] == '\r'))
 			e--;
-		struct hval *subj = &st->inbody[H_SUBJECT];
+		struct hval *subj = &st->w->inbody[H_SUBJECT];
 
 		pr_buf_reset(&subj->text);
 		pr_buf_reset(&subj->bytes);
@@ -337,7 +347,7 @@ static bool check_inbody(struct state *st, const char *l, size_t n)
 	}
 	if (is_inbody_header(st, l, n)) {
 		/* kept with its newline, which becomes a space, as in git */
-		pr_buf_add(&st->accum, l, n);
+		pr_buf_add(&st->w->accum, l, n);
 		return true;
 	}
 	return false;
@@ -375,13 +385,13 @@ static bool charset_is_utf8(const char *cs)
 /* Returns true when this line starts the patch. */
 static bool commit_msg(struct state *st, const char *l, size_t n)
 {
-	struct pr_buf conv = PR_BUF_INIT;
+	struct pr_buf *conv = &st->w->conv;
 	/* git converts no text in no charset or UTF-8: its bytes stay */
-	bool raw = charset_is_utf8(st->charset.ptr);
+	bool raw = charset_is_utf8(st->w->charset.ptr);
 
 	if (st->header_stage) {
 		if (!n || (n == 1 && l[0] == '\n')) {
-			if (st->accum.len) {
+			if (st->w->accum.len) {
 				flush_accum(st);
 				st->header_stage = false;
 			}
@@ -393,16 +403,23 @@ static bool commit_msg(struct state *st, const char *l, size_t n)
 	}
 	if (patchbreak(l, n))
 		return true;
-	if (pr_mail_to_utf8(&conv, l, n, st->charset.ptr)) {
+	if (st->err)
+		return false;
+	/* the line is its own UTF-8 form (msg_line reads it as latin-1 where
+	 * it is not UTF-8) */
+	if (raw) {
+		st->err = msg_line(st->out, l, n, l, n);
+		return false;
+	}
+	pr_buf_reset(conv);
+	if (pr_mail_to_utf8(conv, l, n, st->w->charset.ptr)) {
 		pr_error_clear();
-		pr_buf_reset(&conv);
-		pr_buf_add(&conv, l, n); /* unknown charset: keep the bytes */
+		pr_buf_reset(conv);
+		pr_buf_add(conv, l, n); /* unknown charset: keep the bytes */
 		raw = true;
 	}
-	if (!st->err)
-		st->err = msg_line(st->out, conv.ptr, conv.len,
-				   raw ? l : conv.ptr, raw ? n : conv.len);
-	pr_buf_release(&conv);
+	st->err = msg_line(st->out, conv->ptr, conv->len, raw ? l : conv->ptr,
+			   raw ? n : conv->len);
 	return false;
 }
 
@@ -509,7 +526,7 @@ static bool handle_boundary(struct state *st, struct pr_buf *line)
 			return false;
 	}
 	st->te = TE_NONE;
-	pr_buf_reset(&st->charset);
+	pr_buf_reset(&st->w->charset);
 	if (st->err)
 		return false;
 	err = check_headers(st, false, NULL);
@@ -524,68 +541,65 @@ static bool handle_boundary(struct state *st, struct pr_buf *line)
 
 static void decode_te(struct state *st, struct pr_buf *line)
 {
-	struct pr_buf d = PR_BUF_INIT;
+	struct pr_buf *d = &st->w->decoded;
 
 	if (st->te == TE_NONE)
 		return;
+	pr_buf_reset(d);
 	if (st->te == TE_QP)
-		pr_mail_qp_decode(&d, line->ptr, line->len, false);
+		pr_mail_qp_decode(d, line->ptr, line->len, false);
 	else
-		pr_mail_b64_decode(&d, line->ptr, line->len);
+		pr_mail_b64_decode(d, line->ptr, line->len);
 	pr_buf_reset(line);
-	pr_buf_addbuf(line, &d);
-	pr_buf_release(&d);
+	pr_buf_addbuf(line, d);
 }
 
 static void handle_body(struct state *st, struct pr_buf *line)
 {
-	struct pr_buf prev = PR_BUF_INIT, one = PR_BUF_INIT;
+	struct pr_buf *prev = &st->w->prev, *one = &st->w->one;
 
 	if (st->nbound && !is_boundary(st, line) && !find_boundary(st, line))
-		goto done;
+		return;
 	do {
 		if (is_boundary(st, line)) {
-			if (prev.len) {
-				filter(st, prev.ptr, prev.len);
-				pr_buf_reset(&prev);
+			if (prev->len) {
+				filter(st, prev->ptr, prev->len);
+				pr_buf_reset(prev);
 			}
 			if (!handle_boundary(st, line))
-				goto done;
+				return;
 		}
 		decode_te(st, line);
 		if (st->te != TE_NONE) {
 			size_t p = 0, s, n;
 
 			/* decoded text may hold several lines, or part of one */
-			pr_buf_reset(&one);
-			pr_buf_addbuf(&one, &prev);
-			pr_buf_addbuf(&one, line);
-			pr_buf_reset(&prev);
+			pr_buf_reset(one);
+			pr_buf_addbuf(one, prev);
+			pr_buf_addbuf(one, line);
+			pr_buf_reset(prev);
 			for (;;) {
 				s = p;
-				n = pr_mail_next_line(one.ptr, one.len, &p);
+				n = pr_mail_next_line(one->ptr, one->len, &p);
 				if (!n)
 					break;
 				pr_buf_reset(line);
-				pr_buf_add(line, one.ptr + s, n);
-				if (one.ptr[s + n - 1] != '\n') {
-					pr_buf_addbuf(&prev, line);
+				pr_buf_add(line, one->ptr + s, n);
+				if (one->ptr[s + n - 1] != '\n') {
+					pr_buf_addbuf(prev, line);
 					break;
 				}
-				filter_flowed(st, line, &prev);
+				filter_flowed(st, line, prev);
 			}
 		} else {
-			filter_flowed(st, line, &prev);
+			filter_flowed(st, line, prev);
 		}
 		if (st->err)
 			break;
 	} while (next_line(st, line));
-	if (prev.len)
-		filter(st, prev.ptr, prev.len);
+	if (prev->len)
+		filter(st, prev->ptr, prev->len);
 	flush_accum(st);
-done:
-	pr_buf_release(&prev);
-	pr_buf_release(&one);
 }
 
 static void cleanup_space(struct pr_buf *b)
@@ -759,6 +773,78 @@ static void hval_release(struct hval *v)
 	pr_buf_release(&v->bytes);
 }
 
+static void hval_reset(struct hval *v)
+{
+	pr_buf_reset(&v->text);
+	pr_buf_reset(&v->bytes);
+	v->same = true;
+}
+
+static struct pr_mailinfo_scratch *scratch_new(void)
+{
+	struct pr_mailinfo_scratch *w = pr_calloc(1, sizeof(*w));
+	int i;
+
+	for (i = 0; i < H_NR; i++) {
+		hval_init(&w->hdr[i]);
+		hval_init(&w->inbody[i]);
+	}
+	pr_buf_init(&w->charset, PR_LIMIT_HEADER_BYTES);
+	pr_buf_init(&w->value, PR_LIMIT_HEADER_BYTES);
+	pr_buf_init(&w->accum, PR_LIMIT_HEADER_BYTES);
+	pr_buf_init(&w->line, PR_LIMIT_MAIL_BYTES);
+	pr_buf_init(&w->prev, 0);
+	pr_buf_init(&w->one, 0);
+	pr_buf_init(&w->conv, 0);
+	pr_buf_init(&w->decoded, 0);
+	pr_buf_init(&w->param, 0);
+	pr_buf_init(&w->name, 0);
+	pr_buf_init(&w->email, 0);
+	pr_buf_init(&w->nameb, 0);
+	pr_buf_init(&w->emailb, 0);
+	return w;
+}
+
+/* Empty the buffers the parse reads before it writes them. */
+static void scratch_reset(struct pr_mailinfo_scratch *w)
+{
+	int i;
+
+	for (i = 0; i < H_NR; i++) {
+		hval_reset(&w->hdr[i]);
+		hval_reset(&w->inbody[i]);
+	}
+	pr_buf_reset(&w->charset);
+	pr_buf_reset(&w->accum);
+	pr_buf_reset(&w->prev);
+}
+
+static void scratch_free(struct pr_mailinfo_scratch *w)
+{
+	int i;
+
+	if (!w)
+		return;
+	for (i = 0; i < H_NR; i++) {
+		hval_release(&w->hdr[i]);
+		hval_release(&w->inbody[i]);
+	}
+	pr_buf_release(&w->charset);
+	pr_buf_release(&w->value);
+	pr_buf_release(&w->accum);
+	pr_buf_release(&w->line);
+	pr_buf_release(&w->prev);
+	pr_buf_release(&w->one);
+	pr_buf_release(&w->conv);
+	pr_buf_release(&w->decoded);
+	pr_buf_release(&w->param);
+	pr_buf_release(&w->name);
+	pr_buf_release(&w->email);
+	pr_buf_release(&w->nameb);
+	pr_buf_release(&w->emailb);
+	free(w);
+}
+
 /* Whitespace runs to one space, in text and (when apart) in bytes. */
 static void hval_cleanup_space(struct hval *v)
 {
@@ -772,11 +858,12 @@ static void hval_cleanup_space(struct hval *v)
  * sender from the mail's own From: (hdr_from), whoever the author is.
  * Where a value's text and bytes are the same, only the text is worked.
  */
-static void set_info(struct pr_mailinfo *out, struct hval *const *use,
+static void set_info(struct state *st, struct hval *const *use,
 		     struct hval *hdr_from)
 {
-	struct pr_buf name = PR_BUF_INIT, email = PR_BUF_INIT,
-		      nameb = PR_BUF_INIT, emailb = PR_BUF_INIT;
+	struct pr_mailinfo *out = st->out;
+	struct pr_buf *name = &st->w->name, *email = &st->w->email,
+		      *nameb = &st->w->nameb, *emailb = &st->w->emailb;
 	struct hval *subj = use[H_SUBJECT], *from = use[H_FROM],
 		    *date = use[H_DATE];
 
@@ -789,27 +876,23 @@ static void set_info(struct pr_mailinfo *out, struct hval *const *use,
 	out->subject =
 		utf8_dup(&subj->text, hval_exact(subj), &out->bytes.subject);
 	hval_cleanup_space(from);
-	pr_mailinfo_split_from(&name, &email, from->text.ptr);
+	pr_mailinfo_split_from(name, email, from->text.ptr);
 	if (from->same) {
-		out->name = utf8_dup(&name, &name, &out->bytes.name);
-		out->email = utf8_dup(&email, &email, &out->bytes.email);
+		out->name = utf8_dup(name, name, &out->bytes.name);
+		out->email = utf8_dup(email, email, &out->bytes.email);
 	} else {
-		pr_mailinfo_split_from(&nameb, &emailb, from->bytes.ptr);
-		out->name = utf8_dup(&name, &nameb, &out->bytes.name);
-		out->email = utf8_dup(&email, &emailb, &out->bytes.email);
+		pr_mailinfo_split_from(nameb, emailb, from->bytes.ptr);
+		out->name = utf8_dup(name, nameb, &out->bytes.name);
+		out->email = utf8_dup(email, emailb, &out->bytes.email);
 	}
 	/* the submitter, whoever the in-body From: names as the author */
 	if (hdr_from != from) {
 		cleanup_space(&hdr_from->text);
-		pr_mailinfo_split_from(&name, &email, hdr_from->text.ptr);
+		pr_mailinfo_split_from(name, email, hdr_from->text.ptr);
 	}
-	out->sender = pr_memdup(email.ptr, email.len);
+	out->sender = pr_memdup(email->ptr, email->len);
 	hval_cleanup_space(date);
 	out->date = utf8_dup(&date->text, hval_exact(date), &out->bytes.date);
-	pr_buf_release(&name);
-	pr_buf_release(&email);
-	pr_buf_release(&nameb);
-	pr_buf_release(&emailb);
 }
 
 void pr_mailinfo_init(struct pr_mailinfo *mi)
@@ -821,8 +904,10 @@ void pr_mailinfo_init(struct pr_mailinfo *mi)
 	mi->prefix.version = 1;
 }
 
-void pr_mailinfo_release(struct pr_mailinfo *mi)
+void pr_mailinfo_reset(struct pr_mailinfo *mi)
 {
+	struct pr_mailinfo_scratch *w = mi->scratch;
+	struct pr_buf msg = mi->msg, patch = mi->patch, bmsg = mi->bytes.msg;
 	size_t i;
 
 	free(mi->name);
@@ -836,8 +921,6 @@ void pr_mailinfo_release(struct pr_mailinfo *mi)
 	for (i = 0; i < mi->nr_references; i++)
 		free(mi->references[i]);
 	free(mi->references);
-	pr_buf_release(&mi->msg);
-	pr_buf_release(&mi->patch);
 	pr_subject_prefix_release(&mi->prefix);
 	pr_trailer_list_release(&mi->trailers);
 	free(mi->pull_url);
@@ -847,8 +930,25 @@ void pr_mailinfo_release(struct pr_mailinfo *mi)
 	free(mi->bytes.date);
 	free(mi->bytes.subject);
 	free(mi->bytes.subject_raw);
-	pr_buf_release(&mi->bytes.msg);
 	pr_mailinfo_init(mi);
+	/* the three buffers and the scratch stay, emptied */
+	mi->msg = msg;
+	mi->patch = patch;
+	mi->bytes.msg = bmsg;
+	pr_buf_reset(&mi->msg);
+	pr_buf_reset(&mi->patch);
+	pr_buf_reset(&mi->bytes.msg);
+	mi->scratch = w;
+}
+
+void pr_mailinfo_release(struct pr_mailinfo *mi)
+{
+	pr_mailinfo_reset(mi);
+	pr_buf_release(&mi->msg);
+	pr_buf_release(&mi->patch);
+	pr_buf_release(&mi->bytes.msg);
+	scratch_free(mi->scratch);
+	mi->scratch = NULL;
 }
 
 const char *pr_mail_kind_name(enum pr_mail_kind kind)
@@ -869,25 +969,20 @@ const char *pr_mail_kind_name(enum pr_mail_kind kind)
 
 int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 {
-	struct pr_buf line = PR_BUF_INIT;
 	struct state st;
 	struct hval *use[H_NR];
 	size_t nr;
 	int i, err;
 
+	if (!out->scratch)
+		out->scratch = scratch_new();
+	scratch_reset(out->scratch);
 	memset(&st, 0, sizeof(st));
 	st.data = data;
 	st.len = len;
 	st.out = out;
+	st.w = out->scratch;
 	st.header_stage = true;
-	for (i = 0; i < H_NR; i++) {
-		hval_init(&st.hdr[i]);
-		hval_init(&st.inbody[i]);
-	}
-	pr_buf_init(&st.charset, PR_LIMIT_HEADER_BYTES);
-	pr_buf_init(&st.value, PR_LIMIT_HEADER_BYTES);
-	pr_buf_init(&st.accum, PR_LIMIT_HEADER_BYTES);
-	pr_buf_init(&line, PR_LIMIT_MAIL_BYTES);
 
 	err = check_headers(&st, true, &nr);
 	if (err < 0)
@@ -902,17 +997,17 @@ int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 		out->message_id = pr_strdup("");
 	if (!out->in_reply_to)
 		out->in_reply_to = pr_strdup("");
-	if (next_line(&st, &line))
-		handle_body(&st, &line);
+	if (next_line(&st, &st.w->line))
+		handle_body(&st, &st.w->line);
 	err = st.err;
 	if (err)
 		goto done;
 
 	/* in-body headers count only when there is a patch (as in git) */
 	for (i = 0; i < H_NR; i++)
-		use[i] = st.patch_lines && st.has_inbody[i] ? &st.inbody[i]
-							    : &st.hdr[i];
-	set_info(out, use, &st.hdr[H_FROM]);
+		use[i] = st.patch_lines && st.has_inbody[i] ? &st.w->inbody[i]
+							    : &st.w->hdr[i];
+	set_info(&st, use, &st.w->hdr[H_FROM]);
 
 	err = pr_subject_parse_prefix(&out->prefix, out->subject_raw);
 	if (err)
@@ -937,15 +1032,7 @@ int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 		err = pr_trailers_parse(&out->trailers, out->msg.ptr,
 					out->msg.len);
 done:
-	for (i = 0; i < H_NR; i++) {
-		hval_release(&st.hdr[i]);
-		hval_release(&st.inbody[i]);
-	}
 	for (i = 0; i < st.nbound; i++)
 		free(st.bound[i]);
-	pr_buf_release(&st.charset);
-	pr_buf_release(&st.value);
-	pr_buf_release(&st.accum);
-	pr_buf_release(&line);
 	return err;
 }
