@@ -486,6 +486,19 @@ static int decode_word(struct words *w, const char *cs, size_t cslen, int enc,
 	return err ? err : 1;
 }
 
+/* The first "=?" of p[0..n), or NULL (memmem's set-up costs more here). */
+static const char *word_start(const char *p, size_t n)
+{
+	const char *end = p + n, *q;
+
+	while ((q = memchr(p, '=', (size_t)(end - p))) && q + 1 < end) {
+		if (q[1] == '?')
+			return q;
+		p = q + 1;
+	}
+	return NULL;
+}
+
 int pr_mail_decode_words_both(struct pr_buf *text, struct pr_buf *exact,
 			      const char *in, size_t len)
 {
@@ -502,7 +515,7 @@ int pr_mail_decode_words_both(struct pr_buf *text, struct pr_buf *exact,
 		size_t j;
 		int ok;
 
-		eq = memmem(in + i, len - i, "=?", 2);
+		eq = word_start(in + i, len - i);
 		if (!eq)
 			break;
 		i = (size_t)(eq - in);
