@@ -209,6 +209,30 @@ static void jsonw_line(struct pr_buf *out, int depth)
 	pr_buf_add(out, line, 1 + 2 * (size_t)depth);
 }
 
+/*
+ * A key and its ": ".  The keys of a document are mostly short names that
+ * need no escaping: those are copied without jsonw_quote's set-up.
+ */
+static void jsonw_key(struct pr_buf *out, const char *key)
+{
+	size_t n = strlen(key), i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)key[i];
+
+		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+			break;
+	}
+	if (i < n) {
+		jsonw_quote(out, key, n, false);
+	} else {
+		pr_buf_addch(out, '"');
+		pr_buf_add(out, key, n);
+		pr_buf_addch(out, '"');
+	}
+	pr_buf_add(out, ": ", 2);
+}
+
 /* Before a value: the comma and the new line of an item, then its key. */
 static void jsonw_item(struct pr_jsonw *w, const char *key)
 {
@@ -218,10 +242,8 @@ static void jsonw_item(struct pr_jsonw *w, const char *key)
 		pr_buf_addch(w->out, ',');
 	w->more[w->depth] = true;
 	jsonw_line(w->out, w->depth);
-	if (key) {
-		jsonw_quote(w->out, key, strlen(key), false);
-		pr_buf_add(w->out, ": ", 2);
-	}
+	if (key)
+		jsonw_key(w->out, key);
 }
 
 void pr_jsonw_open(struct pr_jsonw *w, const char *key, char c)

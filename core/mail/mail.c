@@ -582,9 +582,23 @@ int pr_mail_decode_words_exact(struct pr_buf *out, const char *in, size_t len)
 	return pr_mail_decode_words_both(NULL, out, in, len);
 }
 
+const char *pr_mail_strcasestr(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	int first = tolower((unsigned char)needle[0]);
+
+	if (!n)
+		return hay;
+	for (; *hay; hay++)
+		if (tolower((unsigned char)*hay) == first &&
+		    !strncasecmp(hay, needle, n))
+			return hay;
+	return NULL;
+}
+
 bool pr_mail_param(struct pr_buf *out, const char *value, const char *name)
 {
-	const char *p = strcasestr(value, name);
+	const char *p = pr_mail_strcasestr(value, name);
 	size_t n;
 
 	pr_buf_reset(out);

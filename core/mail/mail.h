@@ -120,6 +120,11 @@ int pr_mail_b64_encode(struct pr_buf *out, const void *in, size_t len);
  * when found.
  */
 bool pr_mail_param(struct pr_buf *out, const char *value, const char *name);
+/*
+ * strcasestr, simply: glibc's sets up a two-way search that costs more
+ * than the search on the short header values it is used for.
+ */
+const char *pr_mail_strcasestr(const char *hay, const char *needle);
 
 /*
  * An RFC 2822 date ("Tue, 10 Nov 2026 10:01:00 +0000"; the day name, the

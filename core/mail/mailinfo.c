@@ -201,9 +201,9 @@ static void check_header(struct state *st, const struct pr_mail_field *f,
 	v = st->w->value.ptr;
 	if (f->name_len == strlen("Content-Type")) {
 		content_type(st, v);
-	} else if (strcasestr(v, "base64")) {
+	} else if (pr_mail_strcasestr(v, "base64")) {
 		st->te = TE_BASE64;
-	} else if (strcasestr(v, "quoted-printable")) {
+	} else if (pr_mail_strcasestr(v, "quoted-printable")) {
 		st->te = TE_QP;
 	} else {
 		st->te = TE_NONE;
@@ -667,6 +667,11 @@ static void unquote(struct pr_buf *out, const char *in)
 	int depth = 0;
 	bool quoted = false;
 
+	/* most addresses have nothing to unquote */
+	if (!strpbrk(in, "\\\"()")) {
+		pr_buf_adds(out, in);
+		return;
+	}
 	for (; *in; in++) {
 		if (*in == '\\' && (quoted || depth) && in[1]) {
 			pr_buf_addch(out, *++in);
