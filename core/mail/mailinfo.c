@@ -15,6 +15,7 @@ enum {
 	H_NR
 };
 static const char *const hdr_names[H_NR] = { "From", "Subject", "Date" };
+static const size_t hdr_lens[H_NR] = { 4, 7, 4 };
 
 enum te {
 	TE_NONE,
@@ -157,22 +158,46 @@ static void references(struct pr_mailinfo *out, const char *v, size_t n)
 	}
 }
 
+/*
+ * Is name[0..n) the header name want, in any case?  ASCII only, as header
+ * names are; a loop here, as strncasecmp's call cost more than the compare
+ * for the few headers of a mail.
+ */
+static bool name_eq(const char *name, size_t n, const char *want, size_t wn)
+{
+	size_t i;
+
+	if (wn != n)
+		return false;
+	for (i = 0; i < n; i++) {
+		unsigned char a = (unsigned char)name[i],
+			      b = (unsigned char)want[i];
+
+		if (a >= 'A' && a <= 'Z')
+			a += 'a' - 'A';
+		if (b >= 'A' && b <= 'Z')
+			b += 'a' - 'A';
+		if (a != b)
+			return false;
+	}
+	return true;
+}
+
 /* Which of hdr_names name[0..n) is (in any case); -1 for none. */
 static int hdr_index(const char *name, size_t n)
 {
 	int i;
 
 	for (i = 0; i < H_NR; i++)
-		if (strlen(hdr_names[i]) == n &&
-		    !strncasecmp(name, hdr_names[i], n))
+		if (name_eq(name, n, hdr_names[i], hdr_lens[i]))
 			return i;
 	return -1;
 }
 
-static bool is_name(const struct pr_mail_field *f, const char *name)
+/* name: a literal, its strlen() is known when this is compiled */
+static inline bool is_name(const struct pr_mail_field *f, const char *name)
 {
-	return f->name_len == strlen(name) &&
-	       !strncasecmp(f->name, name, f->name_len);
+	return name_eq(f->name, f->name_len, name, strlen(name));
 }
 
 /* A header of the mail or of a part; overwrite for the mail's own. */
