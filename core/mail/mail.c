@@ -671,7 +671,7 @@ int pr_mail_parse_date(int64_t *out, const char *s)
 	if (!read_num(&day, &p, 2))
 		goto bad;
 	p = skip_ws(p);
-	for (i = 0; i < 12; i++)
+	for (i = 0; i < 12 && mon < 0; i++)
 		if (!strncasecmp(p, months[i], 3))
 			mon = i + 1;
 	if (mon < 0)
