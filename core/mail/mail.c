@@ -584,16 +584,17 @@ int pr_mail_decode_words_exact(struct pr_buf *out, const char *in, size_t len)
 
 const char *pr_mail_strcasestr(const char *hay, const char *needle)
 {
-	size_t n = strlen(needle);
-	int first = tolower((unsigned char)needle[0]);
+	size_t i;
 
-	if (!n)
-		return hay;
-	for (; *hay; hay++)
-		if (tolower((unsigned char)*hay) == first &&
-		    !strncasecmp(hay, needle, n))
+	for (; *hay; hay++) {
+		for (i = 0; needle[i]; i++)
+			if (tolower((unsigned char)hay[i]) !=
+			    tolower((unsigned char)needle[i]))
+				break;
+		if (!needle[i])
 			return hay;
-	return NULL;
+	}
+	return *needle ? NULL : hay;
 }
 
 bool pr_mail_param(struct pr_buf *out, const char *value, const char *name)

@@ -71,7 +71,7 @@ static bool skip_header(const char *line, size_t len, const char *name,
 	size_t n = strlen(name);
 	const char *v;
 
-	if (len <= n || strncasecmp(line, name, n) || line[n] != ':')
+	if (len <= n || line[n] != ':' || strncasecmp(line, name, n))
 		return false;
 	v = line + n + 1;
 	while (v < line + len && isspace((unsigned char)*v))
