@@ -810,15 +810,22 @@ static void hval_reset(struct hval *v)
 	v->same = true;
 }
 
-static struct pr_mailinfo_scratch *scratch_new(void)
+/* fn on each header value of w */
+static void each_hval(struct pr_mailinfo_scratch *w, void (*fn)(struct hval *))
 {
-	struct pr_mailinfo_scratch *w = pr_calloc(1, sizeof(*w));
 	int i;
 
 	for (i = 0; i < H_NR; i++) {
-		hval_init(&w->hdr[i]);
-		hval_init(&w->inbody[i]);
+		fn(&w->hdr[i]);
+		fn(&w->inbody[i]);
 	}
+}
+
+static struct pr_mailinfo_scratch *scratch_new(void)
+{
+	struct pr_mailinfo_scratch *w = pr_calloc(1, sizeof(*w));
+
+	each_hval(w, hval_init);
 	pr_buf_init(&w->charset, PR_LIMIT_HEADER_BYTES);
 	pr_buf_init(&w->value, PR_LIMIT_HEADER_BYTES);
 	pr_buf_init(&w->accum, PR_LIMIT_HEADER_BYTES);
@@ -838,12 +845,7 @@ static struct pr_mailinfo_scratch *scratch_new(void)
 /* Empty the buffers the parse reads before it writes them. */
 static void scratch_reset(struct pr_mailinfo_scratch *w)
 {
-	int i;
-
-	for (i = 0; i < H_NR; i++) {
-		hval_reset(&w->hdr[i]);
-		hval_reset(&w->inbody[i]);
-	}
+	each_hval(w, hval_reset);
 	pr_buf_reset(&w->charset);
 	pr_buf_reset(&w->accum);
 	pr_buf_reset(&w->prev);
@@ -851,14 +853,9 @@ static void scratch_reset(struct pr_mailinfo_scratch *w)
 
 static void scratch_free(struct pr_mailinfo_scratch *w)
 {
-	int i;
-
 	if (!w)
 		return;
-	for (i = 0; i < H_NR; i++) {
-		hval_release(&w->hdr[i]);
-		hval_release(&w->inbody[i]);
-	}
+	each_hval(w, hval_release);
 	pr_buf_release(&w->charset);
 	pr_buf_release(&w->value);
 	pr_buf_release(&w->accum);
