@@ -588,8 +588,8 @@ const char *pr_mail_strcasestr(const char *hay, const char *needle)
 
 	for (; *hay; hay++) {
 		for (i = 0; needle[i]; i++)
-			if (tolower((unsigned char)hay[i]) !=
-			    tolower((unsigned char)needle[i]))
+			if (pr_mail_ascii_lower((unsigned char)hay[i]) !=
+			    pr_mail_ascii_lower((unsigned char)needle[i]))
 				break;
 		if (!needle[i])
 			return hay;

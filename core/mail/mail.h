@@ -120,9 +120,16 @@ int pr_mail_b64_encode(struct pr_buf *out, const void *in, size_t len);
  * when found.
  */
 bool pr_mail_param(struct pr_buf *out, const char *value, const char *name);
+/* c in lower case, ASCII only: the C locale's tolower() without its call. */
+static inline unsigned char pr_mail_ascii_lower(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c + ('a' - 'A')) : c;
+}
+
 /*
- * strcasestr, simply: glibc's sets up a two-way search that costs more
- * than the search on the short header values it is used for.
+ * strcasestr in the C locale (this program's), simply: glibc's sets up a
+ * two-way search that costs more than the search on the short header
+ * values it is used for.
  */
 const char *pr_mail_strcasestr(const char *hay, const char *needle);
 

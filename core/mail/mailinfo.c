@@ -170,14 +170,8 @@ static bool name_eq(const char *name, size_t n, const char *want, size_t wn)
 	if (wn != n)
 		return false;
 	for (i = 0; i < n; i++) {
-		unsigned char a = (unsigned char)name[i],
-			      b = (unsigned char)want[i];
-
-		if (a >= 'A' && a <= 'Z')
-			a += 'a' - 'A';
-		if (b >= 'A' && b <= 'Z')
-			b += 'a' - 'A';
-		if (a != b)
+		if (pr_mail_ascii_lower((unsigned char)name[i]) !=
+		    pr_mail_ascii_lower((unsigned char)want[i]))
 			return false;
 	}
 	return true;
