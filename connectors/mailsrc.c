@@ -1082,9 +1082,9 @@ int pr_mailsrc_parts_emit(struct pr_mailsrc_parts *p, bool last,
 	size_t i;
 	int err;
 
-	/* what was carried in is bounded: past half a part, only what is
-	 * not due yet waits */
-	po.more = !last && p->carried < p->max / 2;
+	/* what is carried is bounded: past PR_MAILSRC_PART mails (whatever
+	 * the part's size), only what is not due yet waits */
+	po.more = !last && p->carried < PR_MAILSRC_PART;
 	po.held = &held;
 	if ((err = pr_mailsrc_emit(&p->b, prev, &po, emit, payload)) || last)
 		goto done;

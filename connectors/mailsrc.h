@@ -173,7 +173,7 @@ int pr_mailsrc_emit_seen(const struct pr_mailsrc_batch *b,
  * polls: the next poll re-reads from the last cursor stored.  Every
  * incomplete version waits at the end of a part that is not the last (its
  * missing patches may be in the next), unless the mails carried into the
- * part were already half a part (then only those not yet due wait).  After
+ * part were already PR_MAILSRC_PART (then only those not yet due wait).  After
  * a part, `b` holds only the mails of the versions that wait, and `cur` the
  * cursor the part ended with (also when it emitted nothing, and the cursor
  * stored is the one before).
