@@ -1085,6 +1085,19 @@ int pr_mailsrc_parts_emit(struct pr_mailsrc_parts *p, bool last,
 	/* what is carried is bounded: past PR_MAILSRC_PART mails (whatever
 	 * the part's size), only what is not due yet waits */
 	po.more = !last && p->carried < PR_MAILSRC_PART;
+	if (o->cursor) {
+		/* a source with a cursor of its own: it set the flags */
+		if ((err = pr_mailsrc_emit_seen(&p->b, &po, emit, payload)) ||
+		    last)
+			goto done;
+		pr_mailsrc_cursor_release(&p->cur);
+		p->cur.held = *o->held;
+		memset(o->held, 0, sizeof(*o->held));
+		if (p->cur.held.nr)
+			qsort(p->cur.held.items, p->cur.held.nr,
+			      sizeof(*p->cur.held.items), cmp_str);
+		goto keep;
+	}
 	po.held = &held;
 	if ((err = pr_mailsrc_emit(&p->b, prev, &po, emit, payload)) || last)
 		goto done;
@@ -1097,6 +1110,7 @@ int pr_mailsrc_parts_emit(struct pr_mailsrc_parts *p, bool last,
 	pr_mailsrc_cursor_release(&p->cur);
 	p->cur = next;
 	p->has_cur = true;
+keep:
 	keep(p, NULL);
 	p->carried = p->b.nr;
 done:

@@ -200,7 +200,13 @@ void pr_mailsrc_parts_add(struct pr_mailsrc_parts *p, const char *pos,
 bool pr_mailsrc_parts_full(const struct pr_mailsrc_parts *p);
 /* Drop the messages after position end: the next part reads them again. */
 void pr_mailsrc_parts_cut(struct pr_mailsrc_parts *p, const char *end);
-/* Emit the part (pr_mailsrc_emit) and keep only what waits. */
+/*
+ * Emit the part (pr_mailsrc_emit) and keep only what waits.  A source with
+ * a cursor of its own (o->cursor set: maildir) sets the messages' flags
+ * itself and its cursor describes the part (the files up to it, what the
+ * poll's cursor held after it); the part is pr_mailsrc_emit_seen's, and
+ * o->held, which names what it held, is emptied after it.
+ */
 int pr_mailsrc_parts_emit(struct pr_mailsrc_parts *p, bool last,
 			  const struct pr_mailsrc_opts *o, pr_event_fn emit,
 			  void *payload);

@@ -108,6 +108,26 @@ assert a["series"] == b["series"], (a["series"], b["series"])
 EOF
 echo "mail_parts.sh: imap: whole and in parts of 2 agree"
 
+# the maildir source, the same (each series its own second)
+for i in 0 1 2 3 4 5 6; do
+	maildir_series md "s$i" "$i"
+done
+cp ack.eml md/new/ && touch -d @1796300100 md/new/ack.eml
+conf_section 'source "list"' type=maildir "path=$tmp/md" >md.conf
+poll mwhole md.conf 1000
+poll mparts md.conf 2
+$PY - iwhole.json mwhole.json mparts.json <<'EOF' || fail "maildir in parts differs"
+import json, sys
+a, b, c = (json.load(open(f)) for f in sys.argv[1:])
+for d in b, c:
+    assert sorted(e["series"] for e in d["events"] if e["kind"] == "series") == \
+        sorted(e["series"] for e in a["events"] if e["kind"] == "series")
+    acks = [c for c in d["events"] if c["kind"] == "comment"]
+    assert len(acks) == 1, acks
+assert b["series"] == c["series"], (b["series"], c["series"])
+EOF
+echo "mail_parts.sh: maildir: whole and in parts of 2 agree"
+
 # the relay in parts of 2, not killed, and killed at random points of its
 # catch-up
 for c in ref relay; do
