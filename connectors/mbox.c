@@ -415,7 +415,7 @@ struct poll_file {
 	size_t seen_upto; /* its first bytes the last poll saw */
 	const char *data;
 	size_t at, line; /* where the walk to the next message is */
-	struct pr_mailsrc_batch *batch;
+	struct pr_mailsrc_parts *parts;
 };
 
 /* pr_mbox_split's callback: one message into the batch, seen or not. */
@@ -440,17 +440,26 @@ static int add_message(const char *data, size_t len,
 	/* a position sorts by file, then by message: "INDEX/NAME/NUMBER" */
 	if (!(err = pr_buf_addf(&pos, "%010zu/%s/%010zu", pf->index, pf->name,
 				w->number))) {
-		pr_mailsrc_batch_add(pf->batch, pos.ptr, data, len, pf->mtime);
-		pf->batch->v[pf->batch->nr - 1].seen = start < pf->seen_upto;
+		pr_mailsrc_parts_add(pf->parts, pos.ptr, data, len, pf->mtime);
+		pf->parts->b.v[pf->parts->b.nr - 1].seen =
+			start < pf->seen_upto;
 	}
 	pr_buf_release(&pos);
 	return err;
 }
 
+/*
+ * The cursor after the files [0, end) were read (a poll is read in parts,
+ * connectors/mailsrc.h): the files after end as the last cursor had them,
+ * and waiting when it said so.
+ */
 struct mbox_cursor {
 	const struct seen_list *files;
 	const struct pr_strlist *held; /* positions */
 	int64_t now;
+	const struct pr_strlist *names; /* the folder's files, in name order */
+	const struct pr_strset *was_waiting;
+	size_t end;
 };
 
 /* The file name in a position "INDEX/NAME/NUMBER", once in out. */
@@ -481,6 +490,10 @@ static int write_cursor(struct pr_buf *out, const char *low, void *payload)
 	PR_UNUSED(low);
 	for (i = 0; mc->held && i < mc->held->nr; i++)
 		add_name(&waits, &names, mc->held->items[i]);
+	for (i = mc->end; i < mc->names->nr; i++)
+		if (pr_strset_has(mc->was_waiting, mc->names->items[i]) &&
+		    pr_strset_add(&names, mc->names->items[i]))
+			pr_strlist_add(&waits, mc->names->items[i]);
 	err = pr_buf_addf(out, "mbox2 time=%lld\n", (long long)mc->now);
 	for (i = 0; !err && i < waits.nr; i++)
 		err = pr_buf_addf(out, "wait %s\n", waits.items[i]);
@@ -526,8 +539,8 @@ static int count_event(const struct pr_event *ev, void *payload)
 	return cc->emit(ev, cc->payload);
 }
 
-/* Read file i into the batch when it is new, changed or holds a wait. */
-static int read_one(struct pr_mailsrc_batch *batch, struct pr_buf *data,
+/* Read file i into the part when it is new, changed or holds a wait. */
+static int read_one(struct pr_mailsrc_parts *parts, struct pr_buf *data,
 		    const struct pr_instance *inst, const struct pr_strset *w,
 		    const struct seen *was, struct seen *s, size_t i,
 		    bool *fresh, bool *moved, struct pr_buf *bad,
@@ -568,7 +581,7 @@ static int read_one(struct pr_mailsrc_batch *batch, struct pr_buf *data,
 	pf.mtime = (int64_t)sb.st_mtime;
 	pf.seen_upto = seen_part(was, data->ptr, data->len, hash);
 	pf.data = data->ptr;
-	pf.batch = batch;
+	pf.parts = parts;
 	*fresh = pf.seen_upto < data->len;
 	s->size = (long long)sb.st_size;
 	s->mtime = mtime;
@@ -597,19 +610,22 @@ static int mbox_poll(struct pr_instance *inst, const char *cursor,
 	struct pr_strlist names = { 0 }, skipped = { 0 }, held = { 0 };
 	struct pr_strset was_waiting = { NULL, 0, 0 };
 	struct pr_buf data, text = PR_BUF_INIT, bad = PR_BUF_INIT;
-	struct pr_mailsrc_batch batch = { NULL, 0, 0 };
+	struct pr_mailsrc_parts parts;
 	struct pr_mailsrc_opts o;
-	struct mbox_cursor mc = { &cur, &held, (int64_t)time(NULL) };
+	struct mbox_cursor mc = { &cur,		&held, (int64_t)time(NULL),
+				  &names,	&was_waiting, 0 };
 	struct count_ctx cc = { emit, payload, 0 };
 	struct pr_event ev = { 0 };
 	size_t i, kept = 0, nr_bad = 0, total = 0;
 	bool moved = !cursor, *fresh = NULL;
 	int err = 0;
 
+	memset(&parts, 0, sizeof(parts));
 	pr_buf_init(&data, PR_LIMIT_MBOX_BYTES);
 	seen_parse(&old, cursor);
 	cursor_waits(&was_waiting, cursor);
-	if ((err = list_folder(&names, ctx->path)))
+	if ((err = list_folder(&names, ctx->path)) ||
+	    (err = pr_mailsrc_parts_init(&parts, NULL)))
 		goto done;
 	fresh = pr_calloc(names.nr + 1, sizeof(*fresh));
 	for (i = 0; i < names.nr; i++) {
@@ -625,26 +641,6 @@ static int mbox_poll(struct pr_instance *inst, const char *cursor,
 	}
 	if (kept != old.nr)
 		moved = true;
-	/*
-	 * The files read are one stream, in name order: a series, its
-	 * versions and its replies may be spread over several.
-	 */
-	for (i = 0; i < names.nr; i++) {
-		if ((err = read_one(&batch, &data, inst, &was_waiting,
-				    seen_find(&old, names.items[i]),
-				    &cur.items[i], i, &fresh[i], &moved, &bad,
-				    &nr_bad)))
-			goto done;
-		total += data.len;
-		pr_buf_reset(&data);
-		if (total > PR_LIMIT_MBOX_BYTES) {
-			err = pr_error(PR_ETOOBIG,
-				       "mbox folder '%s': more than %zu MiB of "
-				       "mail to read",
-				       ctx->path, PR_LIMIT_MBOX_BYTES / PR_MIB);
-			goto done;
-		}
-	}
 	memset(&o, 0, sizeof(o));
 	o.origin = inst->name;
 	o.prefix = inst->prefix;
@@ -658,7 +654,35 @@ static int mbox_poll(struct pr_instance *inst, const char *cursor,
 	o.cursor_payload = &mc;
 	o.skipped = &skipped;
 	o.held = &held;
-	if ((err = pr_mailsrc_emit_seen(&batch, &o, count_event, &cc)))
+	/*
+	 * The files read are one stream, in name order: a series, its
+	 * versions and its replies may be spread over several; it is
+	 * emitted in parts of whole files (connectors/mailsrc.h).
+	 */
+	for (i = 0; i < names.nr; i++) {
+		if ((err = read_one(&parts, &data, inst, &was_waiting,
+				    seen_find(&old, names.items[i]),
+				    &cur.items[i], i, &fresh[i], &moved, &bad,
+				    &nr_bad)))
+			goto done;
+		total += data.len;
+		pr_buf_reset(&data);
+		if (total > PR_LIMIT_MBOX_BYTES) {
+			err = pr_error(PR_ETOOBIG,
+				       "mbox folder '%s': more than %zu MiB of "
+				       "mail to read",
+				       ctx->path, PR_LIMIT_MBOX_BYTES / PR_MIB);
+			goto done;
+		}
+		if (i + 1 == names.nr || !pr_mailsrc_parts_full(&parts))
+			continue;
+		mc.end = i + 1;
+		if ((err = pr_mailsrc_parts_emit(&parts, false, &o,
+						 count_event, &cc)))
+			goto done;
+	}
+	mc.end = names.nr;
+	if ((err = pr_mailsrc_parts_emit(&parts, true, &o, count_event, &cc)))
 		goto done;
 	/* a message of a new or changed file that is not mail */
 	for (i = 0; i < skipped.nr; i++) {
@@ -692,7 +716,7 @@ done:
 	if (err < 0)
 		err = pr_error_wrap(err, "source '%s'", inst->name);
 	free(fresh);
-	pr_mailsrc_batch_release(&batch);
+	pr_mailsrc_parts_release(&parts);
 	pr_strlist_release(&skipped);
 	pr_strlist_release(&held);
 	pr_strset_release(&was_waiting);

@@ -2,12 +2,13 @@
 # A catch-up read in parts (connectors/mailsrc.h, pr_mailsrc_parts): with
 # PATCHRELAY_MAIL_PART=2, a part of two new mails, every series of three
 # patches is split across a part boundary.  Polled from the public-inbox
-# source (a real public-inbox-httpd) and the imap source (a real dovecot),
-# the parts give the same series, each once and complete, as the catch-up
-# read whole, and the ack once; public-inbox fetched some threads again
-# (proof that the parts were parts).  Then a relay into a maildir, in parts,
-# killed with -9 at random points of its catch-up and run again until it
-# is done: every mail exactly once.
+# source (a real public-inbox-httpd), the imap source (a real dovecot), the
+# maildir source and the mbox source (a file a mail), the parts give the
+# same series, each once and complete, as the catch-up read whole, and the
+# ack once; public-inbox fetched some threads again (proof that the parts
+# were parts).  Then a relay into a maildir, in parts, killed with -9 at
+# random points of its catch-up and run again until it is done: the mails
+# of the relay that was not killed, each once.
 set -eu
 . "$(dirname "$0")/lib.sh"
 command -v public-inbox-httpd >/dev/null || fail "no public-inbox (.ci/packages)"
@@ -127,6 +128,29 @@ for d in b, c:
 assert b["series"] == c["series"], (b["series"], c["series"])
 EOF
 echo "mail_parts.sh: maildir: whole and in parts of 2 agree"
+
+# the mbox source, a file a mail (a part is whole files), the same
+mkdir mb
+for f in "$tmp"/s[0-6]/* ack.eml; do
+	n=${f%/*}
+	{ echo 'From patchrelay Mon Sep 17 00:00:00 2001' && cat "$f"; } \
+		>"mb/${n##*/}-${f##*/}"
+done
+mv mb/*-ack.eml mb/z-ack.eml
+conf_section 'source "list"' type=mbox "path=$tmp/mb" >mb.conf
+poll bwhole mb.conf 1000
+poll bparts mb.conf 2
+$PY - bwhole.json bparts.json <<'EOF' || fail "mbox in parts differs"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+for d in a, b:
+    ser = [e["series"] for e in d["events"] if e["kind"] == "series"]
+    assert len(ser) == 7 and len(set(ser)) == 7, ser
+    acks = [c for c in d["events"] if c["kind"] == "comment"]
+    assert len(acks) == 1, acks
+assert a["series"] == b["series"], (a["series"], b["series"])
+EOF
+echo "mail_parts.sh: mbox: whole and in parts of 2 agree"
 
 # the relay in parts of 2, not killed, and killed at random points of its
 # catch-up
