@@ -360,22 +360,22 @@ static int cmp_key(const void *a, const void *b)
 /* The series, by key in byte order, as JSON_SORT_KEYS writes them. */
 static void put_series(json_t *series)
 {
-	size_t nr = 0, i;
-	const char **keys = pr_calloc(json_object_size(series) + 1,
-				      sizeof(*keys));
-	const char *key;
-	json_t *text;
+	size_t n = json_object_size(series), nr = 0, i;
+	const char **keys = pr_calloc(n + 1, sizeof(*keys));
+	void *it;
 
-	json_object_foreach(series, key, text)
-		keys[nr++] = key;
+	for (it = json_object_iter(series); it;
+	     it = json_object_iter_next(series, it))
+		keys[nr++] = json_object_iter_key(it);
 	if (nr)
 		qsort(keys, nr, sizeof(*keys), cmp_key);
 	fputs(nr ? "{" : "{}", stdout);
 	for (i = 0; i < nr; i++) {
-		json_t *k = str(keys[i]), *s = json_loads(
-			json_string_value(json_object_get(series, keys[i])), 0,
-			NULL);
+		json_t *k = str(keys[i]), *s;
+		const char *text =
+			json_string_value(json_object_get(series, keys[i]));
 
+		s = json_loads(text, 0, NULL);
 		fputs(i ? ",\n    " : "\n    ", stdout);
 		put_indented(stdout, k, "    ");
 		fputs(": ", stdout);
@@ -395,8 +395,7 @@ static void put_series(json_t *series)
  */
 static void print_json(struct poll_ctx *c, const char *name)
 {
-	static const char *const mark[] = { "\"\\u0001c\"",
-					    "\"\\u0001e\"",
+	static const char *const mark[] = { "\"\\u0001c\"", "\"\\u0001e\"",
 					    "\"\\u0001s\"" };
 	json_t *root = json_object();
 	char *s, *p;
@@ -482,8 +481,7 @@ int cmd_poll(int argc, char **argv)
 	}
 	c.series = json_object();
 	if (c.json && (!(c.events = tmpfile()) || !(c.comments = tmpfile()))) {
-		fprintf(stderr, "patchrelay: error: cannot make a temporary "
-				"file: %s\n",
+		fprintf(stderr, "patchrelay: error: no temporary file: %s\n",
 			strerror(errno));
 		ret = PR_EXIT_RUNTIME;
 		goto done;

@@ -486,9 +486,10 @@ static int maildir_poll(struct pr_instance *inst, const char *cursor,
 	for (i = 0; i < sc.nr; i++) {
 		bool seen = was_seen(&w, &sc.v[i]);
 		bool waited = pr_mailsrc_list_has(&prev.held, sc.v[i].pos);
+		bool read = !seen || !prev.low ||
+			    strcmp(sc.v[i].pos, prev.low) >= 0;
 
-		if ((!seen || !prev.low || strcmp(sc.v[i].pos, prev.low) >= 0) &&
-		    (err = read_entry(&parts, &sc.v[i], seen, waited)))
+		if (read && (err = read_entry(&parts, &sc.v[i], seen, waited)))
 			goto done;
 		if (i + 1 == sc.nr || !pr_mailsrc_parts_full(&parts))
 			continue;

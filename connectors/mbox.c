@@ -440,9 +440,10 @@ static int add_message(const char *data, size_t len,
 	/* a position sorts by file, then by message: "INDEX/NAME/NUMBER" */
 	if (!(err = pr_buf_addf(&pos, "%010zu/%s/%010zu", pf->index, pf->name,
 				w->number))) {
+		struct pr_mailsrc_batch *b = &pf->parts->b;
+
 		pr_mailsrc_parts_add(pf->parts, pos.ptr, data, len, pf->mtime);
-		pf->parts->b.v[pf->parts->b.nr - 1].seen =
-			start < pf->seen_upto;
+		b->v[b->nr - 1].seen = start < pf->seen_upto;
 	}
 	pr_buf_release(&pos);
 	return err;
@@ -612,8 +613,7 @@ static int mbox_poll(struct pr_instance *inst, const char *cursor,
 	struct pr_buf data, text = PR_BUF_INIT, bad = PR_BUF_INIT;
 	struct pr_mailsrc_parts parts;
 	struct pr_mailsrc_opts o;
-	struct mbox_cursor mc = { &cur,		&held, (int64_t)time(NULL),
-				  &names,	&was_waiting, 0 };
+	struct mbox_cursor mc;
 	struct count_ctx cc = { emit, payload, 0 };
 	struct pr_event ev = { 0 };
 	size_t i, kept = 0, nr_bad = 0, total = 0;
@@ -621,6 +621,12 @@ static int mbox_poll(struct pr_instance *inst, const char *cursor,
 	int err = 0;
 
 	memset(&parts, 0, sizeof(parts));
+	mc.files = &cur;
+	mc.held = &held;
+	mc.now = (int64_t)time(NULL);
+	mc.names = &names;
+	mc.was_waiting = &was_waiting;
+	mc.end = 0;
 	pr_buf_init(&data, PR_LIMIT_MBOX_BYTES);
 	seen_parse(&old, cursor);
 	cursor_waits(&was_waiting, cursor);
@@ -677,8 +683,8 @@ static int mbox_poll(struct pr_instance *inst, const char *cursor,
 		if (i + 1 == names.nr || !pr_mailsrc_parts_full(&parts))
 			continue;
 		mc.end = i + 1;
-		if ((err = pr_mailsrc_parts_emit(&parts, false, &o,
-						 count_event, &cc)))
+		if ((err = pr_mailsrc_parts_emit(&parts, false, &o, count_event,
+						 &cc)))
 			goto done;
 	}
 	mc.end = names.nr;

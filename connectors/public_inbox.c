@@ -435,8 +435,7 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 	/* one connection for the pages and the threads */
 	s.http.share = pr_http_share_new();
 	if ((err = setup(&s)) || (err = walk(&s, &want, &prev)) ||
-	    (err = pr_mailsrc_parts_init(&batch.parts,
-					 cursor ? &prev : NULL)))
+	    (err = pr_mailsrc_parts_init(&batch.parts, cursor ? &prev : NULL)))
 		goto done;
 	memset(&o, 0, sizeof(o));
 	o.origin = inst->name;

@@ -394,8 +394,8 @@ static void poll_parts(struct seen *s, const struct pr_mailsrc_batch *b,
 	assert_int_equal(pr_mailsrc_parts_init(&p, from ? &prev : NULL), 0);
 	unsetenv("PATCHRELAY_MAIL_PART");
 	for (i = 0; i < b->nr; i++) {
-		pr_mailsrc_parts_add(&p, b->v[i].pos, b->v[i].data,
-				     b->v[i].len, 0);
+		pr_mailsrc_parts_add(&p, b->v[i].pos, b->v[i].data, b->v[i].len,
+				     0);
 		assert_true(pr_mailsrc_parts_full(&p));
 		assert_int_equal(pr_mailsrc_parts_emit(&p, i + 1 == b->nr, &o,
 						       record_cursor, s),
