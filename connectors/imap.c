@@ -543,13 +543,8 @@ static int imap_poll(struct pr_instance *inst, const char *cursor,
 			  &uids)) ||
 	    (err = pr_mailsrc_parts_init(&parts, from_start ? NULL : &prev)))
 		goto done;
-	memset(&o, 0, sizeof(o));
-	o.origin = inst->name;
-	o.prefix = inst->prefix;
-	o.wait_ms = ctx->wait;
-	o.trusted = &ctx->trusted;
-	o.now = (int64_t)time(NULL);
-	o.archive = NULL;
+	pr_mailsrc_opts_init(&o, inst, ctx->wait, &ctx->trusted,
+			     (int64_t)time(NULL));
 	o.epoch = epoch.ptr;
 	/* a long catch-up in parts (connectors/mailsrc.h) */
 	for (i = 0; i < uids.nr; i++) {

@@ -467,14 +467,7 @@ static int maildir_poll(struct pr_instance *inst, const char *cursor,
 	w.prev = cursor ? &prev : NULL;
 	w.sc = &sc;
 	w.now = (int64_t)time(NULL);
-	memset(&o, 0, sizeof(o));
-	o.origin = inst->name;
-	o.prefix = inst->prefix;
-	o.wait_ms = ctx->wait;
-	o.trusted = &ctx->trusted;
-	o.now = w.now;
-	o.archive = NULL;
-	o.epoch = "";
+	pr_mailsrc_opts_init(&o, inst, ctx->wait, &ctx->trusted, w.now);
 	o.has_prev = cursor != NULL;
 	o.prev_time = cursor ? prev.time : 0;
 	o.knows_waited = prev.has_held;

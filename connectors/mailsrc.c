@@ -36,6 +36,19 @@ void pr_mailsrc_batch_release(struct pr_mailsrc_batch *b)
 	memset(b, 0, sizeof(*b));
 }
 
+void pr_mailsrc_opts_init(struct pr_mailsrc_opts *o,
+			  const struct pr_instance *inst, int64_t wait_ms,
+			  const struct pr_strlist *trusted, int64_t now)
+{
+	memset(o, 0, sizeof(*o));
+	o->origin = inst->name;
+	o->prefix = inst->prefix;
+	o->wait_ms = wait_ms;
+	o->trusted = trusted;
+	o->now = now;
+	o->epoch = "";
+}
+
 /* ---- cursor ---- */
 
 static bool plain_byte(unsigned char c)

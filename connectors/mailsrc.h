@@ -134,6 +134,11 @@ struct pr_mailsrc_opts {
 	bool more;
 };
 
+/* The options of a poll of instance inst at `now`; epoch "", no archive. */
+void pr_mailsrc_opts_init(struct pr_mailsrc_opts *o,
+			  const struct pr_instance *inst, int64_t wait_ms,
+			  const struct pr_strlist *trusted, int64_t now);
+
 /*
  * Group the batch (in position order) and emit its events: for each
  * series, the versions to emit (PR_EVENT_SERIES for the series' first

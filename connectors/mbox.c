@@ -647,13 +647,7 @@ static int mbox_poll(struct pr_instance *inst, const char *cursor,
 	}
 	if (kept != old.nr)
 		moved = true;
-	memset(&o, 0, sizeof(o));
-	o.origin = inst->name;
-	o.prefix = inst->prefix;
-	o.wait_ms = ctx->wait;
-	o.trusted = &ctx->trusted;
-	o.now = mc.now;
-	o.epoch = "";
+	pr_mailsrc_opts_init(&o, inst, ctx->wait, &ctx->trusted, mc.now);
 	o.has_prev = cursor != NULL;
 	o.prev_time = cursor_time(cursor);
 	o.cursor = write_cursor;

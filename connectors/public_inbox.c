@@ -437,13 +437,8 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 	if ((err = setup(&s)) || (err = walk(&s, &want, &prev)) ||
 	    (err = pr_mailsrc_parts_init(&batch.parts, cursor ? &prev : NULL)))
 		goto done;
-	memset(&o, 0, sizeof(o));
-	o.origin = inst->name;
-	o.prefix = inst->prefix;
-	o.wait_ms = ctx->wait;
-	o.trusted = &ctx->trusted;
-	o.now = (int64_t)time(NULL);
-	o.epoch = "";
+	pr_mailsrc_opts_init(&o, inst, ctx->wait, &ctx->trusted,
+			     (int64_t)time(NULL));
 	/* the inbox's link to a message: <inbox>/<Message-ID>/ */
 	if ((err = pr_buf_addf(&archive, "%s%%m/", s.base.ptr)))
 		goto done;

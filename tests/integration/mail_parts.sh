@@ -11,14 +11,10 @@
 # of the relay that was not killed, each once.
 set -eu
 . "$(dirname "$0")/lib.sh"
-command -v public-inbox-httpd >/dev/null || fail "no public-inbox (.ci/packages)"
 tmpdir
 cd "$tmp"
 
-git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
-git_repo repo
-series_mails repo s0 1
-start_public_inbox test "$tmp"/s0/*
+pi_one_patch
 # six series of three patches, a minute apart, then an ack of s2's second
 for i in 1 2 3 4 5 6; do
 	git_identity "Dev $i <dev$i@example.org>" "$((1796299200 + i * 60)) +0000"
