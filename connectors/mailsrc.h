@@ -49,7 +49,8 @@ struct pr_asm_series;
  *   a mail), its ref.url the reply's archive link (when the source has an
  *   archive); a series gets the archive link of its first mail as
  *   archive_url.
- * - The new cursor rides on the last event emitted; a poll that emits
+ * - The new cursor rides on the last event emitted (of each part, for a
+ *   poll in parts, below); a poll that emits
  *   nothing leaves the cursor where it was (the next poll re-reads).
  */
 
