@@ -888,7 +888,7 @@ int pr_mailsrc_emit_seen(const struct pr_mailsrc_batch *b,
 			if (v->superseded || done_before(&e, v))
 				continue;
 			if (!due_at(&e, v, o->now) ||
-			    (o->more && !v->complete)) {
+			    (o->more && !o->carried && !v->complete)) {
 				pr_log_debug(o->prefix,
 					     "series '%s' v%d waits for its "
 					     "missing patches",
@@ -1097,7 +1097,8 @@ int pr_mailsrc_parts_emit(struct pr_mailsrc_parts *p, bool last,
 
 	/* what is carried is bounded: past PR_MAILSRC_PART mails (whatever
 	 * the part's size), only what is not due yet waits */
-	po.more = !last && p->carried < PR_MAILSRC_PART;
+	po.more = !last;
+	po.carried = p->carried >= PR_MAILSRC_PART;
 	if (o->cursor) {
 		/* a source with a cursor of its own: it set the flags */
 		if ((err = pr_mailsrc_emit_seen(&p->b, &po, emit, payload)) ||

@@ -130,9 +130,10 @@ struct pr_mailsrc_opts {
 	struct pr_strlist *skipped;
 	/* NULL, or gets the position of each mail of a version that waits */
 	struct pr_strlist *held;
-	/* more parts of this poll follow: an incomplete version waits, due
-	 * or not (its missing patches may be in the next part) */
-	bool more;
+	/* more parts of this poll follow (pr_mailsrc_parts): an incomplete
+	 * version waits, due or not (its missing patches may be in the next
+	 * part), unless `carried` says enough mails wait already */
+	bool more, carried;
 };
 
 /* The options of a poll of instance inst at `now`; epoch "", no archive. */
