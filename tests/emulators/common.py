@@ -535,8 +535,9 @@ class Emulator:
         if p == "/comments":
             need("owner", "repo", "number", "user", "body")
             pr = self.get_pull(j["owner"], j["repo"], int(j["number"]))
-            c = self.add_comment(pr, j["user"], j["body"],
-                                 bool(j.get("system", False)))
+            for i in range(int(j.get("count", 1))):
+                c = self.add_comment(pr, j["user"], j["body"],
+                                     bool(j.get("system", False)))
             self.save()
             return Response(201, {"id": c["id"]})
         if p == "/fail":
