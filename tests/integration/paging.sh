@@ -20,6 +20,9 @@ set -u
 tmpdir
 cd "$tmp" || exit 1
 
+# ctl PATH JSON: a POST to the emulator's control API
+ctl() { emu_ctl POST "/_emu$1" "$2" >/dev/null; }
+
 # check_log WHAT N PER: the emulator's log holds N requests, none twice,
 # on ceil(N/PER) connections (PER 0: one), each of them at most PER
 check_log() {
@@ -52,14 +55,14 @@ PYEOF
 closing() {
 	local name=$1 n=$2 dropped
 	shift 2
-	emu_ctl POST /_emu/log/clear '{}' >/dev/null
-	emu_ctl POST /_emu/keepalive '{"max":7}' >/dev/null
+	ctl /log/clear '{}'
+	ctl /keepalive '{"max":7}'
 	"$@" >"$name.ka" 2>"$name.ka.err" ||
 		fail "$name, closed after 7: $(cat "$name.ka.err")"
 	cmp -s "$name.out" "$name.ka" || fail "$name, closed after 7: other events"
 	check_log "$name, closed after 7" "$n" 7
-	emu_ctl POST /_emu/log/clear '{}' >/dev/null
-	emu_ctl POST /_emu/keepalive '{"max":7,"drop":true}' >/dev/null
+	ctl /log/clear '{}'
+	ctl /keepalive '{"max":7,"drop":true}'
 	dropped=$(emu_ctl GET /_emu/connections | $PY -c \
 		'import json, sys; print(json.load(sys.stdin)["dropped"])')
 	"$@" >"$name.drop" 2>"$name.drop.err" ||
@@ -74,16 +77,16 @@ sys.exit(d != want and "%d dropped, not %d" % (d, want))' "$dropped" "$n" ||
 		fail "$name: not every connection dropped a request"
 	grep -i 'error\|warn' "$name.ka.err" "$name.drop.err" &&
 		fail "$name: a closed connection was reported"
-	emu_ctl POST /_emu/keepalive '{"max":0}' >/dev/null
+	ctl /keepalive '{"max":0}'
 }
 
 # ---- (a) patchwork ----
 s=120
 start_emulator patchwork "$tmp/pw"
-pw_ctl /persist '{"on":false}'
-pw_ctl /projects '{"link_name":"netdev","maintainers":["ci"]}'
-pw_ctl /max-per-page '{"max":50}'
-pw_ctl /bulk "{\"project\":\"netdev\",\"count\":$s,\"mail\":true,\"state_changes\":true}"
+ctl /persist '{"on":false}'
+ctl /projects '{"link_name":"netdev","maintainers":["ci"]}'
+ctl /max-per-page '{"max":50}'
+ctl /bulk "{\"project\":\"netdev\",\"count\":$s,\"mail\":true,\"state_changes\":true}"
 cat >pw.conf <<CONF
 [source "pw"]
 	type = patchwork
@@ -129,13 +132,13 @@ for forge in github gitlab; do
 	# the constant: /user, and GitLab's project (its clone URL)
 	api=$emu_url key=repo k=1
 	[ $forge = gitlab ] && api=$emu_url/api/v4 key=project k=2
-	emu_ctl POST /_emu/persist '{"on":false}' >/dev/null
-	emu_ctl POST /_emu/users '{"login":"ada","token":"tok-ada"}' >/dev/null
-	emu_ctl POST /_emu/users '{"login":"bot","token":"tok-bot"}' >/dev/null
-	emu_ctl POST /_emu/repos "{\"owner\":\"kernel\",\"repo\":\"net\",\"from\":\"$tmp/tree\"}" >/dev/null
-	emu_ctl POST /_emu/pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"count\":$p}" >/dev/null
-	emu_ctl POST /_emu/comments "{\"owner\":\"kernel\",\"repo\":\"net\",\"number\":1,\"user\":\"ada\",\"body\":\"fine\",\"count\":$c}" >/dev/null
-	emu_ctl POST /_emu/log/clear '{}' >/dev/null
+	ctl /persist '{"on":false}'
+	ctl /users '{"login":"ada","token":"tok-ada"}'
+	ctl /users '{"login":"bot","token":"tok-bot"}'
+	ctl /repos "{\"owner\":\"kernel\",\"repo\":\"net\",\"from\":\"$tmp/tree\"}"
+	ctl /pulls "{\"owner\":\"kernel\",\"repo\":\"net\",\"user\":\"ada\",\"from\":\"$tmp/tree\",\"ref\":\"topic\",\"count\":$p}"
+	ctl /comments "{\"owner\":\"kernel\",\"repo\":\"net\",\"number\":1,\"user\":\"ada\",\"body\":\"fine\",\"count\":$c}"
+	ctl /log/clear '{}'
 	cat >$forge.conf <<CONF
 [source "f"]
 	type = $forge
