@@ -449,7 +449,7 @@ int pr_forge_open(struct pr_forge **out, struct pr_instance *inst,
 	f->http.token = o->token;
 	f->http.timeout_ms = o->timeout;
 	f->http.log_prefix = inst->prefix;
-	/* one kept-alive connection for the pages of a pass */
+	/* one kept-alive connection for all the instance's requests */
 	f->http.share = pr_http_share_new();
 	if (inst->kind && !strcmp(inst->kind, "sink"))
 		f->sink = &((const struct pr_forge_ctx *)inst->ctx)->sink;

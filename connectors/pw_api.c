@@ -113,7 +113,7 @@ int pr_pw_open(struct pr_pw **out, struct pr_instance *inst)
 	pw->http.token = o->token && *o->token ? o->token : NULL;
 	pw->http.timeout_ms = o->timeout;
 	pw->http.log_prefix = inst->prefix;
-	/* one kept-alive connection for the pages of a pass */
+	/* one kept-alive connection for all the instance's requests */
 	pw->http.share = pr_http_share_new();
 	*out = pw;
 	pw = NULL;
