@@ -281,7 +281,9 @@ static void test_share_reopens(void **state)
 	const struct server *s = *state;
 	struct pr_http_client c = { 0 };
 	struct pr_buf a = PR_BUF_INIT, b = PR_BUF_INIT;
+	struct pr_http_response r = { 0 };
 	struct stat st;
+	json_t *j;
 	int fd, sockets = 0;
 
 	c.share = pr_http_share_new();
@@ -292,6 +294,18 @@ static void test_share_reopens(void **state)
 	assert_string_equal(a.ptr, b.ptr);
 	port_of(&b, s, &c, "/conn");
 	assert_string_not_equal(a.ptr, b.ptr);
+	/* a write goes again whole, with its body */
+	port_of(&a, s, &c, "/dropnext");
+	assert_int_equal(get(&r, s, &c, "PATCH", "/echo", "{\"b\":2}", NULL),
+			 0);
+	assert_int_equal(r.status, 200);
+	j = json_loads(r.body.ptr, 0, NULL);
+	assert_string_equal(json_string_value(json_object_get(j, "method")),
+			    "PATCH");
+	assert_string_equal(json_string_value(json_object_get(j, "body")),
+			    "{\"b\":2}");
+	json_decref(j);
+	pr_http_response_release(&r);
 	/* the kept connection is open here */
 	for (fd = 3; fd < 1024; fd++) {
 		if (fstat(fd, &st) || !S_ISSOCK(st.st_mode))
