@@ -17,8 +17,9 @@
 # certificate nobody signed (refused with the reason, taken with ca-file),
 # the review refused (posted by the next pass).  ssh (the stream, the
 # fetch and the push): connection refused, no answer, closed at once, an
-# answer that is not ssh, the connection cut in the key exchange, and a
-# push Gerrit stored whose answer was lost (no second patch set after).
+# answer that is not ssh, the connection cut in the key exchange, a push
+# Gerrit stored whose answer was lost (no second patch set after), and a
+# push Gerrit took and never answered (the sink's timeout).
 # Then the daemon backing off until a 502 clears.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -220,6 +221,16 @@ ctl drop-push count=1 >/dev/null
 fault_run lostanswer relay.conf "$snk: .*"
 healthy_run lostanswer relay.conf
 counted "lost answer"
+
+# a push whose pack Gerrit took and that never hears back: the sink's
+# timeout ends it (the transfer's child is killed), nothing is stored, and
+# the next pass pushes the series once
+new_case stalledpush both
+ctl stall-push count=1 >/dev/null
+fault_run stalledpush relay.conf \
+	"sink 'gs': push to 'ssh://relay@127\\.0\\.0\\.1:[0-9]+/sink': nothing came or went for 3 s: the server does not answer"
+healthy_run stalledpush relay.conf
+counted "stalled push"
 
 # ---- the daemon (interval 1 s): two passes meet a 502; it backs off
 # (2 s, then 4 s) and delivers once the server answers
