@@ -38,6 +38,11 @@
  *   unknown branch, no permission) is a rejection, final, with Gerrit's
  *   reason.  Not reaching Gerrit (network, ssh login) is an error: the
  *   engine tries again.
+ * - The fetch of the target branch and the push run in child processes
+ *   under the sink's timeout (gitnet.h, pr_gitpush_send): a Gerrit that
+ *   stops answering is PR_ETIMEOUT, and libgit2's loss per ssh
+ *   connection dies with the child.  Their URLs are git's rewrites of
+ *   the sink's by insteadOf and pushInsteadOf (pr_gitnet_rewrite).
  */
 
 #define CREATION_FACTOR 60
