@@ -177,6 +177,7 @@ static int send_job(struct pr_buf *extra, void *payload)
 	    !(err = pr_buf_addbuf(extra, &j->said.status)) &&
 	    !(err = pr_buf_add(extra, "", 1)))
 		err = pr_buf_addbuf(extra, &j->said.remote);
+	pr_gitpush_said_release(&j->said);
 	return err;
 }
 

@@ -52,28 +52,25 @@ series() {
 	git -C mail format-patch -q -1 --stdout >"ml/$1.mbox" ||
 		fail "$1: format-patch"
 }
-cat >relay.conf <<CONF
+# the sink: source_keys' account and project, ssh-url the far one
+{
+	cat <<CONF
 [core]
 	state = $tmp/state.db
 [source "ml"]
 	type = mbox
 	path = $tmp/ml
 [sink "gs"]
-	type = gerrit
-	ssh-url = $far
-	ssh-key = $GERRIT_KEY_relay
-	known-hosts = $GERRIT_KNOWN_HOSTS
-	rest-url = $GERRIT_REST_URL
-	user = relay
-	password = env:GR_PW
-	project = kernel
+CONF
+	source_keys | sed "s|ssh-url = .*|ssh-url = $far|"
+	cat <<CONF
 	branch = master
-	cache-dir = $tmp/cache
 	timeout = 10s
 [route "out"]
 	from = ml
 	to = gs
 CONF
+} >relay.conf
 export GR_PW="$GERRIT_HTTP_PASSWORD_relay"
 # subjects PROJECT: the subjects of the project's changes
 subjects() {
