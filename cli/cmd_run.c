@@ -497,18 +497,19 @@ int cmd_run(int argc, char **argv)
 		/* a pass that did something says so; an idle one is debug */
 		pr_log(once || stats.events || stats.sent || stats.pending ||
 				       stats.refused || stats.rejected ||
-				       stats.landed
+				       stats.landed || stats.owed
 			       ? PR_LOG_INFO
 			       : PR_LOG_DEBUG,
 		       "run",
 		       "pass: %zu version(s) seen, %zu new, %zu mail(s) "
 		       "sent, %zu pending, %zu refused, %zu failing "
-		       "source(s), %zu mail(s) rejected, %zu landed",
+		       "source(s), %zu mail(s) rejected, %zu landed, "
+		       "%zu report(s) owed",
 		       stats.events, stats.new_versions, stats.sent,
 		       stats.pending, stats.refused, stats.failed_sources,
-		       stats.rejected, stats.landed);
+		       stats.rejected, stats.landed, stats.owed);
 		if (once) {
-			if (err < 0 || stats.pending)
+			if (err < 0 || stats.pending || stats.owed)
 				ret = PR_EXIT_RUNTIME;
 			break;
 		}

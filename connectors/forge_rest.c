@@ -375,15 +375,15 @@ static int comment_place(struct pr_forge_comment *c,
 	if (api->position &&
 	    (err = pr_forge_json_obj(&pos, o, api->position, false, what)))
 		return err;
-	if (!pos || !api->line_path ||
-	    (err = pr_forge_json_str(&c->path, pos, api->line_path, false,
+	if (!pos || !api->line.path ||
+	    (err = pr_forge_json_str(&c->path, pos, api->line.path, false,
 				     what)) ||
 	    !c->path)
 		return err;
-	c->line = opt_int(pos, api->line_no);
+	c->line = opt_int(pos, api->line.no);
 	if (!c->line)
-		c->line = opt_int(pos, api->line_old);
-	return api->line_hunk ? pr_forge_json_str(&c->hunk, o, api->line_hunk,
+		c->line = opt_int(pos, api->line.old);
+	return api->line.hunk ? pr_forge_json_str(&c->hunk, o, api->line.hunk,
 						  false, what)
 			      : 0;
 }

@@ -96,7 +96,9 @@ struct pr_forge_rest {
 	/* the object of a comment holding the fields below; NULL: itself */
 	const char *position;
 	/* its file, line (new side; else old side) and hunk fields */
-	const char *line_path, *line_no, *line_old, *line_hunk;
+	struct {
+		const char *path, *no, *old, *hunk;
+	} line;
 
 	/* ---- a pull request's JSON ---- */
 	const char *pr_what; /* "github pull request" */

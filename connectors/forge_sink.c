@@ -468,24 +468,13 @@ done:
 /* What a comment takes of a mail: the forges refuse over 65536. */
 #define RELAY_TEXT_MAX 60000
 
-/* How many bytes of s fit in max, not cutting a UTF-8 sequence. */
-static size_t capped(const char *s, size_t max)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	if (n <= max)
-		return n;
-	while (max && ((unsigned char)s[max] & 0xc0) == 0x80)
-		max--;
-	return max;
-}
-
 /* The comment a list reply becomes (Markdown). */
 static int relay_text(struct pr_buf *out, const struct pr_relay *r)
 {
 	const struct pr_event *ev = r->comment;
 	const char *name = ev->author.name && *ev->author.name ? ev->author.name
 							       : NULL;
+	const char *body = ev->body ? ev->body : "";
 	struct pr_buf text = PR_BUF_INIT;
 	size_t i;
 	int err;
@@ -501,9 +490,10 @@ static int relay_text(struct pr_buf *out, const struct pr_relay *r)
 		err = pr_buf_adds(out, ":\n\n");
 	/* plain text as mailed: no Markdown, no @mention, capped */
 	if (!err)
-		err = pr_buf_add(&text, ev->body ? ev->body : "",
-				 capped(ev->body, RELAY_TEXT_MAX));
-	if (!err && text.len < (ev->body ? strlen(ev->body) : 0))
+		err = pr_buf_add(&text, body,
+				 pr_utf8_fit(body, strlen(body),
+					     RELAY_TEXT_MAX));
+	if (!err && text.len < strlen(body))
 		err = pr_buf_adds(&text, "\n[... cut: see the archive]");
 	if (!err)
 		err = add_fenced(out, text.ptr);

@@ -166,18 +166,6 @@ static const char *tagged(const struct pr_gerrit_change *c, const char *tag)
 	return NULL;
 }
 
-/* How many bytes of s fit in max, not cutting a UTF-8 sequence. */
-static size_t capped(const char *s, size_t max)
-{
-	size_t n = strlen(s);
-
-	if (n <= max)
-		return n;
-	while (max && ((unsigned char)s[max] & 0xc0) == 0x80)
-		max--;
-	return max;
-}
-
 /* The review message a list reply becomes (plain text). */
 static int relay_text(struct pr_buf *out, const struct pr_relay *r)
 {
@@ -185,7 +173,7 @@ static int relay_text(struct pr_buf *out, const struct pr_relay *r)
 	const char *name = ev->author.name && *ev->author.name ? ev->author.name
 							       : NULL;
 	const char *body = ev->body ? ev->body : "";
-	size_t i, n = capped(body, RELAY_TEXT_MAX);
+	size_t i, n = pr_utf8_fit(body, strlen(body), RELAY_TEXT_MAX);
 	int err;
 
 	if (name && ev->author.email)

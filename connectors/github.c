@@ -119,10 +119,7 @@ const struct pr_forge_rest pr_github_rest = {
 	.list_line_comments = { "GET", "/pulls/", "/comments?per_page=100" },
 	.list_reviews = { "GET", "/pulls/", "/reviews?per_page=100" },
 	.comment_url = "html_url",
-	.line_path = "path",
-	.line_no = "line",
-	.line_old = "original_line",
-	.line_hunk = "diff_hunk",
+	.line = { "path", "line", "original_line", "diff_hunk" },
 
 	.pr_what = "github pull request",
 	.number = "number",

@@ -82,9 +82,7 @@ const struct pr_forge_rest pr_gitlab_rest = {
 
 	/* a comment on a line is a note ("DiffNote") with a position */
 	.position = "position",
-	.line_path = "new_path",
-	.line_no = "new_line",
-	.line_old = "old_line",
+	.line = { "new_path", "new_line", "old_line", NULL },
 
 	.pr_what = "gitlab merge request",
 	.number = "iid",

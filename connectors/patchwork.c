@@ -167,15 +167,7 @@ static enum pr_verdict step_verdict(struct pr_buf *desc,
 	}
 	if (!desc->len)
 		pr_buf_adds(desc, worst == PR_VERDICT_PASS ? "passed" : "");
-	if (desc->len > DESCRIPTION_MAX) {
-		size_t n = DESCRIPTION_MAX - 3;
-
-		/* cut on a character boundary */
-		while (n && ((unsigned char)desc->ptr[n] & 0xc0) == 0x80)
-			n--;
-		pr_buf_setlen(desc, n);
-		pr_buf_adds(desc, "...");
-	}
+	pr_buf_cap_utf8(desc, DESCRIPTION_MAX);
 	return worst;
 }
 

@@ -123,6 +123,24 @@ void pr_buf_setlen(struct pr_buf *b, size_t len)
 		b->ptr[len] = '\0';
 }
 
+size_t pr_utf8_fit(const char *s, size_t len, size_t max)
+{
+	if (len <= max)
+		return len;
+	/* back off continuation bytes: s[max] must start a character */
+	while (max && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--;
+	return max;
+}
+
+void pr_buf_cap_utf8(struct pr_buf *b, size_t max)
+{
+	if (b->len <= max)
+		return;
+	pr_buf_setlen(b, pr_utf8_fit(b->ptr, b->len, max - 3));
+	pr_buf_adds(b, "...");
+}
+
 void pr_buf_rtrim(struct pr_buf *b)
 {
 	while (b->len && strchr(" \t\r\n", b->ptr[b->len - 1]))

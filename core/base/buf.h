@@ -84,6 +84,12 @@ static inline void pr_buf_reset(struct pr_buf *b)
 }
 /* Remove trailing whitespace (space, tab, CR, LF). */
 void pr_buf_rtrim(struct pr_buf *b);
+/* How many bytes of s (len long) fit in max without cutting a UTF-8
+ * sequence: len when it fits, else max or less. */
+size_t pr_utf8_fit(const char *s, size_t len, size_t max);
+/* Cut b to max bytes (max > 3) on a UTF-8 boundary, "..." ending what
+ * was cut; b stays as it is when it fits. */
+void pr_buf_cap_utf8(struct pr_buf *b, size_t max);
 
 /* Append a whole file; the cap applies.  Errors name the path. */
 int pr_buf_read_file(struct pr_buf *b, const char *path);

@@ -545,6 +545,7 @@ static int give_feedback(const struct pass_ctx *c, const struct pr_series *s,
 		return note ? feedback_note(c, series_id, number, "done") : 0;
 	if (note && (err = feedback_note(c, series_id, number, "pending")))
 		return err;
+	c->stats->owed++;
 	return 1;
 }
 
@@ -584,10 +585,13 @@ static int show_report(const struct pass_ctx *c, const struct pr_event *ev,
 				      .series = ev->series,
 				      .series_id = series_id,
 				      .version = number };
+	int err;
 
 	if (c->opts->dry_run || ev->preview)
 		return 0;
-	return pr_report_fanout(&f, report);
+	if ((err = pr_report_fanout(&f, report)) > 0)
+		c->stats->owed++;
+	return err;
 }
 
 /* The version's patches as format-patch writes them, one mbox. */

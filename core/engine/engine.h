@@ -125,6 +125,7 @@ struct pr_engine_pass_stats {
 	size_t refused; /* versions a step failed: nothing delivered */
 	size_t rejected; /* mails a sink refused for good in this pass */
 	size_t landed; /* versions found landed on a watched branch */
+	size_t owed; /* feedback or reports that failed, tried next pass */
 };
 
 /*

@@ -24,19 +24,6 @@ static const char *verdict_word(enum pr_verdict v)
 				      : "pass";
 }
 
-/* s cut to max bytes on a UTF-8 boundary, "..." ending what was cut. */
-static void cap_utf8(struct pr_buf *s, size_t max)
-{
-	size_t n = max - 3;
-
-	if (s->len <= max)
-		return;
-	while (n && ((unsigned char)s->ptr[n] & 0xc0) == 0x80)
-		n--;
-	pr_buf_setlen(s, n);
-	pr_buf_adds(s, "...");
-}
-
 /*
  * One line: the first finding of the worst verdict ("size: 12 files
  * over 10", the first line of its output after it), and how many more
@@ -70,7 +57,7 @@ static int describe(struct pr_buf *out, const struct pr_report *r,
 				  first->detail);
 	if (!err && more)
 		err = pr_buf_addf(out, " (and %zu more)", more);
-	cap_utf8(out, DESCRIPTION_MAX);
+	pr_buf_cap_utf8(out, DESCRIPTION_MAX);
 	return err;
 }
 

@@ -529,32 +529,30 @@ static int message_column(struct pr_store *st, const char *sql,
 	return err ? err : (int)v;
 }
 
+/* One column of one delivery_messages row (?1 delivery, ?2 index). */
+#define MESSAGE_COLUMN(expr)                                           \
+	"SELECT " expr " FROM delivery_messages WHERE delivery_id = ?" \
+	" AND idx = ?"
+
 int pr_store_delivery_status(struct pr_store *st, int64_t delivery,
 			     size_t index)
 {
-	return message_column(st,
-			      "SELECT status FROM delivery_messages WHERE"
-			      " delivery_id = ? AND idx = ?",
-			      delivery, index);
+	return message_column(st, MESSAGE_COLUMN("status"), delivery, index);
 }
 
 int pr_store_delivery_attempts(struct pr_store *st, int64_t delivery,
 			       size_t index)
 {
-	return message_column(st,
-			      "SELECT attempts FROM delivery_messages WHERE"
-			      " delivery_id = ? AND idx = ?",
-			      delivery, index);
+	return message_column(st, MESSAGE_COLUMN("attempts"), delivery, index);
 }
 
+/* An attempt that returned noted its error, or marked the row. */
 int pr_store_delivery_cut_short(struct pr_store *st, int64_t delivery,
 				size_t index)
 {
-	/* an attempt that returned noted its error, or marked the row */
 	return message_column(st,
-			      "SELECT status = 0 AND attempts > 0 AND"
-			      " last_error IS NULL FROM delivery_messages"
-			      " WHERE delivery_id = ? AND idx = ?",
+			      MESSAGE_COLUMN("status = 0 AND attempts > 0 AND"
+					     " last_error IS NULL"),
 			      delivery, index);
 }
 

@@ -153,7 +153,11 @@ done
 # next pass posts it (once)
 new_case report
 fault "500 $comment"
-"$PATCHRELAY" run -c relay.conf --once 2>report.log || :
+rc=0
+"$PATCHRELAY" run -c relay.conf --once 2>report.log || rc=$?
+# --once says the report is owed: exit 3, and the pass line counts it
+[ "$rc" -eq 3 ] || fail "report: exit $rc, not 3: $(cat report.log)"
+grep -q ', 1 report(s) owed' report.log || fail "report: $(cat report.log)"
 grep -Eq "\[$forge:fg\] feedback on 'kernel/net#[0-9]+': POST .*500" \
 	report.log || fail "report: $(cat report.log)"
 grep -q "fault 500: POST" proxy.log || fail "report: no comment was refused"

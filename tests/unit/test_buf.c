@@ -63,6 +63,24 @@ static void test_rtrim_detach(void **state)
 	free(s);
 }
 
+static void test_utf8_cap(void **state)
+{
+	struct pr_buf b = PR_BUF_INIT;
+	const char *s = "ab\xc3\xa9\xe2\x82\xac"; /* "abé€", 7 bytes */
+
+	assert_int_equal(pr_utf8_fit(s, 7, 7), 7);
+	assert_int_equal(pr_utf8_fit(s, 7, 6), 4); /* not inside the euro */
+	assert_int_equal(pr_utf8_fit(s, 7, 5), 4);
+	assert_int_equal(pr_utf8_fit(s, 7, 4), 4);
+	assert_int_equal(pr_utf8_fit(s, 7, 3), 2); /* not inside the e */
+	pr_buf_adds(&b, s);
+	pr_buf_cap_utf8(&b, 7);
+	assert_string_equal(b.ptr, s);
+	pr_buf_cap_utf8(&b, 6); /* 3 bytes of text at the most: "ab" */
+	assert_string_equal(b.ptr, "ab...");
+	pr_buf_release(&b);
+}
+
 static void test_error_wrap(void **state)
 {
 	int err = pr_error(PR_EPARSE, "line %d: no From line", 3);
@@ -90,6 +108,7 @@ int main(void)
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_grow_large),
 		cmocka_unit_test(test_rtrim_detach),
+		cmocka_unit_test(test_utf8_cap),
 		cmocka_unit_test(test_error_wrap),
 		cmocka_unit_test(test_read_missing_file),
 	};
