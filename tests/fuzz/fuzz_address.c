@@ -1,4 +1,5 @@
 #include "base/pr.h"
+#include "fuzz_input.h"
 #include "engine/cfg.h"
 #include "mail/mail.h"
 #include "mail/outgoing.h"
@@ -84,7 +85,7 @@ static void check_mail(const char *mail, size_t len)
 		abort();
 }
 
-static void one(const char *line)
+static void one(const char *line, size_t len)
 {
 	struct pr_ident id = { NULL, NULL }, back = { NULL, NULL };
 	struct pr_version *v = NULL;
@@ -142,20 +143,6 @@ done:
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pr_buf line = PR_BUF_INIT;
-	size_t i = 0;
-
-	while (i < size) {
-		size_t n = 0;
-
-		while (i + n < size && data[i + n] != '\n')
-			n++;
-		pr_buf_reset(&line);
-		if (!memchr(data + i, '\0', n) &&
-		    !pr_buf_add(&line, data + i, n) && line.ptr)
-			one(line.ptr);
-		i += n + 1;
-	}
-	pr_buf_release(&line);
+	fuzz_each_line(data, size, one);
 	return 0;
 }

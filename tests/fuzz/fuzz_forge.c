@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "base/pr.h"
+#include "fuzz_input.h"
 #include "forge.h"
 #include "github.h"
 #include "gitlab.h"
@@ -74,17 +75,12 @@ static void fuzz_json(int which, const char *text, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pr_buf next = PR_BUF_INIT;
-	char *text;
+	size_t len;
 	int which;
+	char *text = fuzz_pick(data, size, 7, &which, &len);
 
-	if (!size)
-		return 0;
-	which = data[0] % 7;
-	text = malloc(size);
 	if (!text)
 		return 0;
-	memcpy(text, data + 1, size - 1);
-	text[size - 1] = '\0';
 	if (which == 0)
 		fuzz_cursor(text);
 	else if (which == 1)
@@ -94,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    next.len > size)
 			abort();
 	} else
-		fuzz_json(which, text, size - 1);
+		fuzz_json(which, text, len);
 	pr_buf_release(&next);
 	free(text);
 	pr_error_clear();

@@ -6,6 +6,7 @@
  * and rel="last", 6: Patchwork's hash of a mail body and of a diff.
  */
 #include "base/pr.h"
+#include "fuzz_input.h"
 #include "base/http.h"
 #include "git/pwhash.h"
 #include "patchwork.h"
@@ -90,30 +91,25 @@ static void fuzz_hash(const char *text, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pr_buf next = PR_BUF_INIT;
-	char *text;
+	size_t len;
 	int which;
+	char *text = fuzz_pick(data, size, 7, &which, &len);
 
-	if (!size)
-		return 0;
-	which = data[0] % 7;
-	text = malloc(size);
 	if (!text)
 		return 0;
-	memcpy(text, data + 1, size - 1);
-	text[size - 1] = '\0';
 	if (which == 0) {
 		fuzz_cursor(text);
 	} else if (which <= 3) {
-		fuzz_lists(which, text, size - 1);
+		fuzz_lists(which, text, len);
 	} else if (which == 4) {
-		fuzz_errors(text, size - 1);
+		fuzz_errors(text, len);
 	} else if (which == 5) {
 		if ((pr_http_link_rel(&next, text, "next") >= 0 &&
 		     next.len > size) ||
 		    pr_http_link_rel(&next, text, "last") < 0)
 			abort();
 	} else {
-		fuzz_hash(text, size - 1);
+		fuzz_hash(text, len);
 	}
 	pr_buf_release(&next);
 	free(text);
