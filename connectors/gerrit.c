@@ -634,6 +634,8 @@ static int gerrit_open(struct pr_instance *inst)
 	g->http.token = g->basic;
 	g->http.timeout_ms = o->timeout;
 	g->http.log_prefix = inst->prefix;
+	/* one kept-alive connection for all the instance's requests */
+	g->http.share = pr_http_share_new();
 	g->headers[0] = "Accept: application/json";
 	g->headers[1] = NULL;
 	g->http.headers = g->headers;
@@ -652,6 +654,7 @@ static void gerrit_close(struct pr_instance *inst)
 	if (!g)
 		return;
 	pr_gerrit_src_free(g->src);
+	pr_http_share_free(g->http.share);
 	if (g->basic) {
 		memset(g->basic, 0, strlen(g->basic));
 		free(g->basic);
