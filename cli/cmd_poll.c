@@ -4,6 +4,7 @@
 #include "engine/engine.h"
 #include "engine/graph.h"
 
+#include <errno.h>
 #include <jansson.h>
 
 /*
@@ -15,9 +16,18 @@
  * the comments of this poll gave it), "comments" and the last "cursor".
  */
 
+/*
+ * The JSON is written as jansson's json_dumps(JSON_INDENT(2) |
+ * JSON_SORT_KEYS) would write the whole document, but not held whole: the
+ * events and the comments go to temporary files as they come, and each
+ * series is kept as its compact JSON text, so that a long catch-up polled
+ * in parts (connectors/mailsrc.h) is not held at the end.
+ */
 struct poll_ctx {
 	bool json;
-	json_t *events, *series, *comments;
+	FILE *events, *comments; /* items, each as dumped alone */
+	size_t nr_events, nr_comments;
+	json_t *series; /* key: the series' compact JSON text */
 	char *cursor;
 };
 
@@ -108,6 +118,48 @@ static bool holds_all(const struct pr_version *v, json_t *o)
 	return true;
 }
 
+#define DUMP_FLAGS (JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENCODE_ANY)
+
+/* Write j's text with every line after the first indented by `indent`. */
+static void put_indented(FILE *f, json_t *j, const char *indent)
+{
+	char *s = json_dumps(j, DUMP_FLAGS), *p;
+
+	for (p = s; p && *p; p++) {
+		fputc(*p, f);
+		if (*p == '\n')
+			fputs(indent, f);
+	}
+	free(s);
+}
+
+/* One more item of a list spooled to f. */
+static void spool(FILE *f, size_t *nr, json_t *item)
+{
+	fputs(*nr ? ",\n    " : "\n    ", f);
+	put_indented(f, item, "    ");
+	(*nr)++;
+}
+
+/* A series as JSON (a new reference), NULL when not seen yet. */
+static json_t *series_get(struct poll_ctx *c, const char *key)
+{
+	const char *text = json_string_value(json_object_get(c->series, key));
+
+	return text ? json_loads(text, 0, NULL) : NULL;
+}
+
+/* Keep s (the reference is taken) as compact text under key. */
+static void series_put(struct poll_ctx *c, const char *key, json_t *s)
+{
+	char *text = json_dumps(s, JSON_COMPACT);
+
+	if (text)
+		json_object_set_new(c->series, key, json_string(text));
+	free(text);
+	json_decref(s);
+}
+
 static void add_version(struct poll_ctx *c, const struct pr_event *ev,
 			const struct pr_version *v)
 {
@@ -134,7 +186,8 @@ static void add_version(struct poll_ctx *c, const struct pr_event *ev,
 	json_object_set_new(e, "series", str(key));
 	json_object_set_new(e, "version", json_integer(v->number));
 	json_object_set_new(e, "patches", mids);
-	json_array_append_new(c->events, e);
+	spool(c->events, &c->nr_events, e);
+	json_decref(e);
 
 	json_object_set_new(sv, "version", json_integer(v->number));
 	json_object_set_new(sv, "total", json_integer(total));
@@ -143,13 +196,12 @@ static void add_version(struct poll_ctx *c, const struct pr_event *ev,
 			    str_or_null(v->cover ? v->cover->message_id
 						 : NULL));
 	json_object_set_new(sv, "patches", patches);
-	s = json_object_get(c->series, key);
+	s = series_get(c, key);
 	if (!s) {
 		s = json_object();
 		json_object_set_new(s, "submitter",
 				    str(ev->series->submitter.email));
 		json_object_set_new(s, "versions", json_array());
-		json_object_set_new(c->series, key, s);
 	}
 	versions = json_object_get(s, "versions");
 	/*
@@ -164,18 +216,19 @@ static void add_version(struct poll_ctx *c, const struct pr_event *ev,
 			    v->number &&
 		    holds_all(v, o)) {
 			json_array_set_new(versions, i, sv);
-			return;
+			sv = NULL;
+			break;
 		}
 	}
-	json_array_append_new(versions, sv);
+	if (sv)
+		json_array_append_new(versions, sv);
+	series_put(c, key, s);
 }
 
-/* The trailers list of patch `mid` in version `number` of series `key`. */
-static json_t *patch_trailers(struct poll_ctx *c, const char *key, int number,
-			      const char *mid)
+/* The trailers list of patch `mid` in version `number` of series s. */
+static json_t *patch_trailers(json_t *s, int number, const char *mid)
 {
-	json_t *versions =
-		json_object_get(json_object_get(c->series, key), "versions");
+	json_t *versions = json_object_get(s, "versions");
 	size_t i, j;
 
 	for (i = 0; i < json_array_size(versions); i++) {
@@ -200,13 +253,14 @@ static void add_comment(struct poll_ctx *c, const struct pr_event *ev)
 {
 	const struct pr_version *v = pr_series_latest(ev->series);
 	json_t *e = json_object(), *answers = json_array(),
-	       *trailers = json_array();
+	       *trailers = json_array(),
+	       *s = series_get(c, ev->series->origin_key);
 	size_t i, j;
 
 	for (i = 0; v && i < v->nr; i++) {
 		const struct pr_patch *p = v->patches[i];
-		json_t *into = patch_trailers(c, ev->series->origin_key,
-					      v->number, p->message_id);
+		json_t *into = s ? patch_trailers(s, v->number, p->message_id)
+				 : NULL;
 
 		json_array_append_new(answers, str(p->message_id));
 		for (j = 0; into && j < p->trailers.nr; j++)
@@ -222,8 +276,11 @@ static void add_comment(struct poll_ctx *c, const struct pr_event *ev)
 	json_object_set_new(e, "from", str(ev->author.email));
 	json_object_set_new(e, "answers", answers);
 	json_object_set_new(e, "trailers", trailers);
-	json_array_append(c->events, e);
-	json_array_append_new(c->comments, e);
+	spool(c->events, &c->nr_events, e);
+	spool(c->comments, &c->nr_comments, e);
+	json_decref(e);
+	if (s)
+		series_put(c, ev->series->origin_key, s);
 }
 
 static void print_text(const struct pr_event *ev, const struct pr_version *v)
@@ -278,9 +335,101 @@ static int on_event(const struct pr_event *ev, void *payload)
 	return 0;
 }
 
+/* A spooled list: [] when empty, else its items and the closing line. */
+static void put_list(FILE *spool, size_t nr)
+{
+	char chunk[16384];
+	size_t n;
+
+	if (!nr) {
+		fputs("[]", stdout);
+		return;
+	}
+	fputc('[', stdout);
+	rewind(spool);
+	while ((n = fread(chunk, 1, sizeof(chunk), spool)) > 0)
+		fwrite(chunk, 1, n, stdout);
+	fputs("\n  ]", stdout);
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The series, by key in byte order, as JSON_SORT_KEYS writes them. */
+static void put_series(json_t *series)
+{
+	size_t n = json_object_size(series), nr = 0, i;
+	const char **keys = pr_calloc(n + 1, sizeof(*keys));
+	void *it;
+
+	for (it = json_object_iter(series); it;
+	     it = json_object_iter_next(series, it))
+		keys[nr++] = json_object_iter_key(it);
+	if (nr)
+		qsort(keys, nr, sizeof(*keys), cmp_key);
+	fputs(nr ? "{" : "{}", stdout);
+	for (i = 0; i < nr; i++) {
+		json_t *k = str(keys[i]), *s;
+		const char *text =
+			json_string_value(json_object_get(series, keys[i]));
+
+		s = json_loads(text, 0, NULL);
+		fputs(i ? ",\n    " : "\n    ", stdout);
+		put_indented(stdout, k, "    ");
+		fputs(": ", stdout);
+		put_indented(stdout, s, "    ");
+		json_decref(k);
+		json_decref(s);
+	}
+	if (nr)
+		fputs("\n  }", stdout);
+	free((void *)keys);
+}
+
+/*
+ * The document, its three long members written where placeholders stand
+ * (a string of byte 1 and a letter, which no other string of it can
+ * print as: a quote in one is escaped).
+ */
+static void print_json(struct poll_ctx *c, const char *name)
+{
+	static const char *const mark[] = { "\"\\u0001c\"", "\"\\u0001e\"",
+					    "\"\\u0001s\"" };
+	json_t *root = json_object();
+	char *s, *p;
+	size_t i;
+
+	json_object_set_new(root, "source", str(name));
+	json_object_set_new(root, "comments", str("\001c"));
+	json_object_set_new(root, "events", str("\001e"));
+	json_object_set_new(root, "series", str("\001s"));
+	json_object_set_new(root, "cursor", str_or_null(c->cursor));
+	s = json_dumps(root, DUMP_FLAGS);
+	for (i = 0, p = s; p && i < PR_ARRAY_SIZE(mark); i++) {
+		char *at = strstr(p, mark[i]);
+
+		if (!at)
+			break;
+		fwrite(p, 1, (size_t)(at - p), stdout);
+		if (i == 0)
+			put_list(c->comments, c->nr_comments);
+		else if (i == 1)
+			put_list(c->events, c->nr_events);
+		else
+			put_series(c->series);
+		p = at + strlen(mark[i]);
+	}
+	if (p)
+		printf("%s\n", p);
+	free(s);
+	json_decref(root);
+}
+
 int cmd_poll(int argc, char **argv)
 {
-	struct poll_ctx c = { false, NULL, NULL, NULL, NULL };
+	struct poll_ctx c = { false, NULL, NULL, 0, 0, NULL, NULL };
 	struct pr_strlist problems = { 0 };
 	struct pr_graph *g = NULL;
 	const struct pr_graph_node *n;
@@ -330,9 +479,13 @@ int cmd_poll(int argc, char **argv)
 		ret = PR_EXIT_USAGE;
 		goto done;
 	}
-	c.events = json_array();
 	c.series = json_object();
-	c.comments = json_array();
+	if (c.json && (!(c.events = tmpfile()) || !(c.comments = tmpfile()))) {
+		fprintf(stderr, "patchrelay: error: no temporary file: %s\n",
+			strerror(errno));
+		ret = PR_EXIT_RUNTIME;
+		goto done;
+	}
 	/* nothing is stored, but a remote git source caches beside the state */
 	state = g->state ? g->state : PR_CLI_DEFAULT_STATE;
 	if ((err = pr_engine_state_dir(&state_dir, state)) == 0) {
@@ -348,27 +501,16 @@ int cmd_poll(int argc, char **argv)
 		ret = PR_EXIT_RUNTIME;
 		goto done;
 	}
-	if (c.json) {
-		json_t *root = json_object();
-		char *s;
-
-		json_object_set_new(root, "source", str(name));
-		json_object_set(root, "events", c.events);
-		json_object_set(root, "series", c.series);
-		json_object_set(root, "comments", c.comments);
-		json_object_set_new(root, "cursor", str_or_null(c.cursor));
-		s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
-		if (s)
-			printf("%s\n", s);
-		free(s);
-		json_decref(root);
-	} else if (c.cursor) {
+	if (c.json)
+		print_json(&c, name);
+	else if (c.cursor)
 		printf("cursor %s\n", c.cursor);
-	}
 done:
-	json_decref(c.events);
+	if (c.events)
+		fclose(c.events);
+	if (c.comments)
+		fclose(c.comments);
 	json_decref(c.series);
-	json_decref(c.comments);
 	free(c.cursor);
 	pr_buf_release(&state_dir);
 	pr_strlist_release(&problems);

@@ -449,11 +449,13 @@ int pr_forge_open(struct pr_forge **out, struct pr_instance *inst,
 	f->http.token = o->token;
 	f->http.timeout_ms = o->timeout;
 	f->http.log_prefix = inst->prefix;
+	/* one kept-alive connection for all the instance's requests */
+	f->http.share = pr_http_share_new();
 	if (inst->kind && !strcmp(inst->kind, "sink"))
 		f->sink = &((const struct pr_forge_ctx *)inst->ctx)->sink;
 	if ((ops->open && (err = ops->open(f))) ||
 	    (f->sink && (err = pr_forge_sink_open(f)))) {
-		free(f);
+		pr_forge_close(f);
 		return err;
 	}
 	*out = f;
@@ -462,6 +464,9 @@ int pr_forge_open(struct pr_forge **out, struct pr_instance *inst,
 
 void pr_forge_close(struct pr_forge *f)
 {
+	if (!f)
+		return;
+	pr_http_share_free(f->http.share);
 	free(f);
 }
 

@@ -152,6 +152,7 @@ int pr_gerrit_rest(struct pr_gerrit *g, struct pr_http_response *resp,
 	struct pr_buf url = PR_BUF_INIT, why = PR_BUF_INIT;
 	const char *base = g->o->rest_url;
 	size_t blen = strlen(base);
+	int64_t until;
 	int err;
 
 	memset(resp, 0, sizeof(*resp));
@@ -167,7 +168,15 @@ int pr_gerrit_rest(struct pr_gerrit *g, struct pr_http_response *resp,
 	if (resp->status >= 200 && resp->status < 300)
 		goto done;
 	add_reason(&why, resp);
-	if (resp->status == 401 || resp->status == 403) {
+	/* Gerrit answers 429 (quota plugins) or 503 with Retry-After */
+	if (pr_http_rate_limited(&until, resp, (int64_t)time(NULL))) {
+		if (until > g->retry_at)
+			g->retry_at = until;
+		err = pr_error(PR_EAGAIN,
+			       "rate limited until %lld (%s '%s': %ld%s%s)",
+			       (long long)until, method, url.ptr, resp->status,
+			       why.len ? ": " : "", why.ptr);
+	} else if (resp->status == 401 || resp->status == 403) {
 		err = pr_error(PR_EAUTH,
 			       "%s '%s': refused (%ld%s%s): check the user "
 			       "and HTTP password",
@@ -176,15 +185,6 @@ int pr_gerrit_rest(struct pr_gerrit *g, struct pr_http_response *resp,
 	} else if (resp->status == 404) {
 		err = pr_error(PR_ENOENT, "%s '%s': not found (404%s%s)",
 			       method, url.ptr, why.len ? ": " : "", why.ptr);
-	} else if (resp->status == 429 ||
-		   (resp->status == 503 && resp->retry_after > 0)) {
-		err = pr_error(
-			PR_EAGAIN, "rate limited until %lld (%s '%s': %ld%s%s)",
-			(long long)time(NULL) + (resp->retry_after > 0
-							 ? resp->retry_after
-							 : 60),
-			method, url.ptr, resp->status, why.len ? ": " : "",
-			why.ptr);
 	} else {
 		err = pr_error(PR_ENET, "%s '%s': HTTP status %ld%s%s", method,
 			       url.ptr, resp->status, why.len ? ": " : "",
@@ -634,6 +634,8 @@ static int gerrit_open(struct pr_instance *inst)
 	g->http.token = g->basic;
 	g->http.timeout_ms = o->timeout;
 	g->http.log_prefix = inst->prefix;
+	/* one kept-alive connection for all the instance's requests */
+	g->http.share = pr_http_share_new();
 	g->headers[0] = "Accept: application/json";
 	g->headers[1] = NULL;
 	g->http.headers = g->headers;
@@ -652,6 +654,7 @@ static void gerrit_close(struct pr_instance *inst)
 	if (!g)
 		return;
 	pr_gerrit_src_free(g->src);
+	pr_http_share_free(g->http.share);
 	if (g->basic) {
 		memset(g->basic, 0, strlen(g->basic));
 		free(g->basic);

@@ -228,6 +228,8 @@ struct pr_gerrit {
 	struct pr_gerrit_fb *emitting;
 	size_t nr_emitting;
 	bool emitting_preview;
+	/* the latest "rate limited until" a REST answer set: epoch seconds */
+	int64_t retry_at;
 };
 
 /* A change and the revision of it a series holds (for feedback). */
@@ -244,7 +246,8 @@ struct pr_gerrit_fb {
  * JSON body or NULL.  2xx: 0, with the answer in resp; else a negative
  * PR_E* naming the method and URL: PR_EAUTH for 401/403 ("refused ... the
  * user and HTTP password"), PR_ENOENT for 404, PR_EAGAIN "rate limited
- * until T" for 429 or a 503 with Retry-After, PR_ENET otherwise, with
+ * until T" (T in g->retry_at too) when pr_http_rate_limited says so (a
+ * 429, or a 503 or 403 with Retry-After), PR_ENET otherwise, with
  * Gerrit's plain-text reason.
  */
 int pr_gerrit_rest(struct pr_gerrit *g, struct pr_http_response *resp,

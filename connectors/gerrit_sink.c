@@ -10,6 +10,8 @@
 #include "gerrit.h"
 #include "gitcommit.h"
 #include "gitfetch.h"
+#include "gitnet.h"
+#include "gitpush.h"
 #include "git/rangediff.h"
 #include "mail/outgoing.h"
 #include "model/model.h"
@@ -36,37 +38,15 @@
  *   unknown branch, no permission) is a rejection, final, with Gerrit's
  *   reason.  Not reaching Gerrit (network, ssh login) is an error: the
  *   engine tries again.
+ * - The fetch of the target branch and the push run in child processes
+ *   under the sink's timeout (gitnet.h, pr_gitpush_send): a Gerrit that
+ *   stops answering is PR_ETIMEOUT, and libgit2's loss per ssh
+ *   connection dies with the child.  Their URLs are git's rewrites of
+ *   the sink's by insteadOf and pushInsteadOf (pr_gitnet_rewrite).
  */
 
 #define CREATION_FACTOR 60
 #define TOPIC_MAX 100
-
-/* The push's callbacks: gitfetch's first, then what Gerrit said. */
-struct push_cb {
-	struct pr_gitfetch_cb cb;
-	struct pr_buf text; /* the progress channel, "remote:" lines */
-	struct pr_buf status; /* a refused ref's reason */
-};
-
-static int on_progress(const char *str, int len, void *payload)
-{
-	struct push_cb *p = payload;
-
-	/* Gerrit says little; a flood is cut, not an error */
-	if (len > 0 && p->text.len < 256 * PR_KIB)
-		pr_buf_add(&p->text, str, (size_t)len);
-	return 0;
-}
-
-static int on_update(const char *refname, const char *status, void *payload)
-{
-	struct push_cb *p = payload;
-
-	PR_UNUSED(refname);
-	if (status && !p->status.len)
-		pr_buf_adds(&p->status, status);
-	return 0;
-}
 
 /* A topic Gerrit takes in a refspec option: [A-Za-z0-9._@+-], 100 bytes. */
 static int topic_of(struct pr_buf *out, const char *key)
@@ -317,20 +297,22 @@ done:
 	return err;
 }
 
-/* Push tip to refs/for/BRANCH%topic=T; what Gerrit said in cb. */
-static int push(struct push_cb *cb, git_repository *repo,
+/*
+ * Push tip to refs/for/BRANCH%topic=T at url (the push URL git makes of
+ * the sink's, pushInsteadOf applied), in a child process under the
+ * sink's timeout (gitpush.h); what Gerrit said in *said.
+ */
+static int push(struct pr_gitpush_said *said, git_repository *repo,
 		const struct pr_instance *inst, const char *url,
 		const struct pr_gitfetch_auth *auth, const git_oid *tip,
 		const char *topic)
 {
 	const struct pr_gerrit *g = inst->state;
 	git_remote_create_options create = GIT_REMOTE_CREATE_OPTIONS_INIT;
-	git_push_options po = GIT_PUSH_OPTIONS_INIT;
 	git_remote *remote = NULL;
 	git_reference *ref = NULL;
 	struct pr_buf spec = PR_BUF_INIT, local = PR_BUF_INIT;
-	char *specp;
-	git_strarray specs = { &specp, 1 };
+	const char *specp;
 	int err = 0;
 
 	if ((err = pr_buf_adds(&local, "refs/patchrelay/push/")) ||
@@ -344,25 +326,14 @@ static int push(struct push_cb *cb, git_repository *repo,
 			       g->o->branch.items[0], topic)))
 		goto done;
 	specp = spec.ptr;
+	/* insteadOf was applied by hand: libgit2's lookup leaks (gitnet.h) */
 	create.repository = repo;
 	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
 	if (git_remote_create_with_opts(&remote, url, &create) < 0) {
 		err = pr_gitcommit_fail(PR_EINVAL, inst->name, url);
 		goto done;
 	}
-	pr_gitfetch_callbacks(&po.callbacks, &cb->cb, auth, url);
-	po.callbacks.sideband_progress = on_progress;
-	po.callbacks.push_update_reference = on_update;
-	if (git_remote_push(remote, &specs, &po) < 0) {
-		const git_error *e = git_error_last();
-
-		err = pr_error(e && e->klass == GIT_ERROR_SSH &&
-					       strstr(e->message, "host key")
-				       ? PR_EAUTH
-				       : PR_ENET,
-			       "push to '%s': %s", url,
-			       e && e->message ? e->message : "failed");
-	}
+	err = pr_gitpush_send(said, remote, url, &specp, 1, auth);
 done:
 	git_remote_free(remote);
 	git_reference_free(ref);
@@ -373,16 +344,17 @@ done:
 
 /* Gerrit's answer as the delivery's status. */
 static int judge(struct pr_deliver_result *out, const struct pr_instance *inst,
-		 const struct pr_version_delivery *d, const struct push_cb *cb,
+		 const struct pr_version_delivery *d,
+		 const struct pr_gitpush_said *said,
 		 const struct pr_gerrit_push_answer *a)
 {
 	struct pr_buf why = PR_BUF_INIT, list = PR_BUF_INIT;
 	size_t i;
 	int err = 0;
 
-	if (cb->status.len && !strstr(cb->status.ptr, "no new changes")) {
+	if (said->ref.len && !strstr(said->status.ptr, "no new changes")) {
 		if ((err = pr_buf_addf(&why, "Gerrit refused the push: %s",
-				       cb->status.ptr)))
+				       said->status.ptr)))
 			goto done;
 		for (i = 0; i < a->errors.nr && !err; i++)
 			err = pr_buf_addf(&why, "; %s", a->errors.items[i]);
@@ -396,9 +368,9 @@ static int judge(struct pr_deliver_result *out, const struct pr_instance *inst,
 				  a->changes[i].is_new ? " (new)" : "");
 	pr_log_info(inst->prefix, "pushed v%d of '%s': %s", d->version->number,
 		    d->series->origin_key,
-		    cb->status.len ? "no new changes"
-		    : list.len	   ? list.ptr
-				   : "taken");
+		    said->ref.len ? "no new changes"
+		    : list.len	  ? list.ptr
+				  : "taken");
 	out->status = PR_DELIVER_OK;
 done:
 	pr_buf_release(&why);
@@ -415,10 +387,12 @@ int pr_gerrit_deliver_version(struct pr_instance *inst,
 	const char *project = o->project.items[0], *branch = o->branch.items[0];
 	struct pr_gitfetch_auth auth = { o->user,    o->password,
 					 o->ssh_key, o->known_hosts,
-					 o->timeout, o->ca_file };
-	struct push_cb cb;
+					 o->timeout, o->ca_file,
+					 true };
+	struct pr_gitpush_said said;
 	struct pr_gerrit_push_answer answer = { 0 };
 	struct pr_buf dir = PR_BUF_INIT, url = PR_BUF_INIT;
+	struct pr_buf push_url = PR_BUF_INIT;
 	struct pr_buf base_ref = PR_BUF_INIT, spec = PR_BUF_INIT;
 	struct pr_buf topic = PR_BUF_INIT;
 	git_repository *repo = NULL;
@@ -429,9 +403,7 @@ int pr_gerrit_deliver_version(struct pr_instance *inst,
 	git_oid tip;
 	int err;
 
-	memset(&cb, 0, sizeof(cb));
-	pr_buf_init(&cb.text, 0);
-	pr_buf_init(&cb.status, 0);
+	memset(&said, 0, sizeof(said));
 	out->status = PR_DELIVER_RETRY;
 	out->retry_after_ms = 0;
 	git_libgit2_init();
@@ -468,9 +440,12 @@ int pr_gerrit_deliver_version(struct pr_instance *inst,
 		goto done;
 	out->status = PR_DELIVER_RETRY;
 	if ((err = topic_of(&topic, d->series->origin_key)) ||
-	    (err = push(&cb, repo, inst, url.ptr, &auth, &tip, topic.ptr)) ||
-	    (err = pr_gerrit_push_parse(&answer, cb.text.ptr, cb.text.len)) ||
-	    (err = judge(out, inst, d, &cb, &answer)))
+	    (err = pr_gitnet_rewrite(&push_url, repo, url.ptr, true)) ||
+	    (err = push(&said, repo, inst, push_url.ptr, &auth, &tip,
+			topic.ptr)) ||
+	    (err = pr_gerrit_push_parse(&answer, said.remote.ptr,
+					said.remote.len)) ||
+	    (err = judge(out, inst, d, &said, &answer)))
 		goto done;
 	if (out->status == PR_DELIVER_OK)
 		err = remember(inst, d, ids, &answer);
@@ -482,10 +457,10 @@ done:
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	pr_gerrit_push_answer_release(&answer);
-	pr_buf_release(&cb.text);
-	pr_buf_release(&cb.status);
+	pr_gitpush_said_release(&said);
 	pr_buf_release(&dir);
 	pr_buf_release(&url);
+	pr_buf_release(&push_url);
 	pr_buf_release(&base_ref);
 	pr_buf_release(&spec);
 	pr_buf_release(&topic);

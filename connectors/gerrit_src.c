@@ -194,6 +194,7 @@ static int cursor_parse(struct pr_gerrit_cursor *c, const char *text)
 		goto bad;
 	set_str(&c->seen, json_string_value(json_object_get(root, "seen")));
 	c->at = json_integer_value(json_object_get(root, "at"));
+	c->retry_at = json_integer_value(json_object_get(root, "retry_at"));
 	chg = json_object_get(root, "changes");
 	if (chg && !json_is_object(chg))
 		goto bad;
@@ -236,6 +237,9 @@ static int cursor_format(struct pr_buf *out, const struct pr_gerrit_cursor *c)
 	if (c->seen)
 		json_object_set_new(root, "seen", json_string(c->seen));
 	json_object_set_new(root, "at", json_integer(c->at));
+	if (c->retry_at)
+		json_object_set_new(root, "retry_at",
+				    json_integer(c->retry_at));
 	for (i = 0; i < c->nr; i++) {
 		const struct pr_gerrit_chg *s = &c->chg[i];
 		json_t *o = json_object();
@@ -277,6 +281,8 @@ static int emit_event(struct pr_gerrit_poll *p, struct pr_series *s,
 		return err;
 	}
 	ev.cursor = pr_buf_detach(&text, NULL);
+	free(p->sent);
+	p->sent = pr_strdup(ev.cursor);
 	p->g->emitting_preview = preview;
 	err = p->emit(&ev, p->payload);
 	p->g->emitting_preview = false;
@@ -1251,6 +1257,37 @@ static int read_stream(struct pr_gerrit *g, struct pr_gerrit_src *s)
 	return err;
 }
 
+/*
+ * A REST rate limit met in this poll, kept in the cursor as the forges
+ * keep theirs, so that the next poll, in this process or in the next
+ * `run --once`, asks Gerrit nothing before it: retry_at set on the last
+ * cursor this poll handed the engine (or the one it was given), and
+ * nothing else of the failed poll.  The poll's error message stays.
+ */
+static int keep_retry_at(struct pr_gerrit_poll *p, const char *cursor)
+{
+	char msg[PR_ERROR_MAX];
+	struct pr_gerrit_cursor c;
+	struct pr_event ev = { 0 };
+	struct pr_buf text = PR_BUF_INIT;
+	int err;
+
+	snprintf(msg, sizeof(msg), "%s", pr_error_message());
+	if ((err = cursor_parse(&c, p->sent ? p->sent : cursor)))
+		return err;
+	c.retry_at = p->g->retry_at;
+	if (!(err = cursor_format(&text, &c))) {
+		ev.kind = PR_EVENT_STATE;
+		ev.cursor = pr_buf_detach(&text, NULL);
+		err = p->emit(&ev, p->payload);
+		pr_event_release(&ev);
+	}
+	cursor_release(&c);
+	if (!err)
+		pr_error(PR_EAGAIN, "%s", msg);
+	return err;
+}
+
 int pr_gerrit_poll(struct pr_instance *inst, const char *cursor,
 		   pr_event_fn emit, void *payload)
 {
@@ -1259,7 +1296,7 @@ int pr_gerrit_poll(struct pr_instance *inst, const char *cursor,
 	struct pr_buf text = PR_BUF_INIT, seen = PR_BUF_INIT;
 	struct pr_gerrit_src *s;
 	int64_t now = (int64_t)time(NULL);
-	int err;
+	int err, rc;
 
 	if (!g->src) {
 		g->src = pr_calloc(1, sizeof(*g->src));
@@ -1270,8 +1307,17 @@ int pr_gerrit_poll(struct pr_instance *inst, const char *cursor,
 	p.g = g;
 	p.emit = emit;
 	p.payload = payload;
+	g->retry_at = 0;
 	if ((err = cursor_parse(&p.c, cursor)))
 		goto done;
+	if (p.c.retry_at > now) {
+		err = pr_error(PR_EAGAIN,
+			       "rate limited until %lld (as Gerrit said in "
+			       "an earlier pass)",
+			       (long long)p.c.retry_at);
+		goto done;
+	}
+	p.c.retry_at = 0;
 	if (g->o->ssh_url && (err = read_stream(g, s)))
 		goto done;
 	if (s->stream)
@@ -1287,8 +1333,13 @@ int pr_gerrit_poll(struct pr_instance *inst, const char *cursor,
 	if (!inst->hooked && seen.len && p.c.seen &&
 	    !strcmp(seen.ptr, p.c.seen) && now - p.c.at < g->o->catch_up / 1000)
 		goto done;
-	if ((err = catch_up(&p)))
+	if ((err = catch_up(&p))) {
+		/* the store's failure, if keeping it fails, is the error */
+		if (err == PR_EAGAIN && g->retry_at > now && !p.stop &&
+		    (rc = keep_retry_at(&p, cursor)))
+			err = rc;
 		goto done;
+	}
 	set_str(&p.c.seen, seen.len ? seen.ptr : NULL);
 	p.c.at = now;
 	if ((err = cursor_format(&text, &p.c)))
@@ -1299,6 +1350,7 @@ done:
 	if (err < 0)
 		err = pr_error_wrap(err, "source '%s'", inst->name);
 	cursor_release(&p.c);
+	free(p.sent);
 	pr_buf_release(&text);
 	pr_buf_release(&seen);
 	return err;

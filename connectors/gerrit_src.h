@@ -25,6 +25,7 @@ struct pr_gerrit_chg {
 struct pr_gerrit_cursor {
 	char *seen; /* "SESSION.N.EVENTS" of the last catch-up */
 	int64_t at; /* wall time of the last catch-up */
+	int64_t retry_at; /* a REST rate limit: nothing asked before */
 	struct pr_gerrit_chg *chg;
 	size_t nr, alloc;
 };
@@ -59,6 +60,7 @@ struct pr_gerrit_poll {
 	pr_event_fn emit;
 	void *payload;
 	bool stop; /* an emit failed or asked to stop */
+	char *sent; /* the last cursor handed to emit, NULL: none yet */
 	const struct pr_gerrit_change_list *all; /* one project's open ones */
 	struct pr_gerrit_group *groups;
 	size_t nr_groups, alloc_groups;

@@ -14,7 +14,7 @@
 
 #define GITNET_IDLE_MS 60000
 #define GITNET_STEP_MS 200 /* how often the child's counters are read */
-#define GITNET_RECORD_MAX (64 * 1024) /* the child's message and extra */
+#define GITNET_RECORD_MAX (320 * 1024) /* the message, a push's answer */
 
 static int64_t now_ms(void)
 {

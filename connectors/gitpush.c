@@ -53,11 +53,7 @@ struct target {
 	char scratch[96];
 	/* a remote's URLs, rewritten by insteadOf when auth->insteadof */
 	struct pr_buf url, push_url;
-	/* a remote's callbacks: gitfetch's first, then push_status's */
-	struct push_cb {
-		struct pr_gitfetch_cb cb;
-		struct pr_buf why;
-	} cb;
+	struct pr_gitfetch_cb cb; /* the fetch's callbacks */
 };
 
 /* A remote's failure, its URL with any password as <redacted>. */
@@ -106,22 +102,146 @@ static void sweep_scratch(const char *dir)
 	pr_buf_release(&path);
 }
 
-/*
- * A transfer of the remote, run in a child process under gitnet.h's
- * watchdog (libgit2 alone would wait for ever on a server that does not
- * answer); what the push refused comes back in t->cb.why.
- */
-struct remote_job {
+#define PUSH_TEXT_MAX (256 * PR_KIB)
+
+void pr_gitpush_said_release(struct pr_gitpush_said *s)
+{
+	pr_buf_release(&s->ref);
+	pr_buf_release(&s->status);
+	pr_buf_release(&s->remote);
+}
+
+/* A push in the child of pr_gitnet_run, and what the server said. */
+struct send_job {
+	struct pr_gitfetch_cb cb; /* first: the callbacks' payload */
+	struct pr_gitpush_said said;
+	git_remote *remote;
+	const char *url;
+	git_strarray specs;
+	const struct pr_gitfetch_auth *auth;
+};
+
+static int on_progress(const char *str, int len, void *payload)
+{
+	struct send_job *j = payload;
+
+	/* a flood is cut, not an error */
+	if (len > 0 && j->said.remote.len < PUSH_TEXT_MAX)
+		pr_buf_add(&j->said.remote, str, (size_t)len);
+	return 0;
+}
+
+/* libgit2 tells each pushed ref's fate here: the first refusal is kept. */
+static int on_update(const char *refname, const char *status, void *payload)
+{
+	struct send_job *j = payload;
+
+	if (status && !j->said.ref.len && !pr_buf_adds(&j->said.ref, refname))
+		pr_buf_adds(&j->said.status, status);
+	return 0;
+}
+
+static int push_fail(const char *url)
+{
+	const git_error *e = git_error_last();
+	struct pr_buf safe = PR_BUF_INIT;
+	int err;
+
+	pr_gitfetch_safe_url(&safe, url);
+	err = pr_error(e && e->klass == GIT_ERROR_SSH && e->message &&
+				       strstr(e->message, "host key")
+			       ? PR_EAUTH
+			       : PR_ENET,
+		       "push to '%s': %s", safe.ptr,
+		       e && e->message ? e->message : "failed");
+	pr_buf_release(&safe);
+	return err;
+}
+
+/* The child: push, and send back "REF\0STATUS\0TEXT" in extra. */
+static int send_job(struct pr_buf *extra, void *payload)
+{
+	struct send_job *j = payload;
+	git_push_options po = GIT_PUSH_OPTIONS_INIT;
+	int err;
+
+	if ((err = pr_gitfetch_trust(j->auth)))
+		return err;
+	pr_gitfetch_callbacks(&po.callbacks, &j->cb, j->auth, j->url);
+	po.callbacks.sideband_progress = on_progress;
+	po.callbacks.push_update_reference = on_update;
+	if (git_remote_push(j->remote, &j->specs, &po) < 0)
+		return push_fail(j->url);
+	if (!(err = pr_buf_addbuf(extra, &j->said.ref)) &&
+	    !(err = pr_buf_add(extra, "", 1)) &&
+	    !(err = pr_buf_addbuf(extra, &j->said.status)) &&
+	    !(err = pr_buf_add(extra, "", 1)))
+		err = pr_buf_addbuf(extra, &j->said.remote);
+	pr_gitpush_said_release(&j->said);
+	return err;
+}
+
+/* rec[0..len) up to the next NUL into out; *at past it. */
+static int take_field(struct pr_buf *out, const struct pr_buf *rec, size_t *at)
+{
+	const char *p = rec->ptr + *at;
+	const char *nul = memchr(p, '\0', rec->len - *at);
+	size_t n = nul ? (size_t)(nul - p) : rec->len - *at;
+
+	*at += n + (nul ? 1 : 0);
+	return pr_buf_add(out, p, n);
+}
+
+int pr_gitpush_send(struct pr_gitpush_said *said, git_remote *remote,
+		    const char *url, const char *const *specs, size_t nr,
+		    const struct pr_gitfetch_auth *auth)
+{
+	struct send_job j;
+	struct pr_buf what = PR_BUF_INIT, rec = PR_BUF_INIT;
+	size_t at = 0;
+	int err;
+
+	memset(&j, 0, sizeof(j));
+	pr_buf_init(&said->ref, 0);
+	pr_buf_init(&said->status, 0);
+	pr_buf_init(&said->remote, 0);
+	pr_buf_init(&j.said.ref, 0);
+	pr_buf_init(&j.said.status, 0);
+	pr_buf_init(&j.said.remote, 0);
+	j.remote = remote;
+	j.url = url;
+	j.specs.strings = (char **)specs;
+	j.specs.count = nr;
+	j.auth = auth;
+	if ((err = pr_buf_adds(&what, "push to '")) ||
+	    (err = pr_gitfetch_safe_url(&what, url)) ||
+	    (err = pr_buf_addch(&what, '\'')) ||
+	    (err = pr_gitnet_run(&rec, auth ? auth->timeout_ms : 0, what.ptr,
+				 send_job, &j)))
+		goto done;
+	if (rec.len && ((err = take_field(&said->ref, &rec, &at)) ||
+			(err = take_field(&said->status, &rec, &at)) ||
+			(err = take_field(&said->remote, &rec, &at))))
+		goto done;
+done:
+	if (err)
+		pr_gitpush_said_release(said);
+	pr_buf_release(&what);
+	pr_buf_release(&rec);
+	return err;
+}
+
+/* The scratch repository's fetch of the remote, in a child (gitnet.h). */
+struct fetch_job {
 	struct target *t;
 	const struct pr_gitpush *p;
 	git_strarray *specs;
 	git_fetch_options *fo;
-	git_push_options *po;
 };
 
 static int fetch_job(struct pr_buf *extra, void *payload)
 {
-	const struct remote_job *j = payload;
+	const struct fetch_job *j = payload;
 
 	PR_UNUSED(extra);
 	if (pr_gitfetch_trust(j->p->auth))
@@ -131,39 +251,18 @@ static int fetch_job(struct pr_buf *extra, void *payload)
 	return 0;
 }
 
-static int push_job(struct pr_buf *extra, void *payload)
-{
-	const struct remote_job *j = payload;
-	struct pr_buf what = PR_BUF_INIT;
-	int err;
-
-	if (pr_gitfetch_trust(j->p->auth))
-		return pr_error_wrap(PR_ECONFIG, "sink '%s'", j->p->sink);
-	if (git_remote_push(j->t->push, j->specs, j->po) < 0) {
-		/* the message names the remote, its password as <redacted> */
-		pr_buf_adds(&what, "push to '");
-		pr_gitfetch_safe_url(&what, j->t->push_url.ptr);
-		pr_buf_addch(&what, '\'');
-		err = pr_gitcommit_fail(PR_ENET, j->p->sink, what.ptr);
-		pr_buf_release(&what);
-		return err;
-	}
-	return pr_buf_addbuf(extra, &j->t->cb.why);
-}
-
-static int remote_run(const char *verb, const char *url, struct remote_job *job,
-		      pr_gitnet_fn fn)
+static int fetch_run(struct fetch_job *job)
 {
 	struct pr_buf what = PR_BUF_INIT;
 	int err;
 
-	if (!(err = pr_buf_addf(&what, "sink '%s': %s '", job->p->sink,
-				verb)) &&
-	    !(err = pr_gitfetch_safe_url(&what, url)) &&
+	if (!(err = pr_buf_addf(&what, "sink '%s': fetch from '",
+				job->p->sink)) &&
+	    !(err = pr_gitfetch_safe_url(&what, job->t->url.ptr)) &&
 	    !(err = pr_buf_addch(&what, '\'')))
-		err = pr_gitnet_run(&job->t->cb.why,
+		err = pr_gitnet_run(NULL,
 				    job->p->auth ? job->p->auth->timeout_ms : 0,
-				    what.ptr, fn, job);
+				    what.ptr, fetch_job, job);
 	pr_buf_release(&what);
 	return err;
 }
@@ -188,7 +287,7 @@ static int remote_urls(struct target *t, const struct pr_gitpush *p)
 
 static int open_target(struct target *t, const struct pr_gitpush *p)
 {
-	struct remote_job job = { NULL, NULL, NULL, NULL, NULL };
+	struct fetch_job job = { NULL, NULL, NULL, NULL };
 	static const char *const fetch_specs[] = { "+refs/heads/*:refs/heads/*",
 						   "+refs/tags/*:refs/tags/*" };
 	git_strarray specs = { (char **)fetch_specs, 2 };
@@ -198,7 +297,6 @@ static int open_target(struct target *t, const struct pr_gitpush *p)
 	int err;
 
 	memset(t, 0, sizeof(*t));
-	pr_buf_init(&t->cb.why, 0);
 	if (!pr_gitpush_is_remote(p->url)) {
 		if (git_repository_open_ext(&t->repo, p->url,
 					    GIT_REPOSITORY_OPEN_NO_SEARCH,
@@ -235,19 +333,18 @@ static int open_target(struct target *t, const struct pr_gitpush *p)
 	if (strcmp(t->url.ptr, t->push_url.ptr) &&
 	    git_remote_create_with_opts(&t->push, t->push_url.ptr, &create) < 0)
 		return remote_fail(PR_EINVAL, p->sink, t->push_url.ptr);
-	pr_gitfetch_callbacks(&fo.callbacks, &t->cb.cb, p->auth, t->url.ptr);
+	pr_gitfetch_callbacks(&fo.callbacks, &t->cb, p->auth, t->url.ptr);
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	job.t = t;
 	job.p = p;
 	job.specs = &specs;
 	job.fo = &fo;
-	return remote_run("fetch from", t->url.ptr, &job, fetch_job);
+	return fetch_run(&job);
 }
 
 static void close_target(struct target *t)
 {
-	pr_buf_release(&t->cb.why); /* safe when zeroed: alloc 0 */
-	pr_buf_release(&t->url);
+	pr_buf_release(&t->url); /* safe when zeroed: alloc 0 */
 	pr_buf_release(&t->push_url);
 	if (t->push != t->remote)
 		git_remote_free(t->push);
@@ -258,16 +355,6 @@ static void close_target(struct target *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* libgit2 tells each pushed ref's fate here: a refusal is kept. */
-static int push_status(const char *refname, const char *status, void *data)
-{
-	struct pr_buf *why = &((struct push_cb *)data)->why;
-
-	if (status && !why->len)
-		pr_buf_addf(why, "'%s': %s", refname, status);
-	return 0;
-}
-
 /*
  * Set refname to tip in the target: a ref, or a forced push.  1 when the
  * remote refused it (out says why).
@@ -276,15 +363,14 @@ static int set_branch(struct target *t, const struct pr_gitpush *p,
 		      const char *refname, const git_oid *tip, const char *log,
 		      struct pr_deliver_result *out)
 {
-	git_push_options po = GIT_PUSH_OPTIONS_INIT;
-	struct remote_job job = { NULL, NULL, NULL, NULL, NULL };
+	struct pr_gitpush_said said;
 	git_reference *ref = NULL;
 	struct pr_buf spec = PR_BUF_INIT;
-	char *specp;
-	git_strarray specs = { &specp, 1 };
+	const char *specp;
 	git_oid had;
 	int err = 0;
 
+	memset(&said, 0, sizeof(said));
 	/*
 	 * The remote's branches were fetched: one already at tip (a push
 	 * whose answer was lost, or a crash before it was recorded) is not
@@ -304,20 +390,18 @@ static int set_branch(struct target *t, const struct pr_gitpush *p,
 	if ((err = pr_buf_addf(&spec, "+%s:%s", refname, refname)))
 		goto done;
 	specp = spec.ptr;
-	pr_gitfetch_callbacks(&po.callbacks, &t->cb.cb, p->auth,
-			      t->push_url.ptr);
-	po.callbacks.push_update_reference = push_status;
-	job.t = t;
-	job.p = p;
-	job.specs = &specs;
-	job.po = &po;
-	if ((err = remote_run("push to", t->push_url.ptr, &job, push_job)))
+	if ((err = pr_gitpush_send(&said, t->push, t->push_url.ptr, &specp, 1,
+				   p->auth))) {
+		err = pr_error_wrap(err, "sink '%s'", p->sink);
 		goto done;
-	if (t->cb.why.len) {
-		pr_gitcommit_reject(out, "push refused: %s", t->cb.why.ptr);
+	}
+	if (said.ref.len) {
+		pr_gitcommit_reject(out, "push refused: '%s': %s", said.ref.ptr,
+				    said.status.ptr);
 		err = 1;
 	}
 done:
+	pr_gitpush_said_release(&said);
 	git_reference_free(ref);
 	pr_buf_release(&spec);
 	return err;

@@ -56,6 +56,32 @@ struct pr_gitpush_result {
 
 void pr_gitpush_result_release(struct pr_gitpush_result *r);
 
+/*
+ * What the server of a push said back: the first ref it refused and its
+ * reason, and the text of its progress channel (the "remote:" lines, cut
+ * at 256 KiB), which Gerrit answers on.
+ */
+struct pr_gitpush_said {
+	struct pr_buf ref; /* the refused ref; empty: none was */
+	struct pr_buf status; /* why it was refused */
+	struct pr_buf remote; /* the progress channel's text */
+};
+
+void pr_gitpush_said_release(struct pr_gitpush_said *s);
+
+/*
+ * Push specs[0..nr) through remote (made in the parent, push URL url) in
+ * a child process under the watchdog of auth's timeout (gitnet.h), so
+ * that a server that stops answering is PR_ETIMEOUT and what libgit2
+ * loses per connection dies with the child.  0 with *said filled (a
+ * refusal is the caller's to judge), or a negative PR_E* "push to 'URL':
+ * why" (the password as <redacted>; PR_EAUTH for an ssh host key
+ * refused), which the caller prefixes with its instance.
+ */
+int pr_gitpush_send(struct pr_gitpush_said *said, git_remote *remote,
+		    const char *url, const char *const *specs, size_t nr,
+		    const struct pr_gitfetch_auth *auth);
+
 /* Is url a remote ("scheme://...", or scp-like "host:path"). */
 bool pr_gitpush_is_remote(const char *url);
 

@@ -471,7 +471,7 @@ done:
 }
 
 struct one_msg {
-	struct pr_mailsrc_batch *batch;
+	struct pr_mailsrc_parts *parts;
 	const char *pos;
 };
 
@@ -481,7 +481,7 @@ static int add_message(const char *data, size_t len,
 	struct one_msg *m = payload;
 
 	PR_UNUSED(w);
-	pr_mailsrc_batch_add(m->batch, m->pos, data, len, 0);
+	pr_mailsrc_parts_add(m->parts, m->pos, data, len, 0);
 	return 0;
 }
 
@@ -502,7 +502,7 @@ static int imap_poll(struct pr_instance *inst, const char *cursor,
 {
 	const struct pr_imap_ctx *ctx = inst->ctx;
 	struct pr_mailsrc_cursor prev;
-	struct pr_mailsrc_batch batch = { NULL, 0, 0 };
+	struct pr_mailsrc_parts parts;
 	struct pr_mailsrc_opts o;
 	struct pr_buf mbox_url = PR_BUF_INIT, url = PR_BUF_INIT,
 		      pos = PR_BUF_INIT, epoch = PR_BUF_INIT;
@@ -515,6 +515,7 @@ static int imap_poll(struct pr_instance *inst, const char *cursor,
 	int err = 0;
 
 	memset(&prev, 0, sizeof(prev));
+	memset(&parts, 0, sizeof(parts));
 	memset(&s, 0, sizeof(s));
 	s.inst = inst;
 	s.ctx = ctx;
@@ -539,8 +540,13 @@ static int imap_poll(struct pr_instance *inst, const char *cursor,
 	if ((err = pr_buf_addbuf(&mbox_url, &s.base)) ||
 	    (err = pr_http_escape(&mbox_url, s.mailbox.ptr)) ||
 	    (err = search(&s, mbox_url.ptr, from_start ? 1 : uid_of(prev.low),
-			  &uids)))
+			  &uids)) ||
+	    (err = pr_mailsrc_parts_init(&parts, from_start ? NULL : &prev)))
 		goto done;
+	pr_mailsrc_opts_init(&o, inst, ctx->wait, &ctx->trusted,
+			     (int64_t)time(NULL));
+	o.epoch = epoch.ptr;
+	/* a long catch-up in parts (connectors/mailsrc.h) */
 	for (i = 0; i < uids.nr; i++) {
 		struct one_msg m;
 
@@ -564,26 +570,21 @@ static int imap_poll(struct pr_instance *inst, const char *cursor,
 		}
 		if (err)
 			goto done;
-		m.batch = &batch;
+		m.parts = &parts;
 		m.pos = pos.ptr;
 		/* one message; the split drops the CRs of IMAP's line ends */
 		if ((err = pr_mbox_split(s.resp.ptr ? s.resp.ptr : "",
 					 s.resp.len, url.ptr, &mo, add_message,
 					 &m)))
 			goto done;
+		if (i + 1 < uids.nr && pr_mailsrc_parts_full(&parts) &&
+		    (err = pr_mailsrc_parts_emit(&parts, false, &o, emit,
+						 payload)))
+			goto done;
 	}
 	pr_log_debug(inst->prefix, "read %zu messages of '%s' on %s", uids.nr,
 		     s.mailbox.ptr, s.base.ptr);
-	memset(&o, 0, sizeof(o));
-	o.origin = inst->name;
-	o.prefix = inst->prefix;
-	o.wait_ms = ctx->wait;
-	o.trusted = &ctx->trusted;
-	o.now = (int64_t)time(NULL);
-	o.archive = NULL;
-	o.epoch = epoch.ptr;
-	err = pr_mailsrc_emit(&batch, from_start ? NULL : &prev, &o, emit,
-			      payload);
+	err = pr_mailsrc_parts_emit(&parts, true, &o, emit, payload);
 done:
 	if (err < 0)
 		err = pr_error_wrap(err, "source '%s'", inst->name);
@@ -598,7 +599,7 @@ done:
 	pr_buf_release(&epoch);
 	free(uids.v);
 	pr_mailsrc_cursor_release(&prev);
-	pr_mailsrc_batch_release(&batch);
+	pr_mailsrc_parts_release(&parts);
 	return err;
 }
 

@@ -291,7 +291,7 @@ done:
 
 /* mbox_split's callback: the one message of a file, CRs dropped. */
 struct one_file {
-	struct pr_mailsrc_batch *batch;
+	struct pr_mailsrc_parts *parts;
 	const struct entry *e;
 	bool seen, waited;
 };
@@ -302,18 +302,18 @@ static int add_message(const char *data, size_t len,
 	struct one_file *f = payload;
 
 	PR_UNUSED(w);
-	pr_mailsrc_batch_add(f->batch, f->e->pos, data, len, f->e->mtime);
-	f->batch->v[f->batch->nr - 1].seen = f->seen;
-	f->batch->v[f->batch->nr - 1].waited = f->waited;
+	pr_mailsrc_parts_add(f->parts, f->e->pos, data, len, f->e->mtime);
+	f->parts->b.v[f->parts->b.nr - 1].seen = f->seen;
+	f->parts->b.v[f->parts->b.nr - 1].waited = f->waited;
 	return 0;
 }
 
 /* Add the message of file e to the batch, seen or not, waited or not. */
-static int read_entry(struct pr_mailsrc_batch *batch, const struct entry *e,
+static int read_entry(struct pr_mailsrc_parts *parts, const struct entry *e,
 		      bool seen, bool waited)
 {
 	struct pr_mbox_opts mo = { false };
-	struct one_file f = { batch, e, seen, waited };
+	struct one_file f = { parts, e, seen, waited };
 	int err;
 
 	/* a chunk at a time, the message passed without a copy */
@@ -334,15 +334,24 @@ static int64_t pos_time(const char *pos)
 	return pos ? (int64_t)strtoll(pos, NULL, 10) : 0;
 }
 
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->pos,
+		      ((const struct entry *)b)->pos);
+}
+
 /*
  * The cursor: below high's second less SEEN_WINDOW every file was seen,
- * from there on exactly those named in `seen`.
+ * from there on exactly those named in `seen`.  After a part (a catch-up
+ * is read in parts, connectors/mailsrc.h) it describes the files up to the
+ * part's last (`end`) as read and the others as the last cursor did.
  */
 struct window {
 	const struct pr_mailsrc_cursor *prev; /* NULL: the first poll */
-	const struct scan *sc;
+	const struct scan *sc; /* sorted by position */
 	int64_t now;
 	struct pr_strlist held; /* the positions of the mails that wait */
+	size_t end; /* the files sc->v[0..end) were read, or passed over */
 };
 
 static bool was_seen(const struct window *w, const struct entry *e)
@@ -360,6 +369,29 @@ static bool was_seen(const struct window *w, const struct entry *e)
 	return pr_mailsrc_list_has(&c->seen, e->name);
 }
 
+/* l (borrowed) and the held files of the last cursor after the part. */
+static void held_after(struct pr_strlist *l, const struct window *w,
+		       const char **low)
+{
+	const struct pr_strlist *h = w->prev ? &w->prev->held : NULL;
+	const char *end = w->end ? w->sc->v[w->end - 1].pos : NULL;
+	size_t i;
+
+	if (w->end == w->sc->nr || !h || !h->nr)
+		return;
+	l->items = pr_calloc(w->held.nr + h->nr + 1, sizeof(char *));
+	if (w->held.nr)
+		memcpy(l->items, w->held.items, w->held.nr * sizeof(char *));
+	for (i = 0; i < h->nr; i++) {
+		if (end && strcmp(h->items[i], end) <= 0)
+			continue;
+		l->items[l->nr++] = h->items[i];
+		/* sorted: the first is the oldest */
+		if (!*low)
+			*low = h->items[i];
+	}
+}
+
 static int window_cursor(struct pr_buf *out, const char *low, void *payload)
 {
 	const struct window *w = payload;
@@ -373,27 +405,33 @@ static int window_cursor(struct pr_buf *out, const char *low, void *payload)
 	next.epoch = "";
 	next.high = w->prev ? w->prev->high : NULL;
 	/* a file dated ahead of the clock does not move high: it is named */
-	for (i = 0; i < w->sc->nr; i++)
+	for (i = 0; i < w->end; i++)
 		if (w->sc->v[i].mtime <= w->now &&
 		    (!next.high || strcmp(w->sc->v[i].pos, next.high) > 0))
 			next.high = w->sc->v[i].pos;
 	floor = pos_time(next.high) - SEEN_WINDOW;
 	names = pr_calloc(w->sc->nr + 1, sizeof(*names));
+	/* after the part, the files the last cursor saw stay seen */
 	for (i = 0; i < w->sc->nr; i++)
-		if (w->sc->v[i].mtime >= floor)
+		if (w->sc->v[i].mtime >= floor &&
+		    (i < w->end || was_seen(w, &w->sc->v[i])))
 			names[nr++] = w->sc->v[i].name;
 	if (nr)
 		qsort(names, nr, sizeof(*names), cmp_str);
-	/* borrowed: the list is not released */
+	/* borrowed: the lists are not released */
 	next.seen.items = (char **)names;
 	next.seen.nr = nr;
 	next.has_seen = true;
 	next.has_held = true;
 	next.held = w->held;
+	/* and what it held after the part waits still */
+	held_after(&next.held, w, &low);
 	next.low = (char *)(low ? low : next.high);
 	next.time = w->now;
 	err = pr_mailsrc_cursor_format(out, &next);
 	free(names);
+	if (next.held.items != w->held.items)
+		free(next.held.items);
 	return err;
 }
 
@@ -402,7 +440,7 @@ static int maildir_poll(struct pr_instance *inst, const char *cursor,
 {
 	const struct pr_maildir_ctx *ctx = inst->ctx;
 	struct pr_mailsrc_cursor prev;
-	struct pr_mailsrc_batch batch = { NULL, 0, 0 };
+	struct pr_mailsrc_parts parts;
 	struct pr_mailsrc_opts o;
 	struct scan sc = { NULL, 0, 0 };
 	struct window w;
@@ -411,6 +449,7 @@ static int maildir_poll(struct pr_instance *inst, const char *cursor,
 	int err = 0;
 
 	memset(&prev, 0, sizeof(prev));
+	memset(&parts, 0, sizeof(parts));
 	memset(&w, 0, sizeof(w));
 	if (cursor && (err = pr_mailsrc_cursor_parse(&prev, cursor)))
 		goto done;
@@ -420,41 +459,45 @@ static int maildir_poll(struct pr_instance *inst, const char *cursor,
 		goto done;
 	}
 	if ((err = scan_folder(&sc, ctx->path, "new")) ||
-	    (err = scan_folder(&sc, ctx->path, "cur")))
+	    (err = scan_folder(&sc, ctx->path, "cur")) ||
+	    (err = pr_mailsrc_parts_init(&parts, NULL)))
 		goto done;
+	if (sc.nr)
+		qsort(sc.v, sc.nr, sizeof(*sc.v), cmp_entry);
 	w.prev = cursor ? &prev : NULL;
 	w.sc = &sc;
 	w.now = (int64_t)time(NULL);
-	/* what was not seen, and what is at or after low (seen or not) */
-	for (i = 0; i < sc.nr && !err; i++) {
-		bool seen = was_seen(&w, &sc.v[i]);
-		bool waited = pr_mailsrc_list_has(&prev.held, sc.v[i].pos);
-
-		if (!seen || !prev.low || strcmp(sc.v[i].pos, prev.low) >= 0)
-			err = read_entry(&batch, &sc.v[i], seen, waited);
-	}
-	if (err)
-		goto done;
-	memset(&o, 0, sizeof(o));
-	o.origin = inst->name;
-	o.prefix = inst->prefix;
-	o.wait_ms = ctx->wait;
-	o.trusted = &ctx->trusted;
-	o.now = w.now;
-	o.archive = NULL;
-	o.epoch = "";
+	pr_mailsrc_opts_init(&o, inst, ctx->wait, &ctx->trusted, w.now);
 	o.has_prev = cursor != NULL;
 	o.prev_time = cursor ? prev.time : 0;
 	o.knows_waited = prev.has_held;
 	o.held = &w.held;
 	o.cursor = window_cursor;
 	o.cursor_payload = &w;
-	err = pr_mailsrc_emit_seen(&batch, &o, emit, payload);
+	/* what was not seen, and what is at or after low (seen or not), in
+	 * parts (connectors/mailsrc.h) */
+	for (i = 0; i < sc.nr; i++) {
+		bool seen = was_seen(&w, &sc.v[i]);
+		bool waited = pr_mailsrc_list_has(&prev.held, sc.v[i].pos);
+		bool read = !seen || !prev.low ||
+			    strcmp(sc.v[i].pos, prev.low) >= 0;
+
+		if (read && (err = read_entry(&parts, &sc.v[i], seen, waited)))
+			goto done;
+		if (i + 1 == sc.nr || !pr_mailsrc_parts_full(&parts))
+			continue;
+		w.end = i + 1;
+		if ((err = pr_mailsrc_parts_emit(&parts, false, &o, emit,
+						 payload)))
+			goto done;
+	}
+	w.end = sc.nr;
+	err = pr_mailsrc_parts_emit(&parts, true, &o, emit, payload);
 done:
 	if (err < 0)
 		err = pr_error_wrap(err, "source '%s'", inst->name);
 	pr_mailsrc_cursor_release(&prev);
-	pr_mailsrc_batch_release(&batch);
+	pr_mailsrc_parts_release(&parts);
 	scan_release(&sc);
 	pr_strlist_release(&w.held);
 	return err;

@@ -36,6 +36,19 @@ void pr_mailsrc_batch_release(struct pr_mailsrc_batch *b)
 	memset(b, 0, sizeof(*b));
 }
 
+void pr_mailsrc_opts_init(struct pr_mailsrc_opts *o,
+			  const struct pr_instance *inst, int64_t wait_ms,
+			  const struct pr_strlist *trusted, int64_t now)
+{
+	memset(o, 0, sizeof(*o));
+	o->origin = inst->name;
+	o->prefix = inst->prefix;
+	o->wait_ms = wait_ms;
+	o->trusted = trusted;
+	o->now = now;
+	o->epoch = "";
+}
+
 /* ---- cursor ---- */
 
 static bool plain_byte(unsigned char c)
@@ -874,7 +887,8 @@ int pr_mailsrc_emit_seen(const struct pr_mailsrc_batch *b,
 			/* a later posting completed what it lacked */
 			if (v->superseded || done_before(&e, v))
 				continue;
-			if (!due_at(&e, v, o->now)) {
+			if (!due_at(&e, v, o->now) ||
+			    (o->more && !o->carried && !v->complete)) {
 				pr_log_debug(o->prefix,
 					     "series '%s' v%d waits for its "
 					     "missing patches",
@@ -931,22 +945,49 @@ struct pos_poll {
 static int pos_cursor(struct pr_buf *out, const char *low, void *payload)
 {
 	const struct pos_poll *pp = payload;
+	const struct pr_strlist *before = pp->prev ? &pp->prev->held : NULL;
 	struct pr_mailsrc_cursor next;
+	const char *end = NULL;
 	size_t i;
+	int err;
 
 	memset(&next, 0, sizeof(next));
 	next.epoch = (char *)(pp->o->epoch ? pp->o->epoch : "");
-	next.high = pp->prev ? pp->prev->high : NULL;
 	/* skipped (unparsable) messages count as seen too */
 	for (i = 0; i < pp->b->nr; i++)
-		if (!next.high || strcmp(pp->b->v[i].pos, next.high) > 0)
-			next.high = pp->b->v[i].pos;
-	next.low = low ? (char *)low : next.high;
-	next.time = pp->o->now;
+		if (!end || strcmp(pp->b->v[i].pos, end) > 0)
+			end = pp->b->v[i].pos;
+	next.high = pp->prev ? pp->prev->high : NULL;
+	if (end && (!next.high || strcmp(end, next.high) > 0))
+		next.high = (char *)end;
 	/* borrowed, not released */
 	next.has_held = true;
 	next.held = *pp->held;
-	return pr_mailsrc_cursor_format(out, &next);
+	/*
+	 * A part that more parts follow keeps what the cursor it was read
+	 * from held after the part's newest mail: not read yet.
+	 */
+	if (pp->o->more && before && before->nr) {
+		next.held.items = pr_calloc(pp->held->nr + before->nr + 1,
+					    sizeof(char *));
+		if (pp->held->nr)
+			memcpy(next.held.items, pp->held->items,
+			       pp->held->nr * sizeof(char *));
+		for (i = 0; i < before->nr; i++) {
+			if (end && strcmp(before->items[i], end) <= 0)
+				continue;
+			next.held.items[next.held.nr++] = before->items[i];
+			/* sorted: the first is the oldest */
+			if (!low)
+				low = before->items[i];
+		}
+	}
+	next.low = (char *)(low ? low : next.high);
+	next.time = pp->o->now;
+	err = pr_mailsrc_cursor_format(out, &next);
+	if (next.held.items != pp->held->items)
+		free(next.held.items);
+	return err;
 }
 
 int pr_mailsrc_emit(struct pr_mailsrc_batch *b,
@@ -975,4 +1016,126 @@ int pr_mailsrc_emit(struct pr_mailsrc_batch *b,
 	err = pr_mailsrc_emit_seen(b, &po, emit, payload);
 	pr_strlist_release(&held);
 	return err;
+}
+
+/* ---- a poll in parts ---- */
+
+int pr_mailsrc_parts_init(struct pr_mailsrc_parts *p,
+			  const struct pr_mailsrc_cursor *prev)
+{
+	struct pr_buf text = PR_BUF_INIT;
+	const char *env = getenv("PATCHRELAY_MAIL_PART");
+	int err = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->max = PR_MAILSRC_PART;
+	/* a small part for the tests of a series split across parts */
+	if (env && atoi(env) > 0)
+		p->max = (size_t)atoi(env);
+	if (prev) {
+		/* a copy through its text: the cursor's lists are its own */
+		if (!(err = pr_mailsrc_cursor_format(&text, prev)))
+			err = pr_mailsrc_cursor_parse(&p->cur, text.ptr);
+		p->has_cur = !err;
+	}
+	pr_buf_release(&text);
+	return err;
+}
+
+void pr_mailsrc_parts_add(struct pr_mailsrc_parts *p, const char *pos,
+			  const char *data, size_t len, int64_t arrival)
+{
+	pr_mailsrc_batch_add(&p->b, pos, data, len, arrival);
+	p->bytes += len;
+}
+
+bool pr_mailsrc_parts_full(const struct pr_mailsrc_parts *p)
+{
+	return p->b.nr >= p->carried + p->max ||
+	       p->bytes >= PR_MAILSRC_PART_BYTES;
+}
+
+/* Keep the messages at or before end (NULL: those that wait). */
+static void keep(struct pr_mailsrc_parts *p, const char *end)
+{
+	size_t i, k = 0;
+
+	p->bytes = 0;
+	for (i = 0; i < p->b.nr; i++) {
+		struct pr_mailsrc_msg *m = &p->b.v[i];
+
+		if (end ? strcmp(m->pos, end) > 0
+			: !pr_mailsrc_list_has(&p->cur.held, m->pos)) {
+			free(m->pos);
+			free(m->data);
+			continue;
+		}
+		p->bytes += m->len;
+		p->b.v[k++] = *m;
+	}
+	p->b.nr = k;
+}
+
+void pr_mailsrc_parts_cut(struct pr_mailsrc_parts *p, const char *end)
+{
+	keep(p, end);
+}
+
+int pr_mailsrc_parts_emit(struct pr_mailsrc_parts *p, bool last,
+			  const struct pr_mailsrc_opts *o, pr_event_fn emit,
+			  void *payload)
+{
+	struct pr_mailsrc_opts po = *o;
+	struct pr_strlist held = { NULL, 0, 0 };
+	const struct pr_mailsrc_cursor *prev = p->has_cur ? &p->cur : NULL;
+	struct pos_poll pp = { &p->b, prev, &po, &held };
+	struct pr_mailsrc_cursor next;
+	struct pr_buf text = PR_BUF_INIT;
+	const char *low = NULL;
+	size_t i;
+	int err;
+
+	/* what is carried is bounded: past PR_MAILSRC_PART mails (whatever
+	 * the part's size), only what is not due yet waits */
+	po.more = !last;
+	po.carried = p->carried >= PR_MAILSRC_PART;
+	if (o->cursor) {
+		/* a source with a cursor of its own: it set the flags */
+		if ((err = pr_mailsrc_emit_seen(&p->b, &po, emit, payload)) ||
+		    last)
+			goto done;
+		pr_mailsrc_cursor_release(&p->cur);
+		p->cur.held = *o->held;
+		memset(o->held, 0, sizeof(*o->held));
+		if (p->cur.held.nr)
+			qsort(p->cur.held.items, p->cur.held.nr,
+			      sizeof(*p->cur.held.items), cmp_str);
+		goto keep;
+	}
+	po.held = &held;
+	if ((err = pr_mailsrc_emit(&p->b, prev, &po, emit, payload)) || last)
+		goto done;
+	for (i = 0; i < held.nr; i++)
+		if (!low || strcmp(held.items[i], low) < 0)
+			low = held.items[i];
+	if ((err = pos_cursor(&text, low, &pp)) ||
+	    (err = pr_mailsrc_cursor_parse(&next, text.ptr)))
+		goto done;
+	pr_mailsrc_cursor_release(&p->cur);
+	p->cur = next;
+	p->has_cur = true;
+keep:
+	keep(p, NULL);
+	p->carried = p->b.nr;
+done:
+	pr_strlist_release(&held);
+	pr_buf_release(&text);
+	return err;
+}
+
+void pr_mailsrc_parts_release(struct pr_mailsrc_parts *p)
+{
+	pr_mailsrc_batch_release(&p->b);
+	pr_mailsrc_cursor_release(&p->cur);
+	memset(p, 0, sizeof(*p));
 }

@@ -49,7 +49,8 @@ struct pr_asm_series;
  *   a mail), its ref.url the reply's archive link (when the source has an
  *   archive); a series gets the archive link of its first mail as
  *   archive_url.
- * - The new cursor rides on the last event emitted; a poll that emits
+ * - The new cursor rides on the last event emitted (of each part, for a
+ *   poll in parts, below); a poll that emits
  *   nothing leaves the cursor where it was (the next poll re-reads).
  */
 
@@ -129,7 +130,16 @@ struct pr_mailsrc_opts {
 	struct pr_strlist *skipped;
 	/* NULL, or gets the position of each mail of a version that waits */
 	struct pr_strlist *held;
+	/* more parts of this poll follow (pr_mailsrc_parts): an incomplete
+	 * version waits, due or not (its missing patches may be in the next
+	 * part), unless `carried` says enough mails wait already */
+	bool more, carried;
 };
+
+/* The options of a poll of instance inst at `now`; epoch "", no archive. */
+void pr_mailsrc_opts_init(struct pr_mailsrc_opts *o,
+			  const struct pr_instance *inst, int64_t wait_ms,
+			  const struct pr_strlist *trusted, int64_t now);
 
 /*
  * Group the batch (in position order) and emit its events: for each
@@ -153,6 +163,61 @@ int pr_mailsrc_emit(struct pr_mailsrc_batch *b,
 int pr_mailsrc_emit_seen(const struct pr_mailsrc_batch *b,
 			 const struct pr_mailsrc_opts *o, pr_event_fn emit,
 			 void *payload);
+
+/*
+ * A poll in parts, for a position-ordered source (imap, public-inbox): a
+ * long catch-up is read, grouped and emitted a part at a time, so that a
+ * poll holds one part, not the whole catch-up.  The source adds messages
+ * to `b` in position order and calls pr_mailsrc_parts_emit() when
+ * pr_mailsrc_parts_full() says so, and once at the end (last true).
+ *
+ * A part is a poll from the cursor the part before it ended with (`cur`,
+ * the poll's own cursor for the first part): it emits what that poll
+ * would, and its last event carries the cursor it ends with, whose high is
+ * the part's newest position and whose held list names the mails of the
+ * versions still waiting, and also the mails the previous cursor held that
+ * come after the part.  So a kill -9 at any point is a kill between two
+ * polls: the next poll re-reads from the last cursor stored.  Every
+ * incomplete version waits at the end of a part that is not the last (its
+ * missing patches may be in the next), unless the mails carried into the
+ * part were already PR_MAILSRC_PART (then only those not yet due wait).  After
+ * a part, `b` holds only the mails of the versions that wait, and `cur` the
+ * cursor the part ended with (also when it emitted nothing, and the cursor
+ * stored is the one before).
+ */
+struct pr_mailsrc_parts {
+	struct pr_mailsrc_batch b;
+	struct pr_mailsrc_cursor cur;
+	bool has_cur; /* false: the first part reads from the beginning */
+	size_t carried; /* the first `carried` messages of b waited */
+	size_t bytes; /* the bytes of b's messages */
+	size_t max; /* messages in a part */
+};
+
+/* A part: PR_MAILSRC_PART messages, or PATCHRELAY_MAIL_PART (for tests). */
+#define PR_MAILSRC_PART 2000
+#define PR_MAILSRC_PART_BYTES (32u << 20)
+
+/* Start with the poll's cursor (NULL: the beginning), which is copied. */
+int pr_mailsrc_parts_init(struct pr_mailsrc_parts *p,
+			  const struct pr_mailsrc_cursor *prev);
+/* Copy one message into the part. */
+void pr_mailsrc_parts_add(struct pr_mailsrc_parts *p, const char *pos,
+			  const char *data, size_t len, int64_t arrival);
+bool pr_mailsrc_parts_full(const struct pr_mailsrc_parts *p);
+/* Drop the messages after position end: the next part reads them again. */
+void pr_mailsrc_parts_cut(struct pr_mailsrc_parts *p, const char *end);
+/*
+ * Emit the part (pr_mailsrc_emit) and keep only what waits.  A source with
+ * a cursor of its own (o->cursor set: maildir) sets the messages' flags
+ * itself and its cursor describes the part (the files up to it, what the
+ * poll's cursor held after it); the part is pr_mailsrc_emit_seen's, and
+ * o->held, which names what it held, is emptied after it.
+ */
+int pr_mailsrc_parts_emit(struct pr_mailsrc_parts *p, bool last,
+			  const struct pr_mailsrc_opts *o, pr_event_fn emit,
+			  void *payload);
+void pr_mailsrc_parts_release(struct pr_mailsrc_parts *p);
 
 /* The options every mail source has (wait, trusted), for its table. */
 #define PR_MAILSRC_OPTIONS(ctx)                                                     \

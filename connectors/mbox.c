@@ -415,7 +415,7 @@ struct poll_file {
 	size_t seen_upto; /* its first bytes the last poll saw */
 	const char *data;
 	size_t at, line; /* where the walk to the next message is */
-	struct pr_mailsrc_batch *batch;
+	struct pr_mailsrc_parts *parts;
 };
 
 /* pr_mbox_split's callback: one message into the batch, seen or not. */
@@ -440,17 +440,27 @@ static int add_message(const char *data, size_t len,
 	/* a position sorts by file, then by message: "INDEX/NAME/NUMBER" */
 	if (!(err = pr_buf_addf(&pos, "%010zu/%s/%010zu", pf->index, pf->name,
 				w->number))) {
-		pr_mailsrc_batch_add(pf->batch, pos.ptr, data, len, pf->mtime);
-		pf->batch->v[pf->batch->nr - 1].seen = start < pf->seen_upto;
+		struct pr_mailsrc_batch *b = &pf->parts->b;
+
+		pr_mailsrc_parts_add(pf->parts, pos.ptr, data, len, pf->mtime);
+		b->v[b->nr - 1].seen = start < pf->seen_upto;
 	}
 	pr_buf_release(&pos);
 	return err;
 }
 
+/*
+ * The cursor after the files [0, end) were read (a poll is read in parts,
+ * connectors/mailsrc.h): the files after end as the last cursor had them,
+ * and waiting when it said so.
+ */
 struct mbox_cursor {
 	const struct seen_list *files;
 	const struct pr_strlist *held; /* positions */
 	int64_t now;
+	const struct pr_strlist *names; /* the folder's files, in name order */
+	const struct pr_strset *was_waiting;
+	size_t end;
 };
 
 /* The file name in a position "INDEX/NAME/NUMBER", once in out. */
@@ -481,6 +491,10 @@ static int write_cursor(struct pr_buf *out, const char *low, void *payload)
 	PR_UNUSED(low);
 	for (i = 0; mc->held && i < mc->held->nr; i++)
 		add_name(&waits, &names, mc->held->items[i]);
+	for (i = mc->end; i < mc->names->nr; i++)
+		if (pr_strset_has(mc->was_waiting, mc->names->items[i]) &&
+		    pr_strset_add(&names, mc->names->items[i]))
+			pr_strlist_add(&waits, mc->names->items[i]);
 	err = pr_buf_addf(out, "mbox2 time=%lld\n", (long long)mc->now);
 	for (i = 0; !err && i < waits.nr; i++)
 		err = pr_buf_addf(out, "wait %s\n", waits.items[i]);
@@ -526,8 +540,8 @@ static int count_event(const struct pr_event *ev, void *payload)
 	return cc->emit(ev, cc->payload);
 }
 
-/* Read file i into the batch when it is new, changed or holds a wait. */
-static int read_one(struct pr_mailsrc_batch *batch, struct pr_buf *data,
+/* Read file i into the part when it is new, changed or holds a wait. */
+static int read_one(struct pr_mailsrc_parts *parts, struct pr_buf *data,
 		    const struct pr_instance *inst, const struct pr_strset *w,
 		    const struct seen *was, struct seen *s, size_t i,
 		    bool *fresh, bool *moved, struct pr_buf *bad,
@@ -568,7 +582,7 @@ static int read_one(struct pr_mailsrc_batch *batch, struct pr_buf *data,
 	pf.mtime = (int64_t)sb.st_mtime;
 	pf.seen_upto = seen_part(was, data->ptr, data->len, hash);
 	pf.data = data->ptr;
-	pf.batch = batch;
+	pf.parts = parts;
 	*fresh = pf.seen_upto < data->len;
 	s->size = (long long)sb.st_size;
 	s->mtime = mtime;
@@ -597,19 +611,27 @@ static int mbox_poll(struct pr_instance *inst, const char *cursor,
 	struct pr_strlist names = { 0 }, skipped = { 0 }, held = { 0 };
 	struct pr_strset was_waiting = { NULL, 0, 0 };
 	struct pr_buf data, text = PR_BUF_INIT, bad = PR_BUF_INIT;
-	struct pr_mailsrc_batch batch = { NULL, 0, 0 };
+	struct pr_mailsrc_parts parts;
 	struct pr_mailsrc_opts o;
-	struct mbox_cursor mc = { &cur, &held, (int64_t)time(NULL) };
+	struct mbox_cursor mc;
 	struct count_ctx cc = { emit, payload, 0 };
 	struct pr_event ev = { 0 };
 	size_t i, kept = 0, nr_bad = 0, total = 0;
 	bool moved = !cursor, *fresh = NULL;
 	int err = 0;
 
+	memset(&parts, 0, sizeof(parts));
+	mc.files = &cur;
+	mc.held = &held;
+	mc.now = (int64_t)time(NULL);
+	mc.names = &names;
+	mc.was_waiting = &was_waiting;
+	mc.end = 0;
 	pr_buf_init(&data, PR_LIMIT_MBOX_BYTES);
 	seen_parse(&old, cursor);
 	cursor_waits(&was_waiting, cursor);
-	if ((err = list_folder(&names, ctx->path)))
+	if ((err = list_folder(&names, ctx->path)) ||
+	    (err = pr_mailsrc_parts_init(&parts, NULL)))
 		goto done;
 	fresh = pr_calloc(names.nr + 1, sizeof(*fresh));
 	for (i = 0; i < names.nr; i++) {
@@ -625,12 +647,20 @@ static int mbox_poll(struct pr_instance *inst, const char *cursor,
 	}
 	if (kept != old.nr)
 		moved = true;
+	pr_mailsrc_opts_init(&o, inst, ctx->wait, &ctx->trusted, mc.now);
+	o.has_prev = cursor != NULL;
+	o.prev_time = cursor_time(cursor);
+	o.cursor = write_cursor;
+	o.cursor_payload = &mc;
+	o.skipped = &skipped;
+	o.held = &held;
 	/*
 	 * The files read are one stream, in name order: a series, its
-	 * versions and its replies may be spread over several.
+	 * versions and its replies may be spread over several; it is
+	 * emitted in parts of whole files (connectors/mailsrc.h).
 	 */
 	for (i = 0; i < names.nr; i++) {
-		if ((err = read_one(&batch, &data, inst, &was_waiting,
+		if ((err = read_one(&parts, &data, inst, &was_waiting,
 				    seen_find(&old, names.items[i]),
 				    &cur.items[i], i, &fresh[i], &moved, &bad,
 				    &nr_bad)))
@@ -644,21 +674,15 @@ static int mbox_poll(struct pr_instance *inst, const char *cursor,
 				       ctx->path, PR_LIMIT_MBOX_BYTES / PR_MIB);
 			goto done;
 		}
+		if (i + 1 == names.nr || !pr_mailsrc_parts_full(&parts))
+			continue;
+		mc.end = i + 1;
+		if ((err = pr_mailsrc_parts_emit(&parts, false, &o, count_event,
+						 &cc)))
+			goto done;
 	}
-	memset(&o, 0, sizeof(o));
-	o.origin = inst->name;
-	o.prefix = inst->prefix;
-	o.wait_ms = ctx->wait;
-	o.trusted = &ctx->trusted;
-	o.now = mc.now;
-	o.epoch = "";
-	o.has_prev = cursor != NULL;
-	o.prev_time = cursor_time(cursor);
-	o.cursor = write_cursor;
-	o.cursor_payload = &mc;
-	o.skipped = &skipped;
-	o.held = &held;
-	if ((err = pr_mailsrc_emit_seen(&batch, &o, count_event, &cc)))
+	mc.end = names.nr;
+	if ((err = pr_mailsrc_parts_emit(&parts, true, &o, count_event, &cc)))
 		goto done;
 	/* a message of a new or changed file that is not mail */
 	for (i = 0; i < skipped.nr; i++) {
@@ -692,7 +716,7 @@ done:
 	if (err < 0)
 		err = pr_error_wrap(err, "source '%s'", inst->name);
 	free(fresh);
-	pr_mailsrc_batch_release(&batch);
+	pr_mailsrc_parts_release(&parts);
 	pr_strlist_release(&skipped);
 	pr_strlist_release(&held);
 	pr_strset_release(&was_waiting);

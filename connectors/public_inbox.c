@@ -20,13 +20,17 @@
  *
  * - A poll reads <inbox>/new.atom, then new.atom?t=<oldest second seen>,
  *   back until the cursor's `low` is reached or max-pages pages were read
- *   (connectors/pi_feed.h).  Then, for each entry at or after `low` whose
- *   message is not yet in the batch, it fetches the whole thread as
- *   <inbox>/<msgid>/t.mbox.gz (the msgid escaped as public-inbox's
- *   mid_escape does), gunzipped and split as mboxrd.  Every message of the
- *   thread goes into the batch, the older ones too: mailsrc emits only what
- *   is above the cursor's `high`, and the old ones give the grouping the
- *   cover letter and v1 the new mails answer.
+ *   (connectors/pi_feed.h).  Then, for each entry at or after `low`, oldest
+ *   first, whose message is not yet in the part being read, it fetches the
+ *   whole thread as <inbox>/<msgid>/t.mbox.gz (the msgid escaped as
+ *   public-inbox's mid_escape does), gunzipped and split as mboxrd.  Every
+ *   message of the thread goes into the part, the older ones too: mailsrc
+ *   emits only what is above the cursor's `high`, and the old ones give the
+ *   grouping the cover letter and v1 the new mails answer.
+ * - The entries are read in parts (pr_mailsrc_parts): when a part is full
+ *   at an entry, the messages after that entry are dropped (the thread is
+ *   fetched again with the entry that reaches them) and the part is
+ *   emitted, so a catch-up holds one part and the list of its entries.
  * - A message's position is "<time as 20 digits>.<Message-ID>", the time
  *   the archive received it (pr_pi_mail_time: its first Received: date,
  *   else its Date), which is what an Atom entry's <updated> says and what
@@ -35,8 +39,9 @@
  *   its arrival is neither taken as seen nor hides the mail after it.
  * - Any failure (the feed or a thread answering other than 200, a truncated
  *   gzip, a transport error) is logged with its URL and fails the poll
- *   before anything is emitted: the cursor stays where it was and the next
- *   poll fetches the same threads, so nothing is lost or emitted twice.
+ *   before anything more is emitted: the cursor stays where the last part
+ *   left it and the next poll fetches the same threads from there, so
+ *   nothing is lost or emitted twice.
  */
 
 struct pi_src {
@@ -139,15 +144,31 @@ done:
 }
 
 /*
- * The batch being read, and the Message-IDs in it: a set, so that a
+ * The part being read, and the Message-IDs in it: a set, so that a
  * catch-up of n messages makes n lookups of O(1) (a scan of the batch made
  * it quadratic).  By the id, not the position: an entry's time is when
  * the archive received the mail, which need not be the mail's Date.
  */
 struct pi_batch {
-	struct pr_mailsrc_batch b;
+	struct pr_mailsrc_parts parts;
 	struct pr_strset mids;
 };
+
+/* The Message-ID in a position "<time as 20 digits>.<Message-ID>". */
+static const char *pos_mid(const char *pos)
+{
+	return strlen(pos) > 21 ? pos + 21 : "";
+}
+
+/* The set again, of the messages the part kept. */
+static void remember(struct pi_batch *batch)
+{
+	size_t i;
+
+	pr_strset_release(&batch->mids);
+	for (i = 0; i < batch->parts.b.nr; i++)
+		pr_strset_add(&batch->mids, pos_mid(batch->parts.b.v[i].pos));
+}
 
 struct thread_ctx {
 	struct pi_batch *batch;
@@ -189,7 +210,7 @@ static int add_message(const char *data, size_t len,
 		goto done;
 	/* a thread fetched for two entries, or two threads sharing mails */
 	if (pr_strset_add(&t->batch->mids, mi.message_id))
-		pr_mailsrc_batch_add(&t->batch->b, pos.ptr, data, len, 0);
+		pr_mailsrc_parts_add(&t->batch->parts, pos.ptr, data, len, 0);
 done:
 	pr_mailinfo_release(&mi);
 	pr_buf_release(&pos);
@@ -272,14 +293,14 @@ static int pi_open(struct pr_instance *inst)
 
 /*
  * Walk the feed back from its newest page until the cursor's low is
- * reached, collecting the Message-IDs of the wanted entries into mids.  A
+ * reached, collecting the positions of the wanted entries into want.  A
  * first poll (no cursor) reads at most max-pages pages (0: no limit), so
  * that it does not walk an archive's whole history.  A poll with a cursor
  * walks until it reaches it however many pages that takes: stopping short
  * would either skip the unread pages (the cursor moves over them) or
  * leave the source stuck after an outage.
  */
-static int walk(struct pi_src *s, struct pr_strlist *mids,
+static int walk(struct pi_src *s, struct pr_strlist *want,
 		const struct pr_mailsrc_cursor *prev)
 {
 	struct pr_pi_walk w;
@@ -309,7 +330,7 @@ static int walk(struct pi_src *s, struct pr_strlist *mids,
 			goto done;
 		pages++;
 		for (i = 0; i < pg.nr; i++)
-			pr_strlist_add(mids, pg.v[i].mid);
+			pr_strlist_add(want, pg.v[i].pos);
 		if (pg.stuck)
 			pr_log_warn(prefix,
 				    "feed '%s': more than a page of messages "
@@ -341,23 +362,52 @@ done:
 	return err;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /*
- * The thread of each wanted entry whose message is not yet in the batch:
- * each thread once, however many of its messages the pages listed.
+ * The thread of each wanted entry, oldest first, whose message is not yet
+ * in the part: each thread once a part, however many of its messages the
+ * pages listed.  A part ends at an entry once it is full.
  */
 static int fetch_threads(struct pi_src *s, struct pi_batch *batch,
-			 const struct pr_strlist *mids, size_t *fetched)
+			 struct pr_strlist *want,
+			 const struct pr_mailsrc_opts *o, pr_event_fn emit,
+			 void *payload)
 {
-	size_t i;
-	int err;
+	size_t i, k, fetched = 0;
+	int err = 0;
 
-	for (i = 0; i < mids->nr; i++) {
-		if (pr_strset_has(&batch->mids, mids->items[i]))
+	if (want->nr)
+		qsort(want->items, want->nr, sizeof(*want->items), cmp_str);
+	for (i = 0, k = 0; i < want->nr; i++) {
+		const char *mid = pos_mid(want->items[i]);
+		bool last = i + 1 == want->nr;
+
+		if (!pr_strset_has(&batch->mids, mid)) {
+			if ((err = fetch_thread(s, batch, mid)))
+				return err;
+			fetched++;
+		}
+		if (!last && !pr_mailsrc_parts_full(&batch->parts))
 			continue;
-		if ((err = fetch_thread(s, batch, mids->items[i])))
+		pr_log_debug(s->inst->prefix,
+			     "entries %zu to %zu of %zu: fetched %zu threads, "
+			     "%zu messages",
+			     k + 1, i + 1, want->nr, fetched,
+			     batch->parts.b.nr);
+		if (!last)
+			pr_mailsrc_parts_cut(&batch->parts, want->items[i]);
+		if ((err = pr_mailsrc_parts_emit(&batch->parts, last, o, emit,
+						 payload)))
 			return err;
-		(*fetched)++;
+		remember(batch);
+		k = i + 1;
+		fetched = 0;
 	}
+	/* nothing wanted: a poll that emits nothing */
 	return 0;
 }
 
@@ -368,15 +418,14 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 	struct pr_mailsrc_cursor prev;
 	struct pi_batch batch;
 	struct pr_mailsrc_opts o;
-	struct pr_strlist mids;
+	struct pr_strlist want;
 	struct pi_src s;
 	struct pr_buf archive = PR_BUF_INIT;
-	size_t fetched = 0;
 	int err = 0;
 
 	memset(&prev, 0, sizeof(prev));
 	memset(&batch, 0, sizeof(batch));
-	memset(&mids, 0, sizeof(mids));
+	memset(&want, 0, sizeof(want));
 	memset(&s, 0, sizeof(s));
 	s.inst = inst;
 	s.ctx = ctx;
@@ -385,24 +434,16 @@ static int pi_poll(struct pr_instance *inst, const char *cursor,
 		goto done;
 	/* one connection for the pages and the threads */
 	s.http.share = pr_http_share_new();
-	if ((err = setup(&s)) || (err = walk(&s, &mids, &prev)) ||
-	    (err = fetch_threads(&s, &batch, &mids, &fetched)))
+	if ((err = setup(&s)) || (err = walk(&s, &want, &prev)) ||
+	    (err = pr_mailsrc_parts_init(&batch.parts, cursor ? &prev : NULL)))
 		goto done;
-	pr_log_debug(inst->prefix, "fetched %zu threads, %zu messages", fetched,
-		     batch.b.nr);
-	memset(&o, 0, sizeof(o));
-	o.origin = inst->name;
-	o.prefix = inst->prefix;
-	o.wait_ms = ctx->wait;
-	o.trusted = &ctx->trusted;
-	o.now = (int64_t)time(NULL);
-	o.epoch = "";
+	pr_mailsrc_opts_init(&o, inst, ctx->wait, &ctx->trusted,
+			     (int64_t)time(NULL));
 	/* the inbox's link to a message: <inbox>/<Message-ID>/ */
 	if ((err = pr_buf_addf(&archive, "%s%%m/", s.base.ptr)))
 		goto done;
 	o.archive = archive.ptr;
-	err = pr_mailsrc_emit(&batch.b, cursor ? &prev : NULL, &o, emit,
-			      payload);
+	err = fetch_threads(&s, &batch, &want, &o, emit, payload);
 done:
 	if (err < 0)
 		err = pr_error_wrap(err, "source '%s'", inst->name);
@@ -410,9 +451,9 @@ done:
 	pr_buf_release(&s.base);
 	pr_buf_release(&archive);
 	pr_mailsrc_cursor_release(&prev);
-	pr_mailsrc_batch_release(&batch.b);
+	pr_mailsrc_parts_release(&batch.parts);
 	pr_strset_release(&batch.mids);
-	pr_strlist_release(&mids);
+	pr_strlist_release(&want);
 	return err;
 }
 

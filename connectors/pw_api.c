@@ -113,6 +113,8 @@ int pr_pw_open(struct pr_pw **out, struct pr_instance *inst)
 	pw->http.token = o->token && *o->token ? o->token : NULL;
 	pw->http.timeout_ms = o->timeout;
 	pw->http.log_prefix = inst->prefix;
+	/* one kept-alive connection for all the instance's requests */
+	pw->http.share = pr_http_share_new();
 	*out = pw;
 	pw = NULL;
 done:
@@ -124,6 +126,7 @@ void pr_pw_free(struct pr_pw *pw)
 {
 	if (!pw)
 		return;
+	pr_http_share_free(pw->http.share);
 	pr_buf_release(&pw->api);
 	free(pw);
 }

@@ -2,19 +2,35 @@
 
 #include <ctype.h>
 #include <curl/curl.h>
+#include <fcntl.h>
 
 #include "base/http.h"
 #include "base/trace.h"
 
 /*
- * One easy handle per request: the forges are polled serially and rarely,
- * so connection reuse is not worth the shared state.
+ * One easy handle per request.  A client with a share (pr_http_share_new)
+ * leaves its connection in the share's cache for the next request; libcurl
+ * checks a cached connection before it reuses it and, when the server
+ * closed it (or closes it as the request goes out, before any answer),
+ * sends the request again once on a new connection.
  */
 
 struct recv_ctx {
 	struct pr_http_response *resp;
 	int err; /* the first body error (the cap) */
 };
+
+/*
+ * A kept connection outlives the request: it must not leak into the
+ * commands a check runs (exec, kernel-ci), which would hold it open.
+ */
+static int on_socket(void *payload, curl_socket_t fd, curlsocktype purpose)
+{
+	PR_UNUSED(payload);
+	PR_UNUSED(purpose);
+	fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
+	return CURL_SOCKOPT_OK;
+}
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *payload)
 {
@@ -177,6 +193,7 @@ int pr_http_request(struct pr_http_response *resp,
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 30000L);
 	if (c->share)
 		curl_easy_setopt(h, CURLOPT_SHARE, (CURLSH *)c->share);
+	curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, on_socket);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
 	if (json_body) {

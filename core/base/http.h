@@ -42,7 +42,9 @@ struct pr_http_client {
 	 * NULL, or a pr_http_share_new(): the requests made with it keep
 	 * their connections open for the next one (a catch-up of thousands
 	 * of requests to one archive; a new connection each cost public-inbox
-	 * about half again the time of the request)
+	 * about half again the time of the request).  A kept connection the
+	 * server closed is replaced by a new one, once, without an error;
+	 * sockets are close-on-exec.
 	 */
 	void *share;
 };

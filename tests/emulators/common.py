@@ -283,6 +283,8 @@ class Emulator:
     # ---- state helpers ----
 
     def save(self):
+        if not self.state.get("persist", True):
+            return
         tmp = self.state_path + ".tmp"
         with open(tmp, "w") as f:
             json.dump(self.state, f, indent=1, sort_keys=True)
@@ -459,6 +461,9 @@ class Emulator:
             return Response(200, {"cleared": True})
         if req.method == "GET" and p == "/state":
             return Response(200, self.state)
+        if req.method == "GET" and p == "/connections":
+            return Response(200, {"opened": self.state.get("next_conn", 0),
+                                  "dropped": self.state.get("dropped", 0)})
         if req.method != "POST":
             raise ApiError(404, {"error": "no such control endpoint"})
         j = req.json(bad)
@@ -468,6 +473,14 @@ class Emulator:
                 if k not in j:
                     raise ApiError(400, {"error": "missing field '%s'" % k})
 
+        if p == "/persist":
+            self.state["persist"] = bool(j.get("on", True))
+            return Response(200, {"persist": self.state["persist"]})
+        if p == "/keepalive":
+            ka = {"max": int(j.get("max", 0)), "drop": bool(j.get("drop"))}
+            self.state["keepalive"] = ka
+            self.save()
+            return Response(200, ka)
         if p == "/users":
             need("login", "token")
             login = j["login"]
@@ -522,8 +535,9 @@ class Emulator:
         if p == "/comments":
             need("owner", "repo", "number", "user", "body")
             pr = self.get_pull(j["owner"], j["repo"], int(j["number"]))
-            c = self.add_comment(pr, j["user"], j["body"],
-                                 bool(j.get("system", False)))
+            for i in range(int(j.get("count", 1))):
+                c = self.add_comment(pr, j["user"], j["body"],
+                                     bool(j.get("system", False)))
             self.save()
             return Response(201, {"id": c["id"]})
         if p == "/fail":
@@ -862,6 +876,9 @@ def make_handler(emu):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = emu.name + "-emulator"
+        # headers and body go out in two writes: without this, a kept
+        # connection waits for the client's delayed ACK (40 ms) each time
+        disable_nagle_algorithm = True
 
         def log_message(self, fmt, *args):
             pass
@@ -882,6 +899,31 @@ def make_handler(emu):
             n = int(self.headers.get("Content-Length") or 0)
             return self.rfile.read(n) if n else b""
 
+        def kept(self):
+            """Whether this connection may take one more request (the
+            keepalive knob), numbering it at its first API request."""
+            with emu.lock:
+                if not hasattr(self, "conn"):
+                    self.conn = emu.state.get("next_conn", 0) + 1
+                    emu.state["next_conn"] = self.conn
+                    self.answers = 0
+                ka = emu.state.get("keepalive") or {}
+                if not ka.get("drop") or not ka.get("max") or \
+                        self.answers < ka["max"]:
+                    return True
+                emu.state["dropped"] = emu.state.get("dropped", 0) + 1
+            # an idle connection closed as the request came: no answer
+            self.close_connection = True
+            return False
+
+        def answered(self):
+            self.answers += 1
+            ka = emu.state.get("keepalive") or {}
+            if ka.get("max") and not ka.get("drop") and \
+                    self.answers >= ka["max"]:
+                # closed without a "Connection: close" to warn the client
+                self.close_connection = True
+
         def dispatch(self):
             body = self.read_body()
             req = Request(self.command, self.path, self.headers, body,
@@ -893,6 +935,8 @@ def make_handler(emu):
                     except ApiError as e:
                         resp = Response(e.status, e.body, e.headers)
                 self.send(resp)
+                return
+            if not self.kept():
                 return
             with emu.lock:
                 rule = emu.take_fail(req)
@@ -915,12 +959,14 @@ def make_handler(emu):
                     "accept": req.headers.get("Accept"),
                     "api_version": req.headers.get("X-GitHub-Api-Version"),
                     "auth_scheme": req.headers.get(
-                        "Authorization", "").partition(" ")[0] or None})
+                        "Authorization", "").partition(" ")[0] or None,
+                    "conn": self.conn})
                 emu.save()
             try:
                 self.send(resp)
             except (BrokenPipeError, ConnectionResetError):
                 pass
+            self.answered()
 
         def send(self, resp):
             self.send_response(resp.status)

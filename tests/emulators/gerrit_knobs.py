@@ -123,6 +123,12 @@ def drop_push(store, p):
     return {"drop_pushes": st.d["drop_pushes"]}
 
 
+def stall_push(store, p):
+    with store.open(write=True) as st:
+        st.d["stall_pushes"] = int(p.get("count", 1))
+    return {"stall_pushes": st.d["stall_pushes"]}
+
+
 def fail_clear(store, p):
     with store.open(write=True) as st:
         st.d["fails"] = []
@@ -380,7 +386,8 @@ def state(store, p):
 
 KNOBS = {
     "create-project": create_project, "fail": fail, "fail-clear": fail_clear,
-    "drop-push": drop_push, "cut-streams": cut_streams, "streams": list_streams,
+    "drop-push": drop_push, "stall-push": stall_push,
+    "cut-streams": cut_streams, "streams": list_streams,
     "wait-streams": wait_streams, "end-sessions": end_sessions,
     "dropped-output": dropped_output, "review": review, "patchset": patchset,
     "merge": merge, "abandon": move("abandon"), "restore": move("restore"),

@@ -14,6 +14,7 @@ import os
 import re
 import signal
 import sys
+import time
 import urllib.parse
 
 from gerrit_store import Error, Store, ZERO, footer_change_ids, git
@@ -103,6 +104,12 @@ def hook(root, name):
         options.append(line)
     user = os.environ.get("GERRIT_EMU_USER", "")
     project = os.environ.get("GERRIT_EMU_PROJECT", "")
+    with Store(root).open(write=True) as st:
+        stall = st.d.get("stall_pushes", 0)
+        if stall:
+            st.d["stall_pushes"] = stall - 1
+    if stall:
+        return stall_until_gone()
     results = Receive(Store(root), user, project, options).run(cmds)
     with Store(root).open(write=True) as st:
         drop = st.d.get("drop_pushes", 0)
@@ -121,6 +128,23 @@ def hook(root, name):
                   "ng %s %s" % (ref, reason))
     write_pkt(out, None)
     return 0
+
+
+def stall_until_gone():
+    """The stall-push knob: the pack was taken, and no answer comes (not
+    even a keepalive: the connection is silent) until the client leaves,
+    as a Gerrit whose receive stalls.  Nothing is stored."""
+    from gerrit_ssh import sshd_pid
+    pid = sshd_pid()
+    for _ in range(3000):  # 10 minutes at most
+        try:
+            if pid is None:
+                break
+            os.kill(pid, 0)
+        except OSError:
+            break
+        time.sleep(0.2)
+    return 1
 
 
 class Receive:

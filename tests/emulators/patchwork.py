@@ -157,10 +157,6 @@ class Patchwork(Emulator):
 
     # ---- plumbing ----
 
-    def save(self):
-        if self.state.get("persist", True):
-            super().save()
-
     def ratelimit_headers(self):
         return {}
 
@@ -1022,8 +1018,8 @@ class Patchwork(Emulator):
     def control(self, req):
         p = req.path[len("/_emu"):]
         if req.method != "POST" or p not in (
-                "/projects", "/mail", "/states", "/bulk", "/persist",
-                "/set", "/max-per-page"):
+                "/projects", "/mail", "/states", "/bulk", "/set",
+                "/max-per-page"):
             return super().control(req)
         j = req.json(lambda: ApiError(400, {"error": "body is not JSON"}))
         try:
@@ -1059,9 +1055,6 @@ class Patchwork(Emulator):
             # an instance's own cap (apis.md: not known per instance)
             st["max_per_page"] = int(j["max"])
             return Response(200, {"max": st["max_per_page"]})
-        if p == "/persist":
-            st["persist"] = bool(j.get("on", True))
-            return Response(200, {"persist": st["persist"]})
         if p == "/set":
             # a patch's fields set behind the API's back (test setup)
             patch = self.get("patches", j["patch"])
@@ -1070,27 +1063,57 @@ class Patchwork(Emulator):
         return self.bulk(j)
 
     def bulk(self, j):
-        """count synthetic patches (no mail, no events), one series each."""
+        """count synthetic patches, one series each: without mail or
+        events, or (mail) with a mail's headers, a diff and the events a
+        mailed one-patch series has, and (state_changes) a
+        patch-state-changed event each."""
         proj = self.project(j["project"])
-        author = self.person(j.get("submitter", "bulk@example.org"), "Bulk")
+        addr = j.get("submitter", "bulk@example.org")
+        author = self.person(addr, "Bulk")
+        mail = bool(j.get("mail"))
         ids = []
         for i in range(int(j["count"])):
             pid = self.new_id()
             date = self.now()
+            name = "bulk patch %d" % pid
             s = {"id": self.new_id(), "project": proj["id"],
-                 "name": "bulk patch %d" % pid, "date": date,
+                 "name": name, "date": date,
                  "submitter": author["id"], "version": 1, "total": 1,
                  "patches": [pid], "cover": None}
             self.state["series"][str(s["id"])] = s
-            self.state["patches"][str(pid)] = {
+            p = self.state["patches"][str(pid)] = {
                 "id": pid, "project": proj["id"],
                 "msgid": "<bulk-%d@example.org>" % pid,
-                "name": "bulk patch %d" % pid, "date": date, "headers": [],
+                "name": name, "date": date, "headers": [],
                 "submitter": author["id"], "content": "", "diff": "",
                 "hash": hashlib.sha1(b"bulk %d" % pid).hexdigest(),
                 "state": j.get("state", "new"), "archived": False,
                 "commit_ref": None, "delegate": None, "series": s["id"],
                 "number": 1, "checks": [], "comments": [], "prefixes": []}
+            if mail:
+                p["headers"] = [
+                    ("From", "Bulk <%s>" % addr),
+                    ("Date", email.utils.formatdate(date)),
+                    ("Subject", "[PATCH] " + name),
+                    ("Message-Id", p["msgid"])]
+                p["content"] = "Change %d.\n\nSigned-off-by: Bulk <%s>" \
+                    % (pid, addr)
+                p["diff"] = ("diff --git a/b%d.c b/b%d.c\n--- a/b%d.c\n"
+                             "+++ b/b%d.c\n@@ -1 +1,2 @@\n x\n+y\n"
+                             % ((pid,) * 4))
+                p["hash"] = hash_diff(p["diff"])
+                for cat, payload in (
+                        ("series-created", {"series": s["id"]}),
+                        ("patch-created", {"patch": pid}),
+                        ("patch-completed", {"patch": pid,
+                                             "series": s["id"]}),
+                        ("series-completed", {"series": s["id"]})):
+                    self.event(cat, proj["id"], payload)
+            if j.get("state_changes"):
+                p["state"] = "under-review"
+                self.event("patch-state-changed", proj["id"],
+                           {"patch": pid, "previous_state": "new",
+                            "current_state": "under-review"})
             ids.append(pid)
         return Response(201, {"first": ids[0] if ids else None,
                               "count": len(ids)})

@@ -12,13 +12,15 @@
 # at the emulator (one review and one Verified +1 by relay on each change,
 # each pushed series one change with one patch set).
 # REST: connection refused, no answer (the timeout), an answer cut in the
-# middle, 500, 503 with Retry-After, 429 with Retry-After, 401, a cut and
+# middle, 500, 503 with Retry-After and 429 with Retry-After (kept across
+# runs: the next asks nothing before the time), 401, a cut and
 # a garbage list, the ")]}'" line missing (taken: the JSON is whole), a
 # certificate nobody signed (refused with the reason, taken with ca-file),
 # the review refused (posted by the next pass).  ssh (the stream, the
 # fetch and the push): connection refused, no answer, closed at once, an
-# answer that is not ssh, the connection cut in the key exchange, and a
-# push Gerrit stored whose answer was lost (no second patch set after).
+# answer that is not ssh, the connection cut in the key exchange, a push
+# Gerrit stored whose answer was lost (no second patch set after), and a
+# push Gerrit took and never answered (the sink's timeout).
 # Then the daemon backing off until a 502 clears.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -157,8 +159,31 @@ counted refused
 rest_case hang 'hang /a/' "$src: .*timed out"
 rest_case drop 'drop /a/changes/' "$src: .*transfer closed"
 rest_case s500 '500 /a/changes/' "$src: GET '$rest_url/a/changes/[^']*': HTTP status 500"
-rest_case s503 '503,retry-after=1 /a/changes/' "$src: rate limited until [0-9]+ \(GET .*: 503"
-rest_case s429 '429,retry-after=1 /a/changes/' "$src: rate limited until [0-9]+ \(GET .*: 429"
+# told to wait: the next pass, a new process, asks the REST API nothing
+# before the time (the source's cursor keeps it), the one after it
+# delivers
+limited_case() {
+	local name=$1 f=$2 until
+	shift 2
+	new_case "$name"
+	fault "$f"
+	fault_run "$name" relay.conf "$@"
+	fault
+	until=$(sed -n 's/.*rate limited until \([0-9]*\) (GET .*/\1/p' \
+		"$name.log" | head -n 1)
+	: >proxy.log
+	"$PATCHRELAY" run -c relay.conf --once 2>"$name.early.log" || :
+	grep -q "$src: rate limited until $until (as Gerrit said in an earlier pass)" \
+		"$name.early.log" || fail "$name: not held: $(cat "$name.early.log")"
+	[ ! -s proxy.log ] || fail "$name: asked before the time: $(cat proxy.log)"
+	while [ "$(date +%s)" -lt "$until" ]; do
+		sleep 0.2
+	done
+	healthy_run "$name" relay.conf
+	counted "$name"
+}
+limited_case s503 '503,retry-after=2 /a/changes/' "$src: rate limited until [0-9]+ \(GET .*: 503"
+limited_case s429 '429,retry-after=2 /a/changes/' "$src: rate limited until [0-9]+ \(GET .*: 429"
 rest_case s401 '401 /a/' "$src: GET .*refused \(401.*check the user and HTTP password"
 rest_case truncate 'truncate /a/changes/' "$src: .*gerrit"
 rest_case garbage 'garbage /a/changes/' "$src: .*gerrit"
@@ -220,6 +245,16 @@ ctl drop-push count=1 >/dev/null
 fault_run lostanswer relay.conf "$snk: .*"
 healthy_run lostanswer relay.conf
 counted "lost answer"
+
+# a push whose pack Gerrit took and that never hears back: the sink's
+# timeout ends it (the transfer's child is killed), nothing is stored, and
+# the next pass pushes the series once
+new_case stalledpush both
+ctl stall-push count=1 >/dev/null
+fault_run stalledpush relay.conf \
+	"sink 'gs': push to 'ssh://relay@127\\.0\\.0\\.1:[0-9]+/sink': nothing came or went for 3 s: the server does not answer"
+healthy_run stalledpush relay.conf
+counted "stalled push"
 
 # ---- the daemon (interval 1 s): two passes meet a 502; it backs off
 # (2 s, then 4 s) and delivers once the server answers

@@ -12,14 +12,10 @@
 # Retry-After says and backs off while the server fails.
 set -eu
 . "$(dirname "$0")/lib.sh"
-command -v public-inbox-httpd >/dev/null || fail "no public-inbox (.ci/packages)"
 tmpdir
 cd "$tmp"
 
-git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
-git_repo repo
-series_mails repo s0 1
-start_public_inbox test "$tmp"/s0/*
+pi_one_patch
 upstream=http://127.0.0.1:$(cat pi/port)
 start_fault_proxy "$upstream"
 conf() { # conf URL [KEY=VALUE...]: the config, on stdout

@@ -405,6 +405,18 @@ pi_add() {
 		fail "adding $* to public-inbox failed"
 }
 
+# pi_one_patch: the repository "repo" (Ada's, 1796299200), a one-patch
+# series s0 made in it, and a public-inbox "test" serving that patch;
+# public-inbox missing is a failure (CI installs it)
+pi_one_patch() {
+	command -v public-inbox-httpd >/dev/null ||
+		fail "no public-inbox (.ci/packages)"
+	git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
+	git_repo repo
+	series_mails repo s0 1
+	start_public_inbox test "$tmp"/s0/*
+}
+
 # start_fault_proxy UPSTREAM [ARGS...]: tests/servers/fault_proxy.py in
 # front of the URL UPSTREAM (with ARGS: --tcp, --tls-cert C --tls-key K),
 # its faults read from $tmp/faults (see fault), the requests it saw logged

@@ -3,7 +3,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -256,6 +258,67 @@ static void test_share_keeps_connection(void **state)
 	pr_buf_release(&first);
 }
 
+/* The port a request on c came from (the body of /conn, /close...). */
+static void port_of(struct pr_buf *out, const struct server *s,
+		    const struct pr_http_client *c, const char *path)
+{
+	struct pr_http_response r = { 0 };
+
+	assert_int_equal(get(&r, s, c, "GET", path, NULL, NULL), 0);
+	assert_int_equal(r.status, 200);
+	pr_buf_reset(out);
+	pr_buf_addbuf(out, &r.body);
+	pr_http_response_release(&r);
+}
+
+/*
+ * A kept connection the server closed, after an answer or as the next
+ * request came, is replaced without an error; the sockets are
+ * close-on-exec.
+ */
+static void test_share_reopens(void **state)
+{
+	const struct server *s = *state;
+	struct pr_http_client c = { 0 };
+	struct pr_buf a = PR_BUF_INIT, b = PR_BUF_INIT;
+	struct pr_http_response r = { 0 };
+	struct stat st;
+	json_t *j;
+	int fd, sockets = 0;
+
+	c.share = pr_http_share_new();
+	port_of(&a, s, &c, "/close");
+	port_of(&b, s, &c, "/conn");
+	assert_string_not_equal(a.ptr, b.ptr);
+	port_of(&a, s, &c, "/dropnext");
+	assert_string_equal(a.ptr, b.ptr);
+	port_of(&b, s, &c, "/conn");
+	assert_string_not_equal(a.ptr, b.ptr);
+	/* a write goes again whole, with its body */
+	port_of(&a, s, &c, "/dropnext");
+	assert_int_equal(get(&r, s, &c, "PATCH", "/echo", "{\"b\":2}", NULL),
+			 0);
+	assert_int_equal(r.status, 200);
+	j = json_loads(r.body.ptr, 0, NULL);
+	assert_string_equal(json_string_value(json_object_get(j, "method")),
+			    "PATCH");
+	assert_string_equal(json_string_value(json_object_get(j, "body")),
+			    "{\"b\":2}");
+	json_decref(j);
+	pr_http_response_release(&r);
+	/* the kept connection is open here */
+	for (fd = 3; fd < 1024; fd++) {
+		if (fstat(fd, &st) || !S_ISSOCK(st.st_mode))
+			continue;
+		sockets++;
+		assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	}
+	assert_true(sockets > 0);
+	pr_http_share_free(c.share);
+	pr_buf_release(&a);
+	pr_buf_release(&b);
+}
+
 static void test_status_and_limits(void **state)
 {
 	const struct server *s = *state;
@@ -360,6 +423,7 @@ int main(void)
 	const struct CMUnitTest net[] = {
 		cmocka_unit_test(test_headers_and_body),
 		cmocka_unit_test(test_share_keeps_connection),
+		cmocka_unit_test(test_share_reopens),
 		cmocka_unit_test(test_etag_304),
 		cmocka_unit_test(test_status_and_limits),
 		cmocka_unit_test(test_body_cap),

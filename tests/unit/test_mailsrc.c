@@ -368,6 +368,79 @@ static void test_emit_epoch_and_junk(void **state)
 	free(s.cursor);
 }
 
+/* "kind key vN/M [cursor];" per event */
+static int record_cursor(const struct pr_event *ev, void *payload)
+{
+	struct seen *s = payload;
+
+	record(ev, payload);
+	pr_buf_addf(&s->log, "[%s];", ev->cursor ? ev->cursor : "");
+	return 0;
+}
+
+/* b's messages in parts of one, from `from` (NULL: the beginning). */
+static void poll_parts(struct seen *s, const struct pr_mailsrc_batch *b,
+		       const char *from, int64_t now, int64_t wait_ms)
+{
+	struct pr_mailsrc_opts o = { "list", "test", wait_ms, NULL, now, NULL };
+	struct pr_mailsrc_cursor prev;
+	struct pr_mailsrc_parts p;
+	size_t i;
+
+	pr_buf_reset(&s->log);
+	if (from)
+		assert_int_equal(pr_mailsrc_cursor_parse(&prev, from), 0);
+	setenv("PATCHRELAY_MAIL_PART", "1", 1);
+	assert_int_equal(pr_mailsrc_parts_init(&p, from ? &prev : NULL), 0);
+	unsetenv("PATCHRELAY_MAIL_PART");
+	for (i = 0; i < b->nr; i++) {
+		pr_mailsrc_parts_add(&p, b->v[i].pos, b->v[i].data, b->v[i].len,
+				     0);
+		assert_true(pr_mailsrc_parts_full(&p));
+		assert_int_equal(pr_mailsrc_parts_emit(&p, i + 1 == b->nr, &o,
+						       record_cursor, s),
+				 0);
+	}
+	pr_mailsrc_parts_release(&p);
+	if (from)
+		pr_mailsrc_cursor_release(&prev);
+}
+
+static void test_parts(void **state)
+{
+	struct pr_mailsrc_batch b = { NULL, 0, 0 };
+	struct seen s = { PR_BUF_INIT, NULL, 0 };
+
+	PR_UNUSED(state);
+	add_p1(&b);
+	add_reply(&b);
+	add_p2(&b);
+	/*
+	 * Parts of one mail, wait 0: p1 is due but waits for the next part,
+	 * carried into the one with the reply (which answers it: a comment
+	 * on v1, its cursor holding p1) and into the one with p2.
+	 */
+	poll_parts(&s, &b, NULL, 5, 0);
+	assert_string_equal(
+		s.log.ptr,
+		"comment p1@x v1/1;[mailsrc1 epoch= low=01 high=02 time=5 "
+		"held=01];series p1@x v1/2;[mailsrc1 epoch= low=03 high=03 "
+		"time=5 held=];");
+	/*
+	 * A cursor that held p1 and p2 (and saw the reply): p2, after the
+	 * first parts, stays held in their cursors, so the last part emits
+	 * the version; the reply was seen.
+	 */
+	poll_parts(&s, &b, "mailsrc1 epoch= low=01 high=03 time=4 held=01,03",
+		   5, 0);
+	assert_string_equal(s.log.ptr,
+			    "series p1@x v1/2;[mailsrc1 epoch= low=03 "
+			    "high=03 time=5 held=];");
+	pr_mailsrc_batch_release(&b);
+	pr_buf_release(&s.log);
+	free(s.cursor);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_emit_incomplete_when_due),
 		cmocka_unit_test(test_emit_fragment_not_again),
 		cmocka_unit_test(test_emit_epoch_and_junk),
+		cmocka_unit_test(test_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

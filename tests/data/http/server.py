@@ -12,6 +12,10 @@ and answers by path:
   /big        200 with 100000 bytes
   /pages      200 with a Link header naming page 2, and x-next-page 2
   /conn       200, the client's port (which connection asked)
+  /close      200, the client's port, then the connection is closed (no
+              "Connection: close" said)
+  /dropnext   200, the client's port; the next request on the connection
+              is read and the connection closed without an answer
   /quit       200, then the server stops
 
 HTTP/1.1: a client may keep its connection for the next request.
@@ -41,6 +45,9 @@ class H(http.server.BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         data = self.rfile.read(n) if n else b""
         p = self.path
+        if getattr(self, "drop_next", False):
+            self.close_connection = True
+            return
         if p == "/echo":
             d = {"method": self.command, "body": data.decode(),
                  "headers": {k.lower(): v for k, v in self.headers.items()}}
@@ -65,6 +72,10 @@ class H(http.server.BaseHTTPRequestHandler):
                 ("X-Next-Page", "2"), ("X-Total", "9")])
         elif p == "/conn":
             self.answer(200, str(self.client_address[1]).encode())
+        elif p in ("/close", "/dropnext"):
+            self.answer(200, str(self.client_address[1]).encode())
+            self.close_connection = p == "/close"
+            self.drop_next = p == "/dropnext"
         elif p == "/quit":
             self.answer(200, b"bye")
             self.server.quit = True
