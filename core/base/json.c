@@ -153,8 +153,7 @@ static bool jsonw_quote(struct pr_buf *out, const char *s, size_t len,
 				memcpy(&x, s + i, 8);
 				m = escape_mask(x) | (x & high);
 				k = m ? bytes_before(m) : 8;
-				/* all eight: the room is there, the rest is
-				 * written over */
+				/* all eight: the room is there */
 				memcpy(o, s + i, 8);
 				o += k;
 				i += k;

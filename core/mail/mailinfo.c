@@ -350,12 +350,11 @@ static bool check_inbody(struct state *st, const char *l, size_t n)
 	if (n > 5 && !memcmp(l, ">From", 5) && isspace((unsigned char)l[5]))
 		return is_format_patch_separator(l + 1, n - 1);
 	if (n > 7 && !memcmp(l, "[PATCH]", 7) && isspace((unsigned char)l[7])) {
+		struct hval *subj = &st->w->inbody[H_SUBJECT];
 		size_t e = n;
 
 		while (e && (l[e - 1] == '\n' || l[e - 1] == '\r'))
 			e--;
-		struct hval *subj = &st->w->inbody[H_SUBJECT];
-
 		pr_buf_reset(&subj->text);
 		pr_buf_reset(&subj->bytes);
 		pr_mail_add_utf8_or_latin1(&subj->text, l, e);
@@ -424,8 +423,7 @@ static bool commit_msg(struct state *st, const char *l, size_t n)
 		return true;
 	if (st->err)
 		return false;
-	/* the line is its own UTF-8 form (msg_line reads it as latin-1 where
-	 * it is not UTF-8) */
+	/* its own UTF-8 form: msg_line reads it as latin-1 where it is not */
 	if (raw) {
 		st->err = msg_line(st->out, l, n, l, n);
 		return false;
