@@ -208,7 +208,7 @@ static void jsonw_line(struct pr_buf *out, int depth)
 	pr_buf_add(out, line, 1 + 2 * (size_t)depth);
 }
 
-/* Does the key need escaping?  The keys of a document mostly do not. */
+/* Is nothing in the key to be escaped (as in most keys)? */
 static bool key_is_plain(const char *key, size_t n)
 {
 	size_t i;
