@@ -26,6 +26,8 @@ struct parse_ctx {
 	 */
 	struct pr_patch **mails;
 	size_t nr, alloc, read_as_patch;
+	/* one for every message: its buffers are kept from one to the next */
+	struct pr_mailinfo mi;
 };
 
 static void flush(struct parse_ctx *ctx, size_t above)
@@ -60,11 +62,11 @@ static int one_message(const char *data, size_t len,
 		       const struct pr_mbox_where *w, void *payload)
 {
 	struct parse_ctx *ctx = payload;
-	struct pr_mailinfo mi;
+	struct pr_mailinfo *mi = &ctx->mi;
 	int err;
 
-	pr_mailinfo_init(&mi);
-	err = pr_mailinfo_parse(&mi, data, len);
+	pr_mailinfo_reset(mi);
+	err = pr_mailinfo_parse(mi, data, len);
 	if (err) {
 		fprintf(stderr,
 			"patchrelay: warning: '%s' message %zu line %zu: %s\n",
@@ -79,15 +81,14 @@ static int one_message(const char *data, size_t len,
 			pr_jsonw_open(&ctx->w, NULL, '{');
 			pr_jsonw_open(&ctx->w, "messages", '[');
 		}
-		pr_mailjson_write(&ctx->w, NULL, &mi);
+		pr_mailjson_write(&ctx->w, NULL, mi);
 		flush(ctx, FLUSH_BYTES);
-		keep_for_series(ctx, &mi);
+		keep_for_series(ctx, mi);
 	} else {
-		printf("%s\t%s <%s>\t%s\n", pr_mail_kind_name(mi.kind), mi.name,
-		       mi.email, mi.subject);
+		printf("%s\t%s <%s>\t%s\n", pr_mail_kind_name(mi->kind),
+		       mi->name, mi->email, mi->subject);
 	}
 done:
-	pr_mailinfo_release(&mi);
 	return 0;
 }
 
@@ -140,6 +141,7 @@ int cmd_parse(int argc, char **argv)
 	int i, files = 0, ret = PR_EXIT_OK;
 
 	memset(&ctx, 0, sizeof(ctx));
+	pr_mailinfo_init(&ctx.mi);
 	pr_buf_init(&ctx.out, 0);
 	pr_jsonw_init(&ctx.w, &ctx.out);
 	for (i = 1; i < argc; i++) {
@@ -199,6 +201,7 @@ done:
 	for (i = 0; i < (int)ctx.nr; i++)
 		pr_patch_free(ctx.mails[i]);
 	free(ctx.mails);
+	pr_mailinfo_release(&ctx.mi);
 	pr_buf_release(&ctx.out);
 	return ret;
 }

@@ -89,51 +89,95 @@ void pr_jsonw_init(struct pr_jsonw *w, struct pr_buf *out)
 #define ONES 0x0101010101010101ULL
 #define HIGHS 0x8080808080808080ULL
 
-/* Does a byte of x need escaping: below 0x20, '"' or '\\'? */
-static inline bool needs_escape(uint64_t x)
+/*
+ * The bytes of x (eight, as read from memory) that need escaping, below
+ * 0x20, '"' or '\\', each with its high bit set.  A byte after the first
+ * one set may be set wrongly (a borrow); the first one is right.
+ */
+static inline uint64_t escape_mask(uint64_t x)
 {
 	uint64_t q = x ^ (ONES * '"'), b = x ^ (ONES * '\\');
 
-	/* (v - ONES * n) & ~v & HIGHS: some byte of v is below n */
+	/* (v - ONES * n) & ~v & HIGHS: the bytes of v below n */
 	return ((x - ONES * 0x20) & ~x & HIGHS) | ((q - ONES) & ~q & HIGHS) |
 	       ((b - ONES) & ~b & HIGHS);
 }
 
-/* The string s[0..len), quoted as jansson quotes it. */
-static void jsonw_quote(struct pr_buf *out, const char *s, size_t len)
+/* How many bytes come before the first one set in m (not 0). */
+static inline size_t bytes_before(uint64_t m)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (size_t)__builtin_ctzll(m) / 8;
+#else
+	(void)m;
+	return 0; /* the byte at a time path finds it */
+#endif
+}
+
+/*
+ * The string s[0..len), quoted as jansson quotes it.  With utf8_only a
+ * string that is not valid UTF-8 or holds a NUL is not written (out stays
+ * as it was) and false is returned: the check and the quoting are one
+ * pass over the bytes.
+ */
+static bool jsonw_quote(struct pr_buf *out, const char *s, size_t len,
+			bool utf8_only)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	static const char short_esc[32] = {
 		['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n',
 		['\r'] = 'r', ['\t'] = 't',
 	};
-	size_t i = 0, block;
+	/* bytes that leave the eight-at-a-time path: all of 0x80 and up */
+	const uint64_t high = utf8_only ? HIGHS : 0;
+	size_t i = 0, end, n, start = out->len;
 	char *o;
 
 	pr_buf_addch(out, '"');
 	while (i < len) {
-		/* room for a block at its worst, six bytes a byte */
-		block = len - i < 4096 ? len - i : 4096;
-		pr_buf_grow(out, 6 * block);
+		/*
+		 * Room for a block at its worst, six bytes a byte (a UTF-8
+		 * sequence begun in the block and ending past it takes no more
+		 * than its first byte's six).
+		 */
+		end = i + (len - i < 4096 ? len - i : 4096);
+		pr_buf_grow(out, 6 * (end - i));
 		o = out->ptr + out->len;
-		for (; block; block--, i++) {
-			unsigned char c = (unsigned char)s[i];
-			uint64_t x;
+		while (i < end) {
+			unsigned char c;
+			uint64_t x, m;
+			size_t k;
 
-			if (block >= 8) {
+			/* eight bytes at a time up to one that needs a look */
+			if (end - i >= 8) {
 				memcpy(&x, s + i, 8);
-				if (!needs_escape(x)) {
-					memcpy(o, s + i, 8);
-					o += 8;
-					i += 7;
-					block -= 7;
+				m = escape_mask(x) | (x & high);
+				k = m ? bytes_before(m) : 8;
+				/* all eight: the room is there */
+				memcpy(o, s + i, 8);
+				o += k;
+				i += k;
+				if (k == 8)
 					continue;
-				}
 			}
+			c = (unsigned char)s[i];
+			if (c >= 0x80 && utf8_only) {
+				n = pr_utf8_seq((const unsigned char *)s + i,
+						len - i);
+				if (!n)
+					goto refuse;
+				memcpy(o, s + i, n);
+				o += n;
+				i += n;
+				continue;
+			}
+			i++;
 			if (c >= 0x20 && c != '"' && c != '\\') {
 				*o++ = (char)c;
 				continue;
 			}
+			if (!c && utf8_only)
+				goto refuse;
 			*o++ = '\\';
 			if (c == '"' || c == '\\') {
 				*o++ = (char)c;
@@ -149,6 +193,11 @@ static void jsonw_quote(struct pr_buf *out, const char *s, size_t len)
 		out->len = (size_t)(o - out->ptr);
 	}
 	pr_buf_addch(out, '"');
+	return true;
+refuse:
+	out->len = (size_t)(o - out->ptr);
+	pr_buf_setlen(out, start);
+	return false;
 }
 
 /* A new line indented for depth (below PR_JSONW_DEPTH). */
@@ -159,18 +208,54 @@ static void jsonw_line(struct pr_buf *out, int depth)
 	pr_buf_add(out, line, 1 + 2 * (size_t)depth);
 }
 
-/* Before a value: the comma and the new line of an item, then its key. */
+/* Is nothing in the key to be escaped (as in most keys)? */
+static bool key_is_plain(const char *key, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)key[i];
+
+		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Before a value: the comma and the new line of an item, then its key and
+ * ": ".  Written straight into room made once: these few bytes come
+ * before every value, and an add for each cost more than the values.
+ */
 static void jsonw_item(struct pr_jsonw *w, const char *key)
 {
+	struct pr_buf *out = w->out;
+	size_t klen = key ? strlen(key) : 0, indent = 2 * (size_t)w->depth;
+	bool plain = !key || key_is_plain(key, klen);
+	char *o;
+
 	if (!w->depth)
 		return;
+	pr_buf_grow(out, 2 + indent + (plain ? klen + 4 : 0));
+	o = out->ptr + out->len;
 	if (w->more[w->depth])
-		pr_buf_addch(w->out, ',');
+		*o++ = ',';
 	w->more[w->depth] = true;
-	jsonw_line(w->out, w->depth);
-	if (key) {
-		jsonw_quote(w->out, key, strlen(key));
-		pr_buf_add(w->out, ": ", 2);
+	*o++ = '\n';
+	memset(o, ' ', indent);
+	o += indent;
+	if (key && plain) {
+		*o++ = '"';
+		memcpy(o, key, klen);
+		o += klen;
+		memcpy(o, "\": ", 3);
+		o += 3;
+	}
+	out->len = (size_t)(o - out->ptr);
+	out->ptr[out->len] = '\0';
+	if (key && !plain) {
+		jsonw_quote(out, key, klen, false);
+		pr_buf_add(out, ": ", 2);
 	}
 }
 
@@ -197,7 +282,22 @@ void pr_jsonw_str(struct pr_jsonw *w, const char *key, const char *s,
 		  size_t len)
 {
 	jsonw_item(w, key);
-	jsonw_quote(w->out, s, len);
+	jsonw_quote(w->out, s, len, false);
+}
+
+bool pr_jsonw_str_utf8(struct pr_jsonw *w, const char *key, const char *s,
+		       size_t len)
+{
+	size_t before = w->out->len;
+	bool more = w->more[w->depth];
+
+	jsonw_item(w, key);
+	if (jsonw_quote(w->out, s, len, true))
+		return true;
+	/* not written: the item's comma and key go too */
+	pr_buf_setlen(w->out, before);
+	w->more[w->depth] = more;
+	return false;
 }
 
 void pr_jsonw_strs(struct pr_jsonw *w, const char *key, const char *s)
@@ -210,8 +310,20 @@ void pr_jsonw_strs(struct pr_jsonw *w, const char *key, const char *s)
 
 void pr_jsonw_int(struct pr_jsonw *w, const char *key, long long v)
 {
+	/* by hand: printf was a tenth of the JSON time for a few digits */
+	char d[24];
+	size_t n = 0;
+	unsigned long long u = v < 0 ? 0 - (unsigned long long)v
+				     : (unsigned long long)v;
+
 	jsonw_item(w, key);
-	pr_buf_addf(w->out, "%lld", v);
+	do {
+		d[sizeof(d) - ++n] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		d[sizeof(d) - ++n] = '-';
+	pr_buf_add(w->out, d + sizeof(d) - n, n);
 }
 
 void pr_jsonw_bool(struct pr_jsonw *w, const char *key, bool v)

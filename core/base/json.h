@@ -54,6 +54,12 @@ void pr_jsonw_open(struct pr_jsonw *w, const char *key, char c);
 void pr_jsonw_close(struct pr_jsonw *w, char c);
 void pr_jsonw_str(struct pr_jsonw *w, const char *key, const char *s,
 		  size_t len);
+/*
+ * s[0..len) as pr_jsonw_str writes it when it is valid UTF-8 without a
+ * NUL (true); else nothing is written and false is returned.
+ */
+bool pr_jsonw_str_utf8(struct pr_jsonw *w, const char *key, const char *s,
+		       size_t len);
 /* A C string; NULL writes null. */
 void pr_jsonw_strs(struct pr_jsonw *w, const char *key, const char *s);
 void pr_jsonw_int(struct pr_jsonw *w, const char *key, long long v);

@@ -14,7 +14,7 @@ static uint32_t rol(uint32_t x, int n)
 
 static void block(struct pr_sha1 *s, const unsigned char *p)
 {
-	uint32_t w[80], a, b, c, d, e, t;
+	uint32_t w[80], a, b, c, d, e;
 	int i;
 
 	for (i = 0; i < 16; i++)
@@ -27,29 +27,40 @@ static void block(struct pr_sha1 *s, const unsigned char *p)
 	c = s->h[2];
 	d = s->h[3];
 	e = s->h[4];
-	for (i = 0; i < 80; i++) {
-		uint32_t f, k;
-
-		if (i < 20) {
-			f = (b & c) | (~b & d);
-			k = 0x5a827999;
-		} else if (i < 40) {
-			f = b ^ c ^ d;
-			k = 0x6ed9eba1;
-		} else if (i < 60) {
-			f = (b & c) | (b & d) | (c & d);
-			k = 0x8f1bbcdc;
-		} else {
-			f = b ^ c ^ d;
-			k = 0xca62c1d6;
-		}
-		t = rol(a, 5) + f + e + k + w[i];
-		e = d;
-		d = c;
-		c = rol(b, 30);
-		b = a;
-		a = t;
-	}
+	/*
+	 * One loop per 20 rounds, five rounds a turn: each round names the
+	 * five words in their new roles (the textbook's "e = d, d = c, ..."
+	 * moves no value), and the turn ends with them as they started.
+	 */
+#define F1(b, c, d) ((d) ^ ((b) & ((c) ^ (d)))) /* (b & c) | (~b & d) */
+#define F2(b, c, d) ((b) ^ (c) ^ (d))
+#define F3(b, c, d) (((b) & (c)) | ((d) & ((b) | (c)))) /* majority */
+#define ROUND(f, k, a, b, c, d, e, i)                               \
+	do {                                                        \
+		e += rol(a, 5) + f(b, c, d) + (uint32_t)(k) + w[i]; \
+		b = rol(b, 30);                                     \
+	} while (0)
+#define FIVE(f, k)                                 \
+	do {                                       \
+		ROUND(f, k, a, b, c, d, e, i);     \
+		ROUND(f, k, e, a, b, c, d, i + 1); \
+		ROUND(f, k, d, e, a, b, c, i + 2); \
+		ROUND(f, k, c, d, e, a, b, i + 3); \
+		ROUND(f, k, b, c, d, e, a, i + 4); \
+	} while (0)
+	for (i = 0; i < 20; i += 5)
+		FIVE(F1, 0x5a827999);
+	for (; i < 40; i += 5)
+		FIVE(F2, 0x6ed9eba1);
+	for (; i < 60; i += 5)
+		FIVE(F3, 0x8f1bbcdc);
+	for (; i < 80; i += 5)
+		FIVE(F2, 0xca62c1d6);
+#undef FIVE
+#undef ROUND
+#undef F3
+#undef F2
+#undef F1
 	s->h[0] += a;
 	s->h[1] += b;
 	s->h[2] += c;

@@ -34,9 +34,19 @@ int pr_am_patch_from_mailinfo(struct pr_patch **out,
 			p->references[i] = pr_strdup(mi->references[i]);
 		p->nr_references = p->alloc_references = mi->nr_references;
 	}
-	err = pr_subject_parse_prefix(&p->prefix, p->subject_raw);
-	if (!err)
+	/* what pr_mailinfo_parse read from the same text is not read again */
+	p->prefix = mi->prefix;
+	p->prefix.list = mi->prefix.list ? pr_strdup(mi->prefix.list) : NULL;
+	err = 0;
+	if (mi->kind != PR_MAIL_REPLY) {
+		for (i = 0; i < mi->trailers.nr; i++)
+			pr_trailer_list_add(&p->trailers,
+					    mi->trailers.items[i].key,
+					    mi->trailers.items[i].value);
+	} else {
+		/* mailinfo kept only a reply's trailers outside quotes */
 		err = pr_trailers_parse(&p->trailers, p->body, strlen(p->body));
+	}
 	/* a resend is known by its patch-ids; no diff, no patch-id */
 	if (!err && p->diff[0] &&
 	    pr_patch_id(p->patch_id, p->diff, strlen(p->diff), true)) {

@@ -42,8 +42,9 @@ struct pr_am_opts {
 	size_t nr_trusted;
 };
 
-/* A parsed mail as a new pr_patch: prefix from the raw subject, body is
- * mailinfo's message and diff its patch; trailers parsed from the body;
+/* A mail parsed by pr_mailinfo_parse as a new pr_patch: prefix from the
+ * raw subject, body is mailinfo's message and diff its patch; trailers
+ * parsed from the body (mi's prefix and trailers are taken, being those);
  * patch_id (git patch-id --stable) when the mail has a diff; time from the
  * date (0 when it does not parse). */
 int pr_am_patch_from_mailinfo(struct pr_patch **out,

@@ -396,6 +396,12 @@ struct merge {
 	size_t nr, alloc;
 	size_t *owner; /* per series: the series it was joined into */
 	bool *gone; /* per series: joined into another */
+	/*
+	 * per series: the turn (of merge_round) that last listed it as a
+	 * candidate; a series sharing many keys with a is tried once, not
+	 * once per key (a second copy would be skipped anyway)
+	 */
+	size_t *listed, turn;
 };
 
 static void key_add(struct merge *m, size_t series, char kind, const char *a,
@@ -481,8 +487,8 @@ static int cmp_size(const void *a, const void *b)
  * m->keys through at[]), added to *cand.
  */
 static void candidates(size_t **cand, size_t *nr, size_t *alloc,
-		       const struct merge *m, const size_t *by,
-		       const size_t *at, size_t si, size_t a, size_t after)
+		       struct merge *m, const size_t *by, const size_t *at,
+		       size_t si, size_t a, size_t after)
 {
 	size_t i, lo, hi;
 
@@ -496,8 +502,10 @@ static void candidates(size_t **cand, size_t *nr, size_t *alloc,
 		     hi++) {
 			size_t b = owner_of(m, m->keys[hi].series);
 
-			if (b == a || b <= after || m->gone[b])
+			if (b == a || b <= after || m->gone[b] ||
+			    m->listed[b] == m->turn)
 				continue;
+			m->listed[b] = m->turn;
 			PR_ALLOC_GROW(*cand, *nr + 1, *alloc);
 			(*cand)[(*nr)++] = b;
 		}
@@ -543,6 +551,7 @@ static bool merge_round(struct merge *m, const size_t *by, const size_t *at,
 		if (m->gone[a])
 			continue;
 		nr = 0;
+		m->turn++;
 		for (j = a; j != NO_MEMBER; j = members[j])
 			candidates(&cand, &nr, &alloc, m, by, at, j, a, a);
 		if (nr)
@@ -584,6 +593,7 @@ void pr_asm_merge_series(struct pr_assembly *out)
 		qsort(m.keys, m.nr, sizeof(*m.keys), cmp_merge_key);
 	m.owner = pr_calloc(n + 1, sizeof(*m.owner));
 	m.gone = pr_calloc(n + 1, sizeof(*m.gone));
+	m.listed = pr_calloc(n + 1, sizeof(*m.listed));
 	/* by[s] .. by[s + 1]: the positions in at[] of series s's keys */
 	by = pr_calloc(n + 2, sizeof(*by));
 	at = pr_calloc(m.nr + 1, sizeof(*at));
@@ -615,6 +625,7 @@ void pr_asm_merge_series(struct pr_assembly *out)
 	free(m.keys);
 	free(m.owner);
 	free(m.gone);
+	free(m.listed);
 	free(by);
 	free(at);
 	free(fill);

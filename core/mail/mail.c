@@ -42,78 +42,115 @@ static size_t rtrim_len(const char *s, size_t len)
 	return len;
 }
 
-static int add_header(struct pr_mail_headers *h, const char *line, size_t len)
+void pr_mail_header_reader_init(struct pr_mail_header_reader *r,
+				const char *data, size_t len)
 {
-	const char *colon = memchr(line, ':', len);
-	struct pr_mail_header *hd;
+	r->data = data;
+	r->len = len;
+	r->pos = 0;
+	r->nr = 0;
+	pr_buf_init(&r->cur, PR_LIMIT_HEADER_BYTES);
+}
+
+void pr_mail_header_reader_release(struct pr_mail_header_reader *r)
+{
+	pr_buf_release(&r->cur);
+}
+
+/* Split the unfolded line l[0..n) into f's name and value. */
+static void split_field(struct pr_mail_field *f, const char *l, size_t n)
+{
+	const char *colon = memchr(l, ':', n);
 	size_t v;
 
-	if (h->nr >= PR_LIMIT_HEADER_COUNT)
+	if (!colon || (n >= 5 && !memcmp(l, "From ", 5)) ||
+	    (n >= 6 && !memcmp(l, ">From ", 6))) {
+		/* an mbox "From " line: kept under an empty name */
+		f->name = "";
+		f->name_len = 0;
+		f->value = l;
+		f->value_len = strnlen(l, n);
+		return;
+	}
+	f->name = l;
+	f->name_len = (size_t)(colon - l);
+	v = f->name_len + 1;
+	while (v < n && isspace((unsigned char)l[v]))
+		v++;
+	f->value = l + v;
+	/* the value ends at a NUL, as the C strings of pr_mail_headers */
+	f->value_len = strnlen(l + v, n - v);
+}
+
+int pr_mail_header_next(struct pr_mail_header_reader *r,
+			struct pr_mail_field *f)
+{
+	const char *data = r->data;
+	size_t len = r->len, pos = r->pos, start, n;
+	int err;
+
+	start = pos;
+	n = pr_mail_next_line(data, len, &pos);
+	if (!n)
+		return 0;
+	n = rtrim_len(data + start, n);
+	/*
+	 * A NUL in a value does not end the block (git reads on); the value
+	 * ends there as git's output does.  A NUL in the name is not a header
+	 * (is_rfc2822_header stops).
+	 */
+	if (!n || !pr_mail_is_header_line(data + start, n))
+		return 0;
+	if (r->nr >= PR_LIMIT_HEADER_COUNT)
 		return pr_error(PR_ETOOBIG, "mail has more than %d headers",
 				PR_LIMIT_HEADER_COUNT);
-	PR_ALLOC_GROW(h->v, h->nr + 1, h->alloc);
-	hd = &h->v[h->nr++];
-	if (!colon || (len >= 5 && !memcmp(line, "From ", 5)) ||
-	    (len >= 6 && !memcmp(line, ">From ", 6))) {
-		/* an mbox "From " line: kept under an empty name */
-		hd->name = pr_strdup("");
-		hd->value = pr_memdup(line, len);
-		return 0;
+	r->nr++;
+	/* a line that is not folded is read where it is, not copied */
+	if (n <= PR_LIMIT_HEADER_BYTES &&
+	    !(pos < len && (data[pos] == ' ' || data[pos] == '\t'))) {
+		r->pos = pos;
+		split_field(f, data + start, n);
+		return 1;
 	}
-	hd->name = pr_memdup(line, colon - line);
-	v = colon - line + 1;
-	while (v < len && isspace((unsigned char)line[v]))
-		v++;
-	hd->value = pr_memdup(line + v, len - v);
-	return 0;
+	pr_buf_reset(&r->cur);
+	err = pr_buf_add(&r->cur, data + start, n);
+	/* folding: git turns the first byte of each continuation into a space */
+	while (!err && pos < len && (data[pos] == ' ' || data[pos] == '\t')) {
+		start = pos;
+		n = pr_mail_next_line(data, len, &pos);
+		n = rtrim_len(data + start, n);
+		err = pr_buf_addch(&r->cur, ' ');
+		if (!err && n > 1)
+			err = pr_buf_add(&r->cur, data + start + 1, n - 1);
+	}
+	if (err)
+		return err;
+	r->pos = pos;
+	split_field(f, r->cur.ptr, r->cur.len);
+	return 1;
 }
 
 int pr_mail_headers_parse(struct pr_mail_headers *out, const char *data,
 			  size_t len, size_t *body_off)
 {
-	struct pr_buf cur;
-	size_t pos = 0, start, n;
-	int err = 0;
+	struct pr_mail_header_reader r;
+	struct pr_mail_field f;
+	int n;
 
-	pr_buf_init(&cur, PR_LIMIT_HEADER_BYTES);
 	*body_off = 0;
-	for (;;) {
-		start = pos;
-		n = pr_mail_next_line(data, len, &pos);
-		if (!n)
-			break;
-		n = rtrim_len(data + start, n);
-		/*
-		 * A NUL in a value does not end the block (git reads on); the
-		 * value, a C string, ends there as git's output does.  A NUL
-		 * in the name is not a header (is_rfc2822_header stops).
-		 */
-		if (!n || !pr_mail_is_header_line(data + start, n)) {
-			pos = start;
-			break;
-		}
-		pr_buf_reset(&cur);
-		err = pr_buf_add(&cur, data + start, n);
-		/* folding: git turns the first byte of each continuation into a space */
-		while (!err && pos < len &&
-		       (data[pos] == ' ' || data[pos] == '\t')) {
-			start = pos;
-			n = pr_mail_next_line(data, len, &pos);
-			n = rtrim_len(data + start, n);
-			err = pr_buf_addch(&cur, ' ');
-			if (!err && n > 1)
-				err = pr_buf_add(&cur, data + start + 1, n - 1);
-		}
-		if (err)
-			goto done;
-		err = add_header(out, cur.ptr, cur.len);
-		if (err)
-			goto done;
+	pr_mail_header_reader_init(&r, data, len);
+	while ((n = pr_mail_header_next(&r, &f)) > 0) {
+		struct pr_mail_header *hd;
+
+		PR_ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		hd = &out->v[out->nr++];
+		hd->name = pr_memdup(f.name, f.name_len);
+		hd->value = pr_memdup(f.value, f.value_len);
 	}
-	*body_off = pos;
-done:
-	pr_buf_release(&cur);
-	return err;
+	if (!n)
+		*body_off = r.pos;
+	pr_mail_header_reader_release(&r);
+	return n;
 }
 
 void pr_mail_headers_release(struct pr_mail_headers *h)
@@ -371,73 +408,122 @@ int pr_mail_b64_decode(struct pr_buf *out, const char *in, size_t len)
 }
 
 /*
- * Decode one encoded word's text; false when it is malformed.  A word in
- * UTF-8 (or in no charset) is appended to raw as bytes, as git appends it
- * unconverted: a character split over two words (Exchange cuts words at a
- * byte count) is whole again once the words are joined.  A word in any
- * other charset flushes raw to out, then goes to out converted.
+ * Encoded words being decoded: their text goes to text, read as UTF-8
+ * (latin-1 where it is not), and to exact as git mailinfo's decode_header
+ * writes it; either may be NULL.  raw holds the bytes not yet checked for
+ * UTF-8: text and UTF-8 words since the last word in another charset.
  */
-static bool decode_word(struct pr_buf *out, struct pr_buf *raw, const char *cs,
-			size_t cslen, int enc, const char *text, size_t tlen,
-			bool exact)
-{
-	struct pr_buf dec;
-	char *charset = pr_memdup(cs, cslen);
-	char *star = strchr(charset, '*'); /* RFC 2231 language */
-	bool ok = false;
+struct words {
+	struct pr_buf *text, *exact;
+	struct pr_buf raw, dec;
+};
 
-	if (star)
-		*star = '\0';
-	pr_buf_init(&dec, PR_LIMIT_HEADER_BYTES);
-	if (enc == 'b' || enc == 'B') {
-		if (pr_mail_b64_decode(&dec, text, tlen))
-			goto done;
-	} else if (enc == 'q' || enc == 'Q') {
-		if (pr_mail_qp_decode(&dec, text, tlen, true))
-			goto done;
-	} else {
-		goto done;
-	}
-	if (!*charset || is_utf8_name(charset)) {
-		ok = !pr_buf_addbuf(raw, &dec);
-		goto done;
-	}
-	if (exact ? pr_buf_addbuf(out, raw)
-		  : pr_mail_add_utf8_or_latin1(out, raw->ptr, raw->len))
-		goto done;
-	pr_buf_reset(raw);
-	if (pr_mail_to_utf8(out, dec.ptr, dec.len, charset))
-		goto done;
-	ok = true;
-done:
-	pr_buf_release(&dec);
-	free(charset);
-	return ok;
+/* Append p[0..n) to the outputs, each in its form. */
+static int words_add(struct words *w, const char *p, size_t n)
+{
+	int err = 0;
+
+	if (w->text)
+		err = pr_mail_add_utf8_or_latin1(w->text, p, n);
+	if (!err && w->exact)
+		err = pr_buf_add(w->exact, p, n);
+	return err;
 }
 
-static int decode_words(struct pr_buf *out, const char *in, size_t len,
-			bool exact)
+static bool is_utf8_name_n(const char *cs, size_t n)
 {
-	struct pr_buf tmp, raw;
+	return !n || (n == 5 && !strncasecmp(cs, "utf-8", 5)) ||
+	       (n == 4 && !strncasecmp(cs, "utf8", 4));
+}
+
+/*
+ * Decode one encoded word's text: 1, or 0 when it is malformed, or an
+ * error.  A word in UTF-8 (or in no charset) is appended to raw as bytes,
+ * as git appends it unconverted: a character split over two words
+ * (Exchange cuts words at a byte count) is whole again once the words are
+ * joined.  A word in any other charset flushes raw to the outputs, then
+ * goes to them converted.
+ */
+static int decode_word(struct words *w, const char *cs, size_t cslen, int enc,
+		       const char *text, size_t tlen)
+{
+	struct pr_buf *conv = w->text ? w->text : w->exact;
+	const char *star;
+	char *charset;
+	size_t start;
+	int err;
+
+	cslen = strnlen(cs, cslen); /* as the C string it was */
+	star = memchr(cs, '*', cslen); /* RFC 2231 language */
+	if (star)
+		cslen = (size_t)(star - cs);
+	pr_buf_reset(&w->dec);
+	if (enc == 'b' || enc == 'B')
+		err = pr_mail_b64_decode(&w->dec, text, tlen);
+	else if (enc == 'q' || enc == 'Q')
+		err = pr_mail_qp_decode(&w->dec, text, tlen, true);
+	else
+		return 0;
+	if (err)
+		return 0;
+	if (is_utf8_name_n(cs, cslen))
+		return !pr_buf_addbuf(&w->raw, &w->dec);
+	err = words_add(w, w->raw.ptr, w->raw.len);
+	if (err)
+		return err;
+	pr_buf_reset(&w->raw);
+	charset = pr_memdup(cs, cslen);
+	start = conv->len;
+	if (pr_mail_to_utf8(conv, w->dec.ptr, w->dec.len, charset)) {
+		free(charset);
+		return 0;
+	}
+	free(charset);
+	/* converted text is the same in both outputs */
+	if (w->text && w->exact)
+		err = pr_buf_add(w->exact, w->text->ptr + start,
+				 w->text->len - start);
+	return err ? err : 1;
+}
+
+/* The first "=?" of p[0..n), or NULL (memmem's set-up costs more here). */
+static const char *word_start(const char *p, size_t n)
+{
+	const char *end = p + n, *q;
+
+	while ((q = memchr(p, '=', (size_t)(end - p))) && q + 1 < end) {
+		if (q[1] == '?')
+			return q;
+		p = q + 1;
+	}
+	return NULL;
+}
+
+int pr_mail_decode_words_both(struct pr_buf *text, struct pr_buf *exact,
+			      const char *in, size_t len)
+{
+	struct words w = { text, exact, PR_BUF_INIT, PR_BUF_INIT };
+	size_t text0 = text ? text->len : 0, exact0 = exact ? exact->len : 0;
 	size_t i = 0, lit = 0;
 	bool after_word = false;
 	int err = 0;
 
-	pr_buf_init(&tmp, PR_LIMIT_HEADER_BYTES);
-	/* bytes not yet checked for UTF-8: text and UTF-8 words since the
-	 * last word in another charset */
-	pr_buf_init(&raw, PR_LIMIT_HEADER_BYTES);
+	pr_buf_init(&w.raw, PR_LIMIT_HEADER_BYTES);
+	pr_buf_init(&w.dec, PR_LIMIT_HEADER_BYTES);
 	while (i < len) {
-		const char *q1, *q2, *end;
+		const char *q1, *q2, *end, *eq;
 		size_t j;
+		int ok;
 
-		if (!(i + 1 < len && in[i] == '=' && in[i + 1] == '?')) {
+		eq = word_start(in + i, len - i);
+		if (!eq)
+			break;
+		i = (size_t)(eq - in);
+		q1 = memchr(in + i + 2, '?', len - i - 2);
+		if (!q1 || q1 + 2 >= in + len || q1[2] != '?') {
 			i++;
 			continue;
 		}
-		q1 = memchr(in + i + 2, '?', len - i - 2);
-		if (!q1 || q1 + 2 >= in + len || q1[2] != '?')
-			goto next;
 		end = NULL;
 		for (q2 = q1 + 3; q2 + 1 < in + len; q2++)
 			if (q2[0] == '?' && q2[1] == '=') {
@@ -452,48 +538,68 @@ static int decode_words(struct pr_buf *out, const char *in, size_t len,
 			if (!isspace((unsigned char)in[j]))
 				break;
 		if (j < i || !after_word)
-			err = pr_buf_add(&raw, in + lit, i - lit);
+			err = pr_buf_add(&w.raw, in + lit, i - lit);
 		if (err)
 			goto done;
-		if (!decode_word(&tmp, &raw, in + i + 2, q1 - (in + i + 2),
-				 q1[1], q1 + 3, end - (q1 + 3), exact)) {
-			/* keep what we cannot decode, as written */
-			err = pr_buf_add(&raw, in + i, end + 2 - (in + i));
-			if (err)
-				goto done;
+		ok = decode_word(&w, in + i + 2, (size_t)(q1 - (in + i + 2)),
+				 q1[1], q1 + 3, (size_t)(end - (q1 + 3)));
+		if (ok < 0) {
+			err = ok;
+			goto done;
 		}
-		i = lit = end + 2 - in;
+		/* keep what we cannot decode, as written */
+		if (!ok && (err = pr_buf_add(&w.raw, in + i,
+					     (size_t)(end + 2 - (in + i)))))
+			goto done;
+		i = lit = (size_t)(end + 2 - in);
 		after_word = true;
-		continue;
-	next:
-		i++;
 	}
-	err = pr_buf_add(&raw, in + lit, len - lit);
-	if (!err && exact)
-		err = pr_buf_addbuf(&tmp, &raw);
-	else if (!err)
-		err = pr_mail_add_utf8_or_latin1(&tmp, raw.ptr, raw.len);
-	if (!err)
-		err = pr_buf_addbuf(out, &tmp);
+	/* most values have no encoded word: no copy through raw then */
+	if (!w.raw.len) {
+		err = words_add(&w, in + lit, len - lit);
+	} else {
+		err = pr_buf_add(&w.raw, in + lit, len - lit);
+		if (!err)
+			err = words_add(&w, w.raw.ptr, w.raw.len);
+	}
 done:
-	pr_buf_release(&raw);
-	pr_buf_release(&tmp);
+	if (err && text)
+		pr_buf_setlen(text, text0);
+	if (err && exact)
+		pr_buf_setlen(exact, exact0);
+	pr_buf_release(&w.raw);
+	pr_buf_release(&w.dec);
 	return err;
 }
 
 int pr_mail_decode_words(struct pr_buf *out, const char *in, size_t len)
 {
-	return decode_words(out, in, len, false);
+	return pr_mail_decode_words_both(out, NULL, in, len);
 }
 
 int pr_mail_decode_words_exact(struct pr_buf *out, const char *in, size_t len)
 {
-	return decode_words(out, in, len, true);
+	return pr_mail_decode_words_both(NULL, out, in, len);
+}
+
+const char *pr_mail_strcasestr(const char *hay, const char *needle)
+{
+	size_t i;
+
+	for (; *hay; hay++) {
+		for (i = 0; needle[i]; i++)
+			if (pr_mail_ascii_lower((unsigned char)hay[i]) !=
+			    pr_mail_ascii_lower((unsigned char)needle[i]))
+				break;
+		if (!needle[i])
+			return hay;
+	}
+	return *needle ? NULL : hay;
 }
 
 bool pr_mail_param(struct pr_buf *out, const char *value, const char *name)
 {
-	const char *p = strcasestr(value, name);
+	const char *p = pr_mail_strcasestr(value, name);
 	size_t n;
 
 	pr_buf_reset(out);
@@ -566,7 +672,7 @@ int pr_mail_parse_date(int64_t *out, const char *s)
 	if (!read_num(&day, &p, 2))
 		goto bad;
 	p = skip_ws(p);
-	for (i = 0; i < 12; i++)
+	for (i = 0; i < 12 && mon < 0; i++)
 		if (!strncasecmp(p, months[i], 3))
 			mon = i + 1;
 	if (mon < 0)

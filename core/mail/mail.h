@@ -39,6 +39,33 @@ struct pr_mail_headers {
 int pr_mail_headers_parse(struct pr_mail_headers *out, const char *data,
 			  size_t len, size_t *body_off);
 void pr_mail_headers_release(struct pr_mail_headers *h);
+
+/*
+ * The same header block read one header at a time without a copy of
+ * each: a field's name and value point into data, or into the reader's
+ * buffer when the header was folded (until the next call).  The value is
+ * what pr_mail_headers holds: cut at a NUL.
+ */
+struct pr_mail_header_reader {
+	const char *data;
+	size_t len;
+	size_t pos; /* at the end: the offset of the body */
+	size_t nr; /* headers read */
+	struct pr_buf cur; /* a folded header, unfolded */
+};
+
+struct pr_mail_field {
+	const char *name; /* "" for an mbox "From " line */
+	const char *value;
+	size_t name_len, value_len;
+};
+
+void pr_mail_header_reader_init(struct pr_mail_header_reader *r,
+				const char *data, size_t len);
+/* 1 with *f set, 0 at the end of the block, or a negative PR_E* code. */
+int pr_mail_header_next(struct pr_mail_header_reader *r,
+			struct pr_mail_field *f);
+void pr_mail_header_reader_release(struct pr_mail_header_reader *r);
 /* The value of the first header called name (any case), or NULL. */
 const char *pr_mail_headers_get(const struct pr_mail_headers *h,
 				const char *name);
@@ -63,6 +90,9 @@ int pr_mail_decode_words(struct pr_buf *out, const char *in, size_t len);
  * converted, but text outside them (and UTF-8 words) keeps its bytes.
  */
 int pr_mail_decode_words_exact(struct pr_buf *out, const char *in, size_t len);
+/* Both at once: text as pr_mail_decode_words, exact as _exact. */
+int pr_mail_decode_words_both(struct pr_buf *text, struct pr_buf *exact,
+			      const char *in, size_t len);
 
 /*
  * Append in, converted from charset to UTF-8.  Returns PR_EPARSE (nothing
@@ -90,6 +120,18 @@ int pr_mail_b64_encode(struct pr_buf *out, const void *in, size_t len);
  * when found.
  */
 bool pr_mail_param(struct pr_buf *out, const char *value, const char *name);
+/* c in lower case, ASCII only: the C locale's tolower() without its call. */
+static inline unsigned char pr_mail_ascii_lower(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c + ('a' - 'A')) : c;
+}
+
+/*
+ * strcasestr in the C locale (this program's), simply: glibc's sets up a
+ * two-way search that costs more than the search on the short header
+ * values it is used for.
+ */
+const char *pr_mail_strcasestr(const char *hay, const char *needle);
 
 /*
  * An RFC 2822 date ("Tue, 10 Nov 2026 10:01:00 +0000"; the day name, the

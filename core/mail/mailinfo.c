@@ -15,6 +15,7 @@ enum {
 	H_NR
 };
 static const char *const hdr_names[H_NR] = { "From", "Subject", "Date" };
+static const size_t hdr_lens[H_NR] = { 4, 7, 4 };
 
 enum te {
 	TE_NONE,
@@ -22,26 +23,43 @@ enum te {
 	TE_BASE64
 };
 
-/* A header's value: decoded to UTF-8, and as git mailinfo decodes it */
+/*
+ * A header's value: decoded to UTF-8, and as git mailinfo decodes it;
+ * same when the two are equal (most mails), so that the clean-ups are
+ * done on text alone.
+ */
 struct hval {
 	struct pr_buf text, bytes;
+	bool same;
+};
+
+/*
+ * The buffers of a parse.  pr_mailinfo_reset keeps them (emptied) for the
+ * next mail, so that a mailbox is read without a malloc per line or field.
+ */
+struct pr_mailinfo_scratch {
+	struct hval hdr[H_NR]; /* from the mail's headers */
+	struct hval inbody[H_NR]; /* from in-body header lines */
+	struct pr_buf charset;
+	struct pr_buf value; /* a Content-Type value, as a C string */
+	struct pr_buf accum; /* an in-body header line */
+	/* work buffers of the functions below */
+	struct pr_buf line, prev, one, conv, decoded, param;
+	struct pr_buf name, email, nameb, emailb;
 };
 
 struct state {
 	const char *data;
 	size_t len, pos;
-	struct hval hdr[H_NR]; /* from the mail's headers */
+	struct pr_mailinfo_scratch *w;
 	bool has_hdr[H_NR];
-	struct hval inbody[H_NR]; /* from in-body header lines */
 	bool has_inbody[H_NR];
 	char *bound[PR_LIMIT_MIME_DEPTH];
 	int nbound;
 	enum te te;
-	struct pr_buf charset;
 	bool flowed, delsp;
 	bool header_stage;
 	int filter_stage;
-	struct pr_buf accum;
 	size_t patch_lines;
 	struct pr_mailinfo *out;
 	int err;
@@ -53,7 +71,7 @@ static bool skip_header(const char *line, size_t len, const char *name,
 	size_t n = strlen(name);
 	const char *v;
 
-	if (len <= n || strncasecmp(line, name, n) || line[n] != ':')
+	if (len <= n || line[n] != ':' || strncasecmp(line, name, n))
 		return false;
 	v = line + n + 1;
 	while (v < line + len && isspace((unsigned char)*v))
@@ -62,24 +80,36 @@ static bool skip_header(const char *line, size_t len, const char *name,
 	return true;
 }
 
+static bool buf_eq(const struct pr_buf *a, const struct pr_buf *b)
+{
+	return a->len == b->len && !memcmp(a->ptr, b->ptr, a->len);
+}
+
 static int set_decoded(struct hval *dst, const char *v, size_t n)
 {
 	int err;
 
 	pr_buf_reset(&dst->text);
 	pr_buf_reset(&dst->bytes);
-	err = pr_mail_decode_words(&dst->text, v, n);
-	return err ? err : pr_mail_decode_words_exact(&dst->bytes, v, n);
+	err = pr_mail_decode_words_both(&dst->text, &dst->bytes, v, n);
+	dst->same = buf_eq(&dst->text, &dst->bytes);
+	return err;
+}
+
+/* The value as git mailinfo has it */
+static struct pr_buf *hval_exact(struct hval *v)
+{
+	return v->same ? &v->text : &v->bytes;
 }
 
 static void content_type(struct state *st, const char *v)
 {
-	struct pr_buf a = PR_BUF_INIT;
+	struct pr_buf *a = &st->w->param;
 
-	st->flowed = pr_mail_param(&a, v, "format=") &&
-		     !strcasecmp(a.ptr, "flowed");
-	st->delsp = pr_mail_param(&a, v, "delsp=") && !strcasecmp(a.ptr, "yes");
-	if (pr_mail_param(&a, v, "boundary=")) {
+	st->flowed = pr_mail_param(a, v, "format=") &&
+		     !strcasecmp(a->ptr, "flowed");
+	st->delsp = pr_mail_param(a, v, "delsp=") && !strcasecmp(a->ptr, "yes");
+	if (pr_mail_param(a, v, "boundary=")) {
 		if (st->nbound >= PR_LIMIT_MIME_DEPTH) {
 			st->err = pr_error(PR_ETOOBIG,
 					   "mail nests more than %d multiparts",
@@ -87,64 +117,155 @@ static void content_type(struct state *st, const char *v)
 		} else {
 			struct pr_buf b = PR_BUF_INIT;
 
-			pr_buf_addf(&b, "--%s", a.ptr);
+			pr_buf_addf(&b, "--%s", a->ptr);
 			st->bound[st->nbound++] = pr_buf_detach(&b, NULL);
 		}
 	}
-	if (pr_mail_param(&a, v, "charset=")) {
-		pr_buf_reset(&st->charset);
-		pr_buf_addbuf(&st->charset, &a);
-	}
-	pr_buf_release(&a);
-}
-
-/* One unfolded header line; overwrite is true for the mail's own headers. */
-static void check_header(struct state *st, const char *line, size_t len,
-			 struct hval *data, bool *has, bool overwrite)
-{
-	const char *v;
-	int i;
-
-	for (i = 0; i < H_NR; i++) {
-		if ((!has[i] || overwrite) &&
-		    skip_header(line, len, hdr_names[i], &v)) {
-			if (!st->err)
-				st->err = set_decoded(&data[i], v,
-						      len - (v - line));
-			has[i] = true;
-			return;
-		}
-	}
-	if (skip_header(line, len, "Content-Type", &v)) {
-		content_type(st, v);
-	} else if (skip_header(line, len, "Content-Transfer-Encoding", &v)) {
-		if (strcasestr(v, "base64"))
-			st->te = TE_BASE64;
-		else if (strcasestr(v, "quoted-printable"))
-			st->te = TE_QP;
-		else
-			st->te = TE_NONE;
+	if (pr_mail_param(a, v, "charset=")) {
+		pr_buf_reset(&st->w->charset);
+		pr_buf_addbuf(&st->w->charset, a);
 	}
 }
 
-/* Headers from a parsed block, rebuilt as "Name: value" lines. */
-static void check_headers(struct state *st, const struct pr_mail_headers *h,
-			  bool overwrite)
+/* The first <...> of a header value, or the trimmed value. */
+static char *msgid(const char *v, size_t n)
 {
-	struct pr_buf line = PR_BUF_INIT;
+	const char *b, *k, *end = v + n;
+
+	b = memchr(v, '<', n);
+	k = b ? memchr(b, '>', (size_t)(end - b)) : NULL;
+	if (k)
+		return pr_memdup(b + 1, (size_t)(k - b - 1));
+	while (v < end && isspace((unsigned char)*v))
+		v++;
+	for (n = 0; v + n < end && v[n] != ' ' && v[n] != '\t'; n++)
+		;
+	return pr_memdup(v, n);
+}
+
+static void references(struct pr_mailinfo *out, const char *v, size_t n)
+{
+	const char *b, *k, *end = v + n;
+
+	while ((b = memchr(v, '<', (size_t)(end - v))) &&
+	       (k = memchr(b, '>', (size_t)(end - b)))) {
+		out->references = pr_reallocarray(out->references,
+						  out->nr_references + 1,
+						  sizeof(char *));
+		out->references[out->nr_references++] =
+			pr_memdup(b + 1, (size_t)(k - b - 1));
+		v = k + 1;
+	}
+}
+
+/*
+ * Is name[0..n) the header name want, in any case?  ASCII only, as header
+ * names are; a loop here, as strncasecmp's call cost more than the compare
+ * for the few headers of a mail.
+ */
+static bool name_eq(const char *name, size_t n, const char *want, size_t wn)
+{
 	size_t i;
 
-	for (i = 0; i < h->nr; i++) {
-		if (!*h->v[i].name)
-			continue;
-		pr_buf_reset(&line);
-		pr_buf_adds(&line, h->v[i].name);
-		pr_buf_add(&line, ": ", 2);
-		pr_buf_adds(&line, h->v[i].value);
-		check_header(st, line.ptr, line.len, st->hdr, st->has_hdr,
-			     overwrite);
+	if (wn != n)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (pr_mail_ascii_lower((unsigned char)name[i]) !=
+		    pr_mail_ascii_lower((unsigned char)want[i]))
+			return false;
 	}
-	pr_buf_release(&line);
+	return true;
+}
+
+/* Which of hdr_names name[0..n) is (in any case); -1 for none. */
+static int hdr_index(const char *name, size_t n)
+{
+	int i;
+
+	for (i = 0; i < H_NR; i++)
+		if (name_eq(name, n, hdr_names[i], hdr_lens[i]))
+			return i;
+	return -1;
+}
+
+/* name: a literal, its strlen() is known when this is compiled */
+static inline bool is_name(const struct pr_mail_field *f, const char *name)
+{
+	return name_eq(f->name, f->name_len, name, strlen(name));
+}
+
+/* A header of the mail or of a part; overwrite for the mail's own. */
+static void check_header(struct state *st, const struct pr_mail_field *f,
+			 bool overwrite)
+{
+	int i = hdr_index(f->name, f->name_len);
+	const char *v;
+
+	if (i >= 0) {
+		if (!st->has_hdr[i] || overwrite) {
+			if (!st->err)
+				st->err = set_decoded(&st->w->hdr[i], f->value,
+						      f->value_len);
+			st->has_hdr[i] = true;
+		}
+		return;
+	}
+	if (!is_name(f, "Content-Type") &&
+	    !is_name(f, "Content-Transfer-Encoding"))
+		return;
+	/* the two are read as C strings */
+	pr_buf_reset(&st->w->value);
+	if (!st->err)
+		st->err = pr_buf_add(&st->w->value, f->value, f->value_len);
+	v = st->w->value.ptr;
+	if (f->name_len == strlen("Content-Type")) {
+		content_type(st, v);
+	} else if (pr_mail_strcasestr(v, "base64")) {
+		st->te = TE_BASE64;
+	} else if (pr_mail_strcasestr(v, "quoted-printable")) {
+		st->te = TE_QP;
+	} else {
+		st->te = TE_NONE;
+	}
+}
+
+/*
+ * The header block at st->pos (the mail's, or a part's), read in place;
+ * st->pos moves past it.  Returns the count of headers with a name, or an
+ * error.  The first Message-ID, In-Reply-To and References are read for
+ * the mail's own block only (overwrite).
+ */
+static int check_headers(struct state *st, bool overwrite, size_t *nr)
+{
+	struct pr_mail_header_reader r;
+	struct pr_mail_field f;
+	bool id = false, irt = false, refs = false;
+	int n, named = 0;
+
+	pr_mail_header_reader_init(&r, st->data + st->pos, st->len - st->pos);
+	while ((n = pr_mail_header_next(&r, &f)) > 0) {
+		if (!f.name_len)
+			continue;
+		named++;
+		check_header(st, &f, overwrite);
+		if (!overwrite)
+			continue;
+		if (!id && is_name(&f, "Message-ID")) {
+			st->out->message_id = msgid(f.value, f.value_len);
+			id = true;
+		} else if (!irt && is_name(&f, "In-Reply-To")) {
+			st->out->in_reply_to = msgid(f.value, f.value_len);
+			irt = true;
+		} else if (!refs && is_name(&f, "References")) {
+			references(st->out, f.value, f.value_len);
+			refs = true;
+		}
+	}
+	st->pos += r.pos;
+	if (nr)
+		*nr = r.nr;
+	pr_mail_header_reader_release(&r);
+	return n < 0 ? n : named;
 }
 
 static bool patchbreak(const char *l, size_t n)
@@ -167,13 +288,28 @@ static bool patchbreak(const char *l, size_t n)
 	return false;
 }
 
+/*
+ * The in-body header line held in accum.  It starts with the name of one
+ * of hdr_names not seen in the body yet (is_inbody_header), which it sets.
+ */
 static void flush_accum(struct state *st)
 {
-	if (!st->accum.len)
+	const char *l = st->w->accum.ptr, *v;
+	size_t n = st->w->accum.len;
+	int i;
+
+	if (!n)
 		return;
-	check_header(st, st->accum.ptr, st->accum.len, st->inbody,
-		     st->has_inbody, false);
-	pr_buf_reset(&st->accum);
+	for (i = 0; i < H_NR; i++) {
+		if (!st->has_inbody[i] && skip_header(l, n, hdr_names[i], &v)) {
+			if (!st->err)
+				st->err = set_decoded(&st->w->inbody[i], v,
+						      n - (size_t)(v - l));
+			st->has_inbody[i] = true;
+			break;
+		}
+	}
+	pr_buf_reset(&st->w->accum);
 }
 
 static bool is_inbody_header(struct state *st, const char *l, size_t n)
@@ -204,30 +340,32 @@ static bool is_format_patch_separator(const char *l, size_t n)
 /* Returns true while the line is part of the in-body header block. */
 static bool check_inbody(struct state *st, const char *l, size_t n)
 {
-	if (st->accum.len && (l[0] == ' ' || l[0] == '\t')) {
-		if (st->accum.ptr[st->accum.len - 1] == '\n')
-			pr_buf_setlen(&st->accum, st->accum.len - 1);
-		pr_buf_add(&st->accum, l, n);
+	if (st->w->accum.len && (l[0] == ' ' || l[0] == '\t')) {
+		if (st->w->accum.ptr[st->w->accum.len - 1] == '\n')
+			pr_buf_setlen(&st->w->accum, st->w->accum.len - 1);
+		pr_buf_add(&st->w->accum, l, n);
 		return true;
 	}
 	flush_accum(st);
 	if (n > 5 && !memcmp(l, ">From", 5) && isspace((unsigned char)l[5]))
 		return is_format_patch_separator(l + 1, n - 1);
 	if (n > 7 && !memcmp(l, "[PATCH]", 7) && isspace((unsigned char)l[7])) {
+		struct hval *subj = &st->w->inbody[H_SUBJECT];
 		size_t e = n;
 
 		while (e && (l[e - 1] == '\n' || l[e - 1] == '\r'))
 			e--;
-		pr_buf_reset(&st->inbody[H_SUBJECT].text);
-		pr_buf_reset(&st->inbody[H_SUBJECT].bytes);
-		pr_mail_add_utf8_or_latin1(&st->inbody[H_SUBJECT].text, l, e);
-		pr_buf_add(&st->inbody[H_SUBJECT].bytes, l, e);
+		pr_buf_reset(&subj->text);
+		pr_buf_reset(&subj->bytes);
+		pr_mail_add_utf8_or_latin1(&subj->text, l, e);
+		pr_buf_add(&subj->bytes, l, e);
+		subj->same = buf_eq(&subj->text, &subj->bytes);
 		st->has_inbody[H_SUBJECT] = true;
 		return true;
 	}
 	if (is_inbody_header(st, l, n)) {
 		/* kept with its newline, which becomes a space, as in git */
-		pr_buf_add(&st->accum, l, n);
+		pr_buf_add(&st->w->accum, l, n);
 		return true;
 	}
 	return false;
@@ -265,13 +403,13 @@ static bool charset_is_utf8(const char *cs)
 /* Returns true when this line starts the patch. */
 static bool commit_msg(struct state *st, const char *l, size_t n)
 {
-	struct pr_buf conv = PR_BUF_INIT;
+	struct pr_buf *conv = &st->w->conv;
 	/* git converts no text in no charset or UTF-8: its bytes stay */
-	bool raw = charset_is_utf8(st->charset.ptr);
+	bool raw = charset_is_utf8(st->w->charset.ptr);
 
 	if (st->header_stage) {
 		if (!n || (n == 1 && l[0] == '\n')) {
-			if (st->accum.len) {
+			if (st->w->accum.len) {
 				flush_accum(st);
 				st->header_stage = false;
 			}
@@ -283,16 +421,22 @@ static bool commit_msg(struct state *st, const char *l, size_t n)
 	}
 	if (patchbreak(l, n))
 		return true;
-	if (pr_mail_to_utf8(&conv, l, n, st->charset.ptr)) {
+	if (st->err)
+		return false;
+	/* its own UTF-8 form: msg_line reads it as latin-1 where it is not */
+	if (raw) {
+		st->err = msg_line(st->out, l, n, l, n);
+		return false;
+	}
+	pr_buf_reset(conv);
+	if (pr_mail_to_utf8(conv, l, n, st->w->charset.ptr)) {
 		pr_error_clear();
-		pr_buf_reset(&conv);
-		pr_buf_add(&conv, l, n); /* unknown charset: keep the bytes */
+		pr_buf_reset(conv);
+		pr_buf_add(conv, l, n); /* unknown charset: keep the bytes */
 		raw = true;
 	}
-	if (!st->err)
-		st->err = msg_line(st->out, conv.ptr, conv.len,
-				   raw ? l : conv.ptr, raw ? n : conv.len);
-	pr_buf_release(&conv);
+	st->err = msg_line(st->out, conv->ptr, conv->len, raw ? l : conv->ptr,
+			   raw ? n : conv->len);
 	return false;
 }
 
@@ -385,8 +529,8 @@ static bool find_boundary(struct state *st, struct pr_buf *line)
 /* At a boundary line: false when the mail ends. */
 static bool handle_boundary(struct state *st, struct pr_buf *line)
 {
-	struct pr_mail_headers h = PR_MAIL_HEADERS_INIT;
-	size_t off, n;
+	size_t n;
+	int err;
 
 	for (;;) {
 		n = strlen(st->bound[st->nbound - 1]);
@@ -399,18 +543,14 @@ static bool handle_boundary(struct state *st, struct pr_buf *line)
 			return false;
 	}
 	st->te = TE_NONE;
-	pr_buf_reset(&st->charset);
+	pr_buf_reset(&st->w->charset);
 	if (st->err)
 		return false;
-	st->err = pr_mail_headers_parse(&h, st->data + st->pos,
-					st->len - st->pos, &off);
-	if (st->err) {
-		pr_mail_headers_release(&h);
+	err = check_headers(st, false, NULL);
+	if (err < 0)
+		st->err = err;
+	if (st->err)
 		return false;
-	}
-	check_headers(st, &h, false);
-	pr_mail_headers_release(&h);
-	st->pos += off;
 	/* git drops the line that ended the part's headers */
 	pr_mail_next_line(st->data, st->len, &st->pos);
 	return next_line(st, line);
@@ -418,68 +558,65 @@ static bool handle_boundary(struct state *st, struct pr_buf *line)
 
 static void decode_te(struct state *st, struct pr_buf *line)
 {
-	struct pr_buf d = PR_BUF_INIT;
+	struct pr_buf *d = &st->w->decoded;
 
 	if (st->te == TE_NONE)
 		return;
+	pr_buf_reset(d);
 	if (st->te == TE_QP)
-		pr_mail_qp_decode(&d, line->ptr, line->len, false);
+		pr_mail_qp_decode(d, line->ptr, line->len, false);
 	else
-		pr_mail_b64_decode(&d, line->ptr, line->len);
+		pr_mail_b64_decode(d, line->ptr, line->len);
 	pr_buf_reset(line);
-	pr_buf_addbuf(line, &d);
-	pr_buf_release(&d);
+	pr_buf_addbuf(line, d);
 }
 
 static void handle_body(struct state *st, struct pr_buf *line)
 {
-	struct pr_buf prev = PR_BUF_INIT, one = PR_BUF_INIT;
+	struct pr_buf *prev = &st->w->prev, *one = &st->w->one;
 
 	if (st->nbound && !is_boundary(st, line) && !find_boundary(st, line))
-		goto done;
+		return;
 	do {
 		if (is_boundary(st, line)) {
-			if (prev.len) {
-				filter(st, prev.ptr, prev.len);
-				pr_buf_reset(&prev);
+			if (prev->len) {
+				filter(st, prev->ptr, prev->len);
+				pr_buf_reset(prev);
 			}
 			if (!handle_boundary(st, line))
-				goto done;
+				return;
 		}
 		decode_te(st, line);
 		if (st->te != TE_NONE) {
 			size_t p = 0, s, n;
 
 			/* decoded text may hold several lines, or part of one */
-			pr_buf_reset(&one);
-			pr_buf_addbuf(&one, &prev);
-			pr_buf_addbuf(&one, line);
-			pr_buf_reset(&prev);
+			pr_buf_reset(one);
+			pr_buf_addbuf(one, prev);
+			pr_buf_addbuf(one, line);
+			pr_buf_reset(prev);
 			for (;;) {
 				s = p;
-				n = pr_mail_next_line(one.ptr, one.len, &p);
+				n = pr_mail_next_line(one->ptr, one->len, &p);
 				if (!n)
 					break;
 				pr_buf_reset(line);
-				pr_buf_add(line, one.ptr + s, n);
-				if (one.ptr[s + n - 1] != '\n') {
-					pr_buf_addbuf(&prev, line);
+				pr_buf_add(line, one->ptr + s, n);
+				if (one->ptr[s + n - 1] != '\n') {
+					pr_buf_addbuf(prev, line);
 					break;
 				}
-				filter_flowed(st, line, &prev);
+				filter_flowed(st, line, prev);
 			}
 		} else {
-			filter_flowed(st, line, &prev);
+			filter_flowed(st, line, prev);
 		}
 		if (st->err)
 			break;
 	} while (next_line(st, line));
-	if (prev.len)
-		filter(st, prev.ptr, prev.len);
+	if (prev->len)
+		filter(st, prev->ptr, prev->len);
 	flush_accum(st);
-done:
-	pr_buf_release(&prev);
-	pr_buf_release(&one);
 }
 
 static void cleanup_space(struct pr_buf *b)
@@ -547,6 +684,11 @@ static void unquote(struct pr_buf *out, const char *in)
 	int depth = 0;
 	bool quoted = false;
 
+	/* most addresses have nothing to unquote */
+	if (!strpbrk(in, "\\\"()")) {
+		pr_buf_adds(out, in);
+		return;
+	}
 	for (; *in; in++) {
 		if (*in == '\\' && (quoted || depth) && in[1]) {
 			pr_buf_addch(out, *++in);
@@ -622,42 +764,18 @@ done:
 	return 0;
 }
 
-/* The first <...> of a header value, or the trimmed value. */
-static char *msgid(const char *v)
-{
-	const char *b, *k;
-
-	if (!v)
-		return pr_strdup("");
-	b = strchr(v, '<');
-	k = b ? strchr(b, '>') : NULL;
-	if (k)
-		return pr_memdup(b + 1, k - b - 1);
-	while (isspace((unsigned char)*v))
-		v++;
-	return pr_strndup(v, strcspn(v, " \t"));
-}
-
-static void references(struct pr_mailinfo *out, const char *v)
-{
-	const char *b, *k;
-
-	while (v && (b = strchr(v, '<')) && (k = strchr(b, '>'))) {
-		out->references = pr_reallocarray(out->references,
-						  out->nr_references + 1,
-						  sizeof(char *));
-		out->references[out->nr_references++] =
-			pr_memdup(b + 1, k - b - 1);
-		v = k + 1;
-	}
-}
-
 /* The UTF-8 form of text; exact goes to *bytes when it differs. */
 static char *utf8_dup(const struct pr_buf *text, const struct pr_buf *exact,
 		      char **bytes)
 {
 	struct pr_buf o = PR_BUF_INIT;
 
+	/* the texts are UTF-8 already: taken as they are */
+	if (pr_mail_is_utf8(text->ptr, text->len)) {
+		if (!buf_eq(text, exact))
+			*bytes = pr_memdup(exact->ptr, exact->len);
+		return pr_memdup(text->ptr, text->len);
+	}
 	pr_mail_add_utf8_or_latin1(&o, text->ptr, text->len);
 	if (o.len != exact->len || memcmp(o.ptr, exact->ptr, exact->len))
 		*bytes = pr_memdup(exact->ptr, exact->len);
@@ -668,6 +786,7 @@ static void hval_init(struct hval *v)
 {
 	pr_buf_init(&v->text, PR_LIMIT_HEADER_BYTES);
 	pr_buf_init(&v->bytes, PR_LIMIT_HEADER_BYTES);
+	v->same = true;
 }
 
 static void hval_release(struct hval *v)
@@ -676,44 +795,123 @@ static void hval_release(struct hval *v)
 	pr_buf_release(&v->bytes);
 }
 
+static void hval_reset(struct hval *v)
+{
+	pr_buf_reset(&v->text);
+	pr_buf_reset(&v->bytes);
+	v->same = true;
+}
+
+/* fn on each header value of w */
+static void each_hval(struct pr_mailinfo_scratch *w, void (*fn)(struct hval *))
+{
+	int i;
+
+	for (i = 0; i < H_NR; i++) {
+		fn(&w->hdr[i]);
+		fn(&w->inbody[i]);
+	}
+}
+
+static struct pr_mailinfo_scratch *scratch_new(void)
+{
+	struct pr_mailinfo_scratch *w = pr_calloc(1, sizeof(*w));
+
+	each_hval(w, hval_init);
+	pr_buf_init(&w->charset, PR_LIMIT_HEADER_BYTES);
+	pr_buf_init(&w->value, PR_LIMIT_HEADER_BYTES);
+	pr_buf_init(&w->accum, PR_LIMIT_HEADER_BYTES);
+	pr_buf_init(&w->line, PR_LIMIT_MAIL_BYTES);
+	pr_buf_init(&w->prev, 0);
+	pr_buf_init(&w->one, 0);
+	pr_buf_init(&w->conv, 0);
+	pr_buf_init(&w->decoded, 0);
+	pr_buf_init(&w->param, 0);
+	pr_buf_init(&w->name, 0);
+	pr_buf_init(&w->email, 0);
+	pr_buf_init(&w->nameb, 0);
+	pr_buf_init(&w->emailb, 0);
+	return w;
+}
+
+/* Empty the buffers the parse reads before it writes them. */
+static void scratch_reset(struct pr_mailinfo_scratch *w)
+{
+	each_hval(w, hval_reset);
+	pr_buf_reset(&w->charset);
+	pr_buf_reset(&w->accum);
+	pr_buf_reset(&w->prev);
+}
+
+static void scratch_free(struct pr_mailinfo_scratch *w)
+{
+	if (!w)
+		return;
+	each_hval(w, hval_release);
+	pr_buf_release(&w->charset);
+	pr_buf_release(&w->value);
+	pr_buf_release(&w->accum);
+	pr_buf_release(&w->line);
+	pr_buf_release(&w->prev);
+	pr_buf_release(&w->one);
+	pr_buf_release(&w->conv);
+	pr_buf_release(&w->decoded);
+	pr_buf_release(&w->param);
+	pr_buf_release(&w->name);
+	pr_buf_release(&w->email);
+	pr_buf_release(&w->nameb);
+	pr_buf_release(&w->emailb);
+	free(w);
+}
+
+/* Whitespace runs to one space, in text and (when apart) in bytes. */
+static void hval_cleanup_space(struct hval *v)
+{
+	cleanup_space(&v->text);
+	if (!v->same)
+		cleanup_space(&v->bytes);
+}
+
 /*
  * Subject, author and date from the header values git would take; the
  * sender from the mail's own From: (hdr_from), whoever the author is.
+ * Where a value's text and bytes are the same, only the text is worked.
  */
-static void set_info(struct pr_mailinfo *out, struct hval *const *use,
+static void set_info(struct state *st, struct hval *const *use,
 		     struct hval *hdr_from)
 {
-	struct pr_buf name = PR_BUF_INIT, email = PR_BUF_INIT,
-		      nameb = PR_BUF_INIT, emailb = PR_BUF_INIT;
+	struct pr_mailinfo *out = st->out;
+	struct pr_buf *name = &st->w->name, *email = &st->w->email,
+		      *nameb = &st->w->nameb, *emailb = &st->w->emailb;
 	struct hval *subj = use[H_SUBJECT], *from = use[H_FROM],
 		    *date = use[H_DATE];
 
-	out->subject_raw =
-		utf8_dup(&subj->text, &subj->bytes, &out->bytes.subject_raw);
+	out->subject_raw = utf8_dup(&subj->text, hval_exact(subj),
+				    &out->bytes.subject_raw);
 	pr_mailinfo_clean_subject(&subj->text);
-	cleanup_space(&subj->text);
-	pr_mailinfo_clean_subject(&subj->bytes);
-	cleanup_space(&subj->bytes);
-	out->subject = utf8_dup(&subj->text, &subj->bytes, &out->bytes.subject);
-	cleanup_space(&from->text);
-	cleanup_space(&from->bytes);
-	pr_mailinfo_split_from(&name, &email, from->text.ptr);
-	pr_mailinfo_split_from(&nameb, &emailb, from->bytes.ptr);
-	out->name = utf8_dup(&name, &nameb, &out->bytes.name);
-	out->email = utf8_dup(&email, &emailb, &out->bytes.email);
+	if (!subj->same)
+		pr_mailinfo_clean_subject(&subj->bytes);
+	hval_cleanup_space(subj);
+	out->subject =
+		utf8_dup(&subj->text, hval_exact(subj), &out->bytes.subject);
+	hval_cleanup_space(from);
+	pr_mailinfo_split_from(name, email, from->text.ptr);
+	if (from->same) {
+		out->name = utf8_dup(name, name, &out->bytes.name);
+		out->email = utf8_dup(email, email, &out->bytes.email);
+	} else {
+		pr_mailinfo_split_from(nameb, emailb, from->bytes.ptr);
+		out->name = utf8_dup(name, nameb, &out->bytes.name);
+		out->email = utf8_dup(email, emailb, &out->bytes.email);
+	}
 	/* the submitter, whoever the in-body From: names as the author */
-	pr_buf_reset(&name);
-	pr_buf_reset(&email);
-	cleanup_space(&hdr_from->text);
-	pr_mailinfo_split_from(&name, &email, hdr_from->text.ptr);
-	out->sender = pr_memdup(email.ptr, email.len);
-	cleanup_space(&date->text);
-	cleanup_space(&date->bytes);
-	out->date = utf8_dup(&date->text, &date->bytes, &out->bytes.date);
-	pr_buf_release(&name);
-	pr_buf_release(&email);
-	pr_buf_release(&nameb);
-	pr_buf_release(&emailb);
+	if (hdr_from != from) {
+		cleanup_space(&hdr_from->text);
+		pr_mailinfo_split_from(name, email, hdr_from->text.ptr);
+	}
+	out->sender = pr_memdup(email->ptr, email->len);
+	hval_cleanup_space(date);
+	out->date = utf8_dup(&date->text, hval_exact(date), &out->bytes.date);
 }
 
 void pr_mailinfo_init(struct pr_mailinfo *mi)
@@ -725,8 +923,10 @@ void pr_mailinfo_init(struct pr_mailinfo *mi)
 	mi->prefix.version = 1;
 }
 
-void pr_mailinfo_release(struct pr_mailinfo *mi)
+void pr_mailinfo_reset(struct pr_mailinfo *mi)
 {
+	struct pr_mailinfo_scratch *w = mi->scratch;
+	struct pr_buf msg = mi->msg, patch = mi->patch, bmsg = mi->bytes.msg;
 	size_t i;
 
 	free(mi->name);
@@ -740,8 +940,6 @@ void pr_mailinfo_release(struct pr_mailinfo *mi)
 	for (i = 0; i < mi->nr_references; i++)
 		free(mi->references[i]);
 	free(mi->references);
-	pr_buf_release(&mi->msg);
-	pr_buf_release(&mi->patch);
 	pr_subject_prefix_release(&mi->prefix);
 	pr_trailer_list_release(&mi->trailers);
 	free(mi->pull_url);
@@ -751,8 +949,25 @@ void pr_mailinfo_release(struct pr_mailinfo *mi)
 	free(mi->bytes.date);
 	free(mi->bytes.subject);
 	free(mi->bytes.subject_raw);
-	pr_buf_release(&mi->bytes.msg);
 	pr_mailinfo_init(mi);
+	/* the three buffers and the scratch stay, emptied */
+	mi->msg = msg;
+	mi->patch = patch;
+	mi->bytes.msg = bmsg;
+	pr_buf_reset(&mi->msg);
+	pr_buf_reset(&mi->patch);
+	pr_buf_reset(&mi->bytes.msg);
+	mi->scratch = w;
+}
+
+void pr_mailinfo_release(struct pr_mailinfo *mi)
+{
+	pr_mailinfo_reset(mi);
+	pr_buf_release(&mi->msg);
+	pr_buf_release(&mi->patch);
+	pr_buf_release(&mi->bytes.msg);
+	scratch_free(mi->scratch);
+	mi->scratch = NULL;
 }
 
 const char *pr_mail_kind_name(enum pr_mail_kind kind)
@@ -773,53 +988,45 @@ const char *pr_mail_kind_name(enum pr_mail_kind kind)
 
 int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 {
-	struct pr_mail_headers h = PR_MAIL_HEADERS_INIT;
-	struct pr_buf line = PR_BUF_INIT;
 	struct state st;
 	struct hval *use[H_NR];
-	size_t off;
+	size_t nr;
 	int i, err;
 
+	if (!out->scratch)
+		out->scratch = scratch_new();
+	scratch_reset(out->scratch);
 	memset(&st, 0, sizeof(st));
 	st.data = data;
 	st.len = len;
 	st.out = out;
+	st.w = out->scratch;
 	st.header_stage = true;
-	for (i = 0; i < H_NR; i++) {
-		hval_init(&st.hdr[i]);
-		hval_init(&st.inbody[i]);
-	}
-	pr_buf_init(&st.charset, PR_LIMIT_HEADER_BYTES);
-	pr_buf_init(&st.accum, PR_LIMIT_HEADER_BYTES);
-	pr_buf_init(&line, PR_LIMIT_MAIL_BYTES);
 
-	err = pr_mail_headers_parse(&h, data, len, &off);
-	if (err)
+	err = check_headers(&st, true, &nr);
+	if (err < 0)
 		goto done;
-	for (i = 0; i < (int)h.nr && !*h.v[i].name; i++)
-		;
-	if (i == (int)h.nr) {
+	if (!err) {
 		/* an mbox "From " line alone does not make a mail */
 		err = pr_error(PR_EPARSE, "no mail headers at line %zu",
-			       h.nr + 1);
+			       nr + 1);
 		goto done;
 	}
-	check_headers(&st, &h, true);
-	st.pos = off;
-	if (next_line(&st, &line))
-		handle_body(&st, &line);
+	if (!out->message_id)
+		out->message_id = pr_strdup("");
+	if (!out->in_reply_to)
+		out->in_reply_to = pr_strdup("");
+	if (next_line(&st, &st.w->line))
+		handle_body(&st, &st.w->line);
 	err = st.err;
 	if (err)
 		goto done;
 
 	/* in-body headers count only when there is a patch (as in git) */
 	for (i = 0; i < H_NR; i++)
-		use[i] = st.patch_lines && st.has_inbody[i] ? &st.inbody[i]
-							    : &st.hdr[i];
-	set_info(out, use, &st.hdr[H_FROM]);
-	out->message_id = msgid(pr_mail_headers_get(&h, "Message-ID"));
-	out->in_reply_to = msgid(pr_mail_headers_get(&h, "In-Reply-To"));
-	references(out, pr_mail_headers_get(&h, "References"));
+		use[i] = st.patch_lines && st.has_inbody[i] ? &st.w->inbody[i]
+							    : &st.w->hdr[i];
+	set_info(&st, use, &st.w->hdr[H_FROM]);
 
 	err = pr_subject_parse_prefix(&out->prefix, out->subject_raw);
 	if (err)
@@ -844,15 +1051,7 @@ int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len)
 		err = pr_trailers_parse(&out->trailers, out->msg.ptr,
 					out->msg.len);
 done:
-	for (i = 0; i < H_NR; i++) {
-		hval_release(&st.hdr[i]);
-		hval_release(&st.inbody[i]);
-	}
 	for (i = 0; i < st.nbound; i++)
 		free(st.bound[i]);
-	pr_buf_release(&st.charset);
-	pr_buf_release(&st.accum);
-	pr_buf_release(&line);
-	pr_mail_headers_release(&h);
 	return err;
 }

@@ -60,10 +60,16 @@ struct pr_mailinfo {
 		struct pr_buf msg; /* valid when has_msg */
 		bool has_msg;
 	} bytes;
+	struct pr_mailinfo_scratch *scratch; /* the parse's buffers */
 };
 
 void pr_mailinfo_init(struct pr_mailinfo *mi);
 void pr_mailinfo_release(struct pr_mailinfo *mi);
+/*
+ * Empty mi for the next pr_mailinfo_parse, keeping the memory of its
+ * buffers: a mailbox is read without a malloc per line.
+ */
+void pr_mailinfo_reset(struct pr_mailinfo *mi);
 int pr_mailinfo_parse(struct pr_mailinfo *out, const char *data, size_t len);
 
 /* Clean a subject in place as mailinfo does without -k. */

@@ -12,13 +12,11 @@ static bool readable(struct pr_jsonw *w, const char *key, const char *p,
 		     size_t len)
 {
 	struct pr_buf u = PR_BUF_INIT;
-	const char *nul = memchr(p, 0, len);
+	const char *nul = NULL;
 	size_t i;
 
-	if (!nul && pr_mail_is_utf8(p, len)) {
-		pr_jsonw_str(w, key, p, len);
+	if (pr_jsonw_str_utf8(w, key, p, len))
 		return true;
-	}
 	for (i = 0; i < len; i = nul ? (size_t)(nul - p) + 1 : len) {
 		nul = memchr(p + i, 0, len - i);
 		pr_mail_add_utf8_or_latin1(&u, p + i,

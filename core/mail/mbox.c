@@ -202,7 +202,8 @@ static int feed(struct split *s, char *w, size_t len, bool eof)
 			continue;
 		}
 		s->lineno++;
-		if (s->mode == MBOX && s->lineno > s->first &&
+		/* 'F': most lines are not looked at further */
+		if (s->mode == MBOX && s->lineno > s->first && line[0] == 'F' &&
 		    pr_mbox_is_from_line(line, n)) {
 			err = emit(s, w, start);
 			if (err)

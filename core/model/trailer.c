@@ -223,14 +223,17 @@ static int add_unfolded(struct pr_buf *b, const char *s, size_t n)
 	while (n && isspace((unsigned char)s[n - 1]))
 		n--;
 	while (i < n && !err) {
-		char c = s[i++];
+		const char *nl = memchr(s + i, '\n', n - i);
+		size_t run = nl ? (size_t)(nl - s) - i : n - i;
 
-		if (c == '\n') {
-			while (i < n && isspace((unsigned char)s[i]))
-				i++;
-			c = ' ';
-		}
-		err = pr_buf_addch(b, c);
+		err = pr_buf_add(b, s + i, run);
+		i += run;
+		if (err || !nl)
+			break;
+		/* a newline and the indent after it: one space */
+		for (i++; i < n && isspace((unsigned char)s[i]); i++)
+			;
+		err = pr_buf_addch(b, ' ');
 	}
 	return err;
 }
