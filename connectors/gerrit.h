@@ -330,6 +330,8 @@ int pr_gerrit_deliver_version(struct pr_instance *inst,
  * space-separated).
  */
 int pr_gerrit_ids_kind(struct pr_buf *out, const char *sink, int number);
+/* The same for the commits it pushed ("gerrit-commits:SINK:vN", shas). */
+int pr_gerrit_commits_kind(struct pr_buf *out, const char *sink, int number);
 
 /*
  * gerrit_relay.c, the sink's part of the reply relay (engine/bridge.h):

@@ -13,7 +13,8 @@
  *
  * Which change: the Change-Id this sink pushed the answered patch with
  * (the identity map's "gerrit-ids:SINK:vN" of that version, else of the
- * newest version it pushed), on its current patch set; for a series that
+ * newest version it pushed), on the patch set of the answered version's
+ * commit ("gerrit-commits:SINK:vN"), else the current one; for a series that
  * came from Gerrit, the change whose patch set is the answered patch's
  * commit, on that patch set.  A reply to the cover letter goes to the
  * first patch's change (once: the trailers it gives are kept for every
@@ -57,14 +58,19 @@ static int nth_id(struct pr_buf *out, const char *list, int idx)
 	return PR_ENOENT;
 }
 
-/* The Change-Id this sink gave patch idx of version n; PR_ENOENT none. */
+/*
+ * What this sink recorded for patch idx of version n: its Change-Id (kind
+ * pr_gerrit_ids_kind) or its commit (pr_gerrit_commits_kind); PR_ENOENT
+ * when none.
+ */
 static int pushed_id(struct pr_buf *out, const struct pr_instance *inst,
-		     const struct pr_relay *r, int n, int idx)
+		     const struct pr_relay *r, int n, int idx,
+		     int (*kind_of)(struct pr_buf *, const char *, int))
 {
 	struct pr_buf kind = PR_BUF_INIT, list = PR_BUF_INIT;
 	int err;
 
-	if (!(err = pr_gerrit_ids_kind(&kind, inst->name, n)) &&
+	if (!(err = kind_of(&kind, inst->name, n)) &&
 	    !(err = pr_store_identity_get(&list, r->store, r->series_id,
 					  kind.ptr)))
 		err = nth_id(out, list.ptr, idx);
@@ -103,13 +109,28 @@ static int find_where(struct where *w, const struct pr_instance *inst,
 	memcpy(w->rev, "current", 8);
 	if (!r->store || r->version < 1)
 		return 0;
-	/* a version this sink pushed: the one answered, else the newest */
-	err = pushed_id(&id, inst, r, r->version, idx);
+	/* a version this sink pushed: the one answered, on its patch set */
+	err = pushed_id(&id, inst, r, r->version, idx, pr_gerrit_ids_kind);
+	if (!err) {
+		struct pr_buf commit = PR_BUF_INIT;
+		int e = pushed_id(&commit, inst, r, r->version, idx,
+				  pr_gerrit_commits_kind);
+
+		if (!e && commit.len == 40)
+			memcpy(w->rev, commit.ptr, 41);
+		pr_buf_release(&commit);
+		if (e == PR_ENOENT) /* pushed before commits were kept */
+			pr_error_clear();
+		else if (e)
+			err = e;
+	}
+	/* else the newest version pushed, on the current patch set */
 	for (n = pr_store_version_count(r->store, r->series_id);
 	     err == PR_ENOENT && n >= 1; n--) {
 		pr_buf_reset(&id);
 		err = n == r->version ? PR_ENOENT
-				      : pushed_id(&id, inst, r, n, idx);
+				      : pushed_id(&id, inst, r, n, idx,
+						  pr_gerrit_ids_kind);
 	}
 	if (!err) {
 		err = pr_buf_addf(&w->query, "change:%s project:%s branch:%s",

@@ -31,7 +31,9 @@
  *   version number and the patch's place, so that a retry makes the same
  *   commits.  The Change-Ids of each version pushed are kept in the
  *   store's identity map, kind "gerrit-ids:SINK:vN", the list in patch
- *   order; the changes Gerrit names, kind "gerrit-change:SINK", by URL.
+ *   order, and the commits pushed, "gerrit-commits:SINK:vN" (a reply to
+ *   a patch of vN is posted on that patch set); the changes Gerrit names,
+ *   kind "gerrit-change:SINK", by URL.
  * - Gerrit's answer is the delivery's status: taken (the changes it
  *   names are logged and recorded), "no new changes" (taken: Gerrit has
  *   the commits), anything else it refuses (a missing Change-Id, an
@@ -113,6 +115,11 @@ static void new_change_id(char out[42], const struct pr_version_delivery *d,
 int pr_gerrit_ids_kind(struct pr_buf *out, const char *sink, int number)
 {
 	return pr_buf_addf(out, "gerrit-ids:%s:v%d", sink, number);
+}
+
+int pr_gerrit_commits_kind(struct pr_buf *out, const char *sink, int number)
+{
+	return pr_buf_addf(out, "gerrit-commits:%s:v%d", sink, number);
 }
 
 /*
@@ -209,7 +216,7 @@ static int change_ids(char (*ids)[42], const struct pr_instance *inst,
 /* Record the ids pushed and the changes Gerrit named. */
 static int remember(const struct pr_instance *inst,
 		    const struct pr_version_delivery *d, char (*ids)[42],
-		    const struct pr_gerrit_push_answer *a)
+		    char (*shas)[41], const struct pr_gerrit_push_answer *a)
 {
 	struct pr_buf kind = PR_BUF_INIT, list = PR_BUF_INIT;
 	size_t i;
@@ -221,6 +228,15 @@ static int remember(const struct pr_instance *inst,
 		err = pr_buf_addf(&list, "%s%s", i ? " " : "", ids[i]);
 	if (!err && list.len &&
 	    !(err = pr_gerrit_ids_kind(&kind, inst->name, d->version->number)))
+		err = pr_store_identity_add(d->store, d->series_id, kind.ptr,
+					    list.ptr);
+	pr_buf_reset(&kind);
+	pr_buf_reset(&list);
+	for (i = 0; i < d->version->nr && !err; i++)
+		err = pr_buf_addf(&list, "%s%s", i ? " " : "", shas[i]);
+	if (!err && list.len &&
+	    !(err = pr_gerrit_commits_kind(&kind, inst->name,
+					   d->version->number)))
 		err = pr_store_identity_add(d->store, d->series_id, kind.ptr,
 					    list.ptr);
 	pr_buf_reset(&kind);
@@ -240,11 +256,15 @@ static int remember(const struct pr_instance *inst,
 	return err;
 }
 
-/* The commits of the version on base; *tip the last, 0 or a rejection. */
+/*
+ * The commits of the version on base, shas[i] patch i's; *tip the last.
+ * 0 or a rejection.
+ */
 static int make_commits(git_oid *tip, struct pr_deliver_result *out,
 			git_repository *repo, const struct pr_instance *inst,
 			const struct pr_version_delivery *d, git_commit *base,
-			char (*ids)[42], const git_signature *committer)
+			char (*ids)[42], char (*shas)[41],
+			const git_signature *committer)
 {
 	const struct pr_gerrit *g = inst->state;
 	const struct pr_version *v = d->version;
@@ -281,6 +301,7 @@ static int make_commits(git_oid *tip, struct pr_deliver_result *out,
 				git_oid_tostr_s(git_commit_id(parent)));
 			goto done;
 		}
+		git_oid_tostr(shas[i], 41, tip);
 		git_commit_free(next);
 		next = NULL;
 		if (git_commit_lookup(&next, repo, tip) < 0) {
@@ -399,6 +420,7 @@ int pr_gerrit_deliver_version(struct pr_instance *inst,
 	git_commit *base = NULL;
 	git_signature *committer = NULL;
 	char(*ids)[42] = pr_calloc(d->version->nr + 1, sizeof(*ids));
+	char(*shas)[41] = pr_calloc(d->version->nr + 1, sizeof(*shas));
 	const char *specp;
 	git_oid tip;
 	int err;
@@ -434,7 +456,7 @@ int pr_gerrit_deliver_version(struct pr_instance *inst,
 		goto done;
 	}
 	if ((err = change_ids(ids, inst, d)) ||
-	    (err = make_commits(&tip, out, repo, inst, d, base, ids,
+	    (err = make_commits(&tip, out, repo, inst, d, base, ids, shas,
 				committer)) ||
 	    out->status != PR_DELIVER_OK)
 		goto done;
@@ -448,7 +470,7 @@ int pr_gerrit_deliver_version(struct pr_instance *inst,
 	    (err = judge(out, inst, d, &said, &answer)))
 		goto done;
 	if (out->status == PR_DELIVER_OK)
-		err = remember(inst, d, ids, &answer);
+		err = remember(inst, d, ids, shas, &answer);
 done:
 	if (err < 0)
 		err = pr_error_wrap(err, "sink '%s'", inst->name);
@@ -465,5 +487,6 @@ done:
 	pr_buf_release(&spec);
 	pr_buf_release(&topic);
 	free(ids);
+	free(shas);
 	return err;
 }

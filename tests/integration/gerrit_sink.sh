@@ -8,7 +8,8 @@
 #     second patch set (the same Change-Ids, paired as range-diff pairs
 #     them) and one change is added, in the same topic; the Change-Ids
 #     and change URLs are in the store's identity map;
-# (c) a second pass pushes nothing;
+# (c) a second pass pushes nothing; with bridge = true, a list reply to
+#     a v1 patch becomes a review message on that change's patch set 1;
 # (d) a patch whose own Change-Id line is malformed is refused by Gerrit
 #     ("multiple Change-Id lines"): the delivery is rejected for good with
 #     Gerrit's reason and never pushed again;
@@ -120,6 +121,34 @@ run pass3 || fail "pass 3: $(cat pass3.log)"
 changes >c3
 cmp -s c2 c3 || fail "pass 3 pushed: $(cat c3)"
 grep -q pushed pass3.log && fail "pass 3 pushed: $(cat pass3.log)"
+
+# -- (c2) with bridge = true, a list reply to v1's foo patch goes on patch
+# set 1 of its change (the one it answers), not on the current one
+foo1=$(grep -i '^Message-ID:' ml/v1.mbox | sed -n '2s/.*<\(.*\)>.*/\1/p')
+cat >ml/reply.mbox <<MBOX
+From rob@example.org Thu Dec  3 10:00:00 2026
+From: Rob Reviewer <rob@example.org>
+To: list@example.org
+Subject: Re: [PATCH 1/3] foo: add y
+Date: Thu, 3 Dec 2026 10:00:00 +0000
+Message-ID: <reply-foo@example.org>
+In-Reply-To: <$foo1>
+References: <$mid1> <$foo1>
+
+Why y?
+
+Reviewed-by: Rob Reviewer <rob@example.org>
+MBOX
+sed 's/^\[route "in"\]$/&\n\tbridge = true/' relay.conf >bridge.conf
+run pass3b bridge.conf || fail "pass 3b: $(cat pass3b.log)"
+nfoo=$(grep ' foo:_add_y$' c2 | cut -d' ' -f1)
+rest "/changes/$nfoo?o=MESSAGES" | $PY -c 'import json, sys
+m = [x for x in json.load(sys.stdin)["messages"]
+     if x.get("tag", "").startswith("patchrelay:relay:")]
+assert len(m) == 1, m
+assert m[0]["_revision_number"] == 1, m[0]
+assert "Why y?" in m[0]["message"], m[0]' ||
+	fail "the reply is not on patch set 1 of $nfoo: $(cat pass3b.log)"
 
 # -- (d) Gerrit's refusal is final, with its reason
 git -C mail checkout -q -b bad master
