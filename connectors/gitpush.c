@@ -219,10 +219,9 @@ int pr_gitpush_send(struct pr_gitpush_said *said, git_remote *remote,
 	    (err = pr_gitnet_run(&rec, auth ? auth->timeout_ms : 0, what.ptr,
 				 send_job, &j)))
 		goto done;
-	if (rec.len && ((err = take_field(&said->ref, &rec, &at)) ||
-			(err = take_field(&said->status, &rec, &at)) ||
-			(err = take_field(&said->remote, &rec, &at))))
-		goto done;
+	if (rec.len && !(err = take_field(&said->ref, &rec, &at)) &&
+	    !(err = take_field(&said->status, &rec, &at)))
+		err = take_field(&said->remote, &rec, &at);
 done:
 	if (err)
 		pr_gitpush_said_release(said);

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <git2.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,7 +18,6 @@
 #include "git/format.h"
 #include "git/rangediff.h"
 #include "mail/am.h"
-#include "mail/mail.h"
 #include "mail/mbox.h"
 #include "mail/outgoing.h"
 
