@@ -47,6 +47,7 @@ void pr_mailsrc_opts_init(struct pr_mailsrc_opts *o,
 	o->trusted = trusted;
 	o->now = now;
 	o->epoch = "";
+	o->store = inst->store;
 }
 
 /* ---- cursor ---- */
@@ -860,6 +861,9 @@ int pr_mailsrc_emit_seen(const struct pr_mailsrc_batch *b,
 			 void *payload)
 {
 	struct emitter e;
+	struct pr_mailsrc_rekey r = {
+		o->store, o->origin, o->prefix, { NULL, 0, 0 }
+	};
 	struct pr_buf cur = PR_BUF_INIT;
 	size_t i, j;
 	int err;
@@ -875,8 +879,11 @@ int pr_mailsrc_emit_seen(const struct pr_mailsrc_batch *b,
 	e.keys = pr_calloc(e.a.nr + 1, sizeof(*e.keys));
 	for (i = 0; i < e.a.nr; i++) {
 		e.keys[i] = series_key(&e, i);
-		if (o->rekey && (err = o->rekey(&e.keys[i], &e.a.series[i],
-						o->rekey_payload)))
+		err = o->rekey ? o->rekey(&e.keys[i], &e.a.series[i],
+					  o->rekey_payload)
+			       : pr_mailsrc_rekey(&e.keys[i], &e.a.series[i],
+						  &r);
+		if (err)
 			goto done;
 	}
 	for (i = 0; i < e.a.nr; i++) {
@@ -929,6 +936,7 @@ done:
 	free(e.at);
 	free(e.patches);
 	free((void *)e.keys);
+	pr_strlist_release(&r.keys);
 	pr_assemble_release(&e.a);
 	pr_buf_release(&cur);
 	return err;

@@ -126,6 +126,9 @@ struct pr_mailsrc_opts {
 	int (*rekey)(const char **key, const struct pr_asm_series *s,
 		     void *payload);
 	void *rekey_payload;
+	/* the state store during the engine's pass (pr_instance.store):
+	 * without a rekey of its own, pr_mailsrc_rekey() */
+	struct pr_store *store;
 	/* NULL, or gets the position of each message that does not parse */
 	struct pr_strlist *skipped;
 	/* NULL, or gets the position of each mail of a version that waits */
@@ -163,6 +166,29 @@ int pr_mailsrc_emit(struct pr_mailsrc_batch *b,
 int pr_mailsrc_emit_seen(const struct pr_mailsrc_batch *b,
 			 const struct pr_mailsrc_opts *o, pr_event_fn emit,
 			 void *payload);
+
+/*
+ * The key a series of the poll had in an earlier poll (mailsrc_key.c), for
+ * a mail source with a store and no rekey of its own: a version not
+ * threaded into the versions before it, as git send-email sends a v2, is
+ * of their series also when they came in an earlier poll.  The key
+ * computed stays when it has b4's change-id, or when the store holds a
+ * series of this source under it.  Else it becomes the key of the stored
+ * series of this source that holds the mail it is (its thread root's
+ * Message-ID), else the mail a link of the version names as the previous
+ * version ("v1: URL"), else, for v2 and later, the series an earlier
+ * version came in under the same submitter and subject (its cover
+ * letter's, else its first patch's).  Each version's submitter and
+ * subject are noted in the store for the later ones
+ * ("mailsrc:ORIGIN", "src:SUBMITTER\x1fSUBJECT" -> key).
+ */
+struct pr_mailsrc_rekey {
+	struct pr_store *store;
+	const char *origin, *prefix;
+	struct pr_strlist keys; /* the keys given, owned */
+};
+int pr_mailsrc_rekey(const char **key, const struct pr_asm_series *s,
+		     void *payload);
 
 /*
  * A poll in parts, for a position-ordered source (imap, public-inbox): a

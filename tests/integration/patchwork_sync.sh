@@ -246,7 +246,8 @@ patches >st8
 [ "$(grep -c '^\[v2,[123]/3\] b[123]: add it|new|None$' st8)" -eq 3 ] ||
 	fail "v2 not new: $(cat st8)"
 # the sink put each version's Patchwork ids in the identity map: lookup
-# answers from a patch's API URL, its old web page, its series' page
+# answers from a patch's API URL, its old web page, its series' page, with
+# the series' two versions (v2, in a thread of its own, is of v1's series)
 curl -sf "$B/api/patches/?project=netdev&per_page=250" | $PY -c '
 import json, sys
 p = [p for p in json.load(sys.stdin) if p["name"].startswith("[v2,2/3]")][0]
@@ -254,8 +255,8 @@ print(p["id"], p["series"][0]["id"])' >v2.ids || fail "v2's ids"
 read -r pid sid <v2.ids
 "$PATCHRELAY" lookup -c list.conf "$B/api/patches/$pid/" >lk1 ||
 	fail "lookup by patch: $(cat lk1)"
-grep -q "^series list .* (1 version)" lk1 || fail "lookup: $(cat lk1)"
-[ "$(grep -c "^  patchwork-patch  *$B/api/patches/[0-9]*/\$" lk1)" -eq 3 ] ||
+grep -q "^series list .* (2 versions)" lk1 || fail "lookup: $(cat lk1)"
+[ "$(grep -c "^  patchwork-patch  *$B/api/patches/[0-9]*/\$" lk1)" -eq 6 ] ||
 	fail "lookup: patches: $(cat lk1)"
 grep -q "^  patchwork-patch  *$B/api/patches/$pid/\$" lk1 ||
 	fail "lookup: patch: $(cat lk1)"
