@@ -83,7 +83,7 @@ int cmd_demo(int argc, char **argv)
 	size_t *lens = NULL;
 	struct pr_size_limit_ctx limits;
 	struct pr_report report = PR_REPORT_INIT;
-	char fp[41];
+	char fp[41], text_fp[41];
 	int ret = PR_EXIT_RUNTIME;
 
 	if (argc > 1) {
@@ -94,8 +94,10 @@ int cmd_demo(int argc, char **argv)
 	if (make_repo() < 0 ||
 	    pr_gitrepo_load(&v, DEMO_REPO, "main..topic") < 0 ||
 	    pr_store_fingerprint(fp, v) < 0 ||
+	    pr_store_text_fingerprint(text_fp, v) < 0 ||
 	    pr_store_open(&st, DEMO_STATE) < 0 ||
-	    pr_store_record_version(&sv, st, "demo", "topic", fp, v->nr) < 0) {
+	    pr_store_record_version(&sv, st, "demo", "topic", fp, text_fp,
+				    v->nr) < 0) {
 		pr_cli_error("demo");
 		goto done;
 	}

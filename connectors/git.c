@@ -20,8 +20,9 @@
  * events.
  *
  * poll: the series is base..branch (key: the branch name); the cursor
- * holds the version's fingerprint, so an unchanged branch emits nothing
- * and a rebase that changes no patch emits nothing either.
+ * holds the version's fingerprint and text fingerprint, so an unchanged
+ * branch emits nothing and a rebase that changes no patch and no commit
+ * message emits nothing either.
  *
  * watch: the cursor also holds the watched branch's tip.  Commits in
  * old-tip..tip (merges left out, commits brought in by a merge kept) are
@@ -39,9 +40,11 @@
  * and the poll reads the cache as it reads a local repository.  A fetch
  * that fails is the poll's error: the cursor stays, the engine backs off.
  *
- * The cursor is "branch=FP watch=SHA" (either part absent when not
+ * The cursor is "branch=FP text=FP watch=SHA" (a part absent when not
  * configured or not seen yet); a bare fingerprint is what a binary without
- * watch wrote and reads as branch=FP.
+ * watch wrote and reads as branch=FP.  A cursor without text (written
+ * before it existed) emits the branch once more; the store finds the
+ * version it holds.
  *
  * deliver_version (the sink): the version's patches are applied with
  * libgit2 one by one on its base, a commit each (author, author date and
@@ -188,6 +191,7 @@ done:
 /* The two parts of a cursor, each "" when absent. */
 struct git_cursor {
 	char fp[41];
+	char text[41]; /* the text fingerprint; "" in an older cursor */
 	char watch[41];
 };
 
@@ -208,7 +212,7 @@ static void cursor_parse(struct git_cursor *c, const char *text)
 {
 	const char *p;
 
-	c->fp[0] = c->watch[0] = '\0';
+	c->fp[0] = c->text[0] = c->watch[0] = '\0';
 	if (!text)
 		return;
 	if (!strchr(text, '=')) {
@@ -219,6 +223,8 @@ static void cursor_parse(struct git_cursor *c, const char *text)
 	for (p = text; *p; p += strcspn(p, " "), p += strspn(p, " ")) {
 		if (!strncmp(p, "branch=", 7))
 			copy_hex(c->fp, p + 7);
+		else if (!strncmp(p, "text=", 5))
+			copy_hex(c->text, p + 5);
 		else if (!strncmp(p, "watch=", 6))
 			copy_hex(c->watch, p + 6);
 	}
@@ -230,12 +236,17 @@ static char *cursor_text(const struct git_cursor *c)
 
 	if (c->fp[0])
 		pr_buf_addf(&b, "branch=%s", c->fp);
+	if (c->text[0])
+		pr_buf_addf(&b, "%stext=%s", b.len ? " " : "", c->text);
 	if (c->watch[0])
 		pr_buf_addf(&b, "%swatch=%s", b.len ? " " : "", c->watch);
 	return pr_buf_detach(&b, NULL);
 }
 
-/* The branch series: emit it when its fingerprint is not cur->fp. */
+/*
+ * The branch series: emit it when its fingerprint is not cur->fp or its
+ * text fingerprint not cur->text (a reworded commit message).
+ */
 static int poll_branch(struct pr_instance *inst, const char *dir,
 		       struct git_cursor *cur, pr_event_fn emit, void *payload)
 {
@@ -243,18 +254,20 @@ static int poll_branch(struct pr_instance *inst, const char *dir,
 	struct pr_event ev = { 0 };
 	struct pr_buf range = PR_BUF_INIT;
 	struct pr_version *v = NULL;
-	char fp[41];
+	char fp[41], text[41];
 	int err;
 
 	if ((err = pr_buf_addf(&range, "%s..%s", ctx->base, ctx->branch)) ||
 	    (err = pr_gitrepo_load(&v, dir, range.ptr)))
 		goto done;
 	if (v->nr == 0 || (err = pr_store_fingerprint(fp, v)) ||
+	    (err = pr_store_text_fingerprint(text, v)) ||
 	    (err = add_cover(v, ctx, dir)))
 		goto done;
-	if (!strcmp(cur->fp, fp))
+	if (!strcmp(cur->fp, fp) && !strcmp(cur->text, text))
 		goto done;
 	memcpy(cur->fp, fp, sizeof(fp));
+	memcpy(cur->text, text, sizeof(text));
 	ev.kind = PR_EVENT_VERSION;
 	ev.series = pr_series_new(inst->name, ctx->branch);
 	pr_series_add_version(ev.series, v);

@@ -876,7 +876,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	bool retry = false, trailed_done = false;
 	int shown = 0;
 	int64_t t0;
-	char fp[41];
+	char fp[41], text_fp[41];
 	int err;
 
 	if ((err = route_takes_version(c, ev->series, v)) <= 0)
@@ -892,9 +892,10 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 		goto done;
 	}
 	if ((err = pr_store_fingerprint(fp, v)) ||
-	    (err = pr_store_record_version(&sv, c->st,
-					   ev->series->origin_connector,
-					   ev->series->origin_key, fp, v->nr)))
+	    (err = pr_store_text_fingerprint(text_fp, v)) ||
+	    (err = pr_store_record_version(
+		     &sv, c->st, ev->series->origin_connector,
+		     ev->series->origin_key, fp, text_fp, v->nr)))
 		goto done;
 	c->stats->events++;
 	/* the store numbers versions; subjects and links follow it */

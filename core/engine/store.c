@@ -116,6 +116,12 @@ static const char *const migrations[] = {
 	 " version INTEGER NOT NULL, idx INTEGER NOT NULL, patch_id TEXT,"
 	 " key TEXT NOT NULL, value TEXT NOT NULL, item TEXT NOT NULL,"
 	 " UNIQUE (series_id, item, version, idx, key, value));"),
+	/*
+	 * 9: each version's text fingerprint (pr_store_text_fingerprint), so
+	 * that a version whose commit messages alone changed is new; NULL in
+	 * the rows written before
+	 */
+	"ALTER TABLE versions ADD COLUMN text_fp TEXT;",
 };
 
 _Static_assert(PR_ARRAY_SIZE(migrations) == PR_STORE_SCHEMA_LATEST,
@@ -307,6 +313,28 @@ done:
 	return err;
 }
 
+int pr_store_text_fingerprint(char out[41], const struct pr_version *v)
+{
+	struct pr_buf all = PR_BUF_INIT;
+	size_t i;
+	int err = 0;
+
+	out[0] = '\0';
+	/* lengths first, so that no two messages run together */
+	for (i = 0; i < v->nr && !err; i++) {
+		const struct pr_patch *p = v->patches[i];
+		const char *subject = p->subject ? p->subject : "";
+		const char *body = p->body ? p->body : "";
+
+		err = pr_buf_addf(&all, "%zu %zu\n%s\n%s\n", strlen(subject),
+				  strlen(body), subject, body);
+	}
+	if (!err)
+		pr_sha1_git_blob_hex(out, all.ptr, all.len);
+	pr_buf_release(&all);
+	return err;
+}
+
 int pr_store_series_find(int64_t *out, struct pr_store *st, const char *origin,
 			 const char *key)
 {
@@ -323,32 +351,53 @@ int pr_store_series_find(int64_t *out, struct pr_store *st, const char *origin,
  * a new IMAP UIDVALIDITY) must find v1 as v1, not record it as v3.
  */
 static int find_version(int *match, int *latest, struct pr_store *st,
-			int64_t series_id, const char *fingerprint)
+			int64_t series_id, const char *fingerprint,
+			const char *text_fp)
 {
 	struct pr_sql_stmt q = PR_SQL_STMT_INIT;
 	int err;
 
 	*match = 0;
 	*latest = 0;
-	/* the lowest number wins should two versions share a fingerprint
-	 * (a store written before this lookup matched any version) */
-	err = pr_sql_row(&q, &st->sql, "read versions",
-			 "SELECT coalesce(max(number), 0),"
-			 " (SELECT min(number) FROM versions WHERE"
-			 "  series_id = ?1 AND fingerprint = ?2)"
-			 " FROM versions WHERE series_id = ?1",
-			 "Is", series_id, fingerprint);
+	/*
+	 * the lowest number wins should two versions share a fingerprint
+	 * (a store written before this lookup matched any version); without
+	 * a text, the query of schema 8 (the tests' older stores use it)
+	 */
+	if (text_fp)
+		err = pr_sql_row(&q, &st->sql, "read versions",
+				 "SELECT coalesce(max(number), 0),"
+				 " (SELECT min(number) FROM versions WHERE"
+				 "  series_id = ?1 AND fingerprint = ?2 AND"
+				 "  (text_fp IS NULL OR text_fp = ?3))"
+				 " FROM versions WHERE series_id = ?1",
+				 "Iss", series_id, fingerprint, text_fp);
+	else
+		err = pr_sql_row(&q, &st->sql, "read versions",
+				 "SELECT coalesce(max(number), 0),"
+				 " (SELECT min(number) FROM versions WHERE"
+				 "  series_id = ?1 AND fingerprint = ?2)"
+				 " FROM versions WHERE series_id = ?1",
+				 "Is", series_id, fingerprint);
 	if (!err) {
 		*latest = pr_sql_int(&q, 0);
 		*match = pr_sql_int(&q, 1);
 	}
 	pr_sql_finish(&q);
+	/* a row from before schema 9 learns its text */
+	if (!err && *match && text_fp)
+		err = pr_sql_run(&st->sql, "record version text",
+				 "UPDATE versions SET text_fp = ?"
+				 " WHERE series_id = ? AND number = ?"
+				 " AND text_fp IS NULL",
+				 "sIi", text_fp, series_id, *match);
 	return err;
 }
 
 int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 			    const char *origin, const char *key,
-			    const char *fingerprint, size_t nr_patches)
+			    const char *fingerprint, const char *text_fp,
+			    size_t nr_patches)
 {
 	int err, number, match;
 
@@ -366,7 +415,7 @@ int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 		out->series_id = pr_sql_last_id(&st->sql);
 	if (!err)
 		err = find_version(&match, &number, st, out->series_id,
-				   fingerprint);
+				   fingerprint, text_fp);
 	if (err)
 		goto end;
 	out->latest = number;
@@ -374,12 +423,22 @@ int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 		out->number = match;
 		goto end;
 	}
-	if ((err = pr_sql_run(&st->sql, "record version",
-			      "INSERT INTO versions (series_id, number,"
-			      " fingerprint, nr_patches, created)"
-			      " VALUES (?, ?, ?, ?, strftime('%s', 'now'))",
-			      "Iisz", out->series_id, number + 1, fingerprint,
-			      nr_patches)))
+	if (text_fp)
+		err = pr_sql_run(
+			&st->sql, "record version",
+			"INSERT INTO versions (series_id, number,"
+			" fingerprint, text_fp, nr_patches, created)"
+			" VALUES (?, ?, ?, ?, ?, strftime('%s', 'now'))",
+			"Iissz", out->series_id, number + 1, fingerprint,
+			text_fp, nr_patches);
+	else
+		err = pr_sql_run(&st->sql, "record version",
+				 "INSERT INTO versions (series_id, number,"
+				 " fingerprint, nr_patches, created)"
+				 " VALUES (?, ?, ?, ?, strftime('%s', 'now'))",
+				 "Iisz", out->series_id, number + 1,
+				 fingerprint, nr_patches);
+	if (err)
 		goto end;
 	out->number = number + 1;
 	out->latest = number + 1;

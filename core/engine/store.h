@@ -55,7 +55,7 @@ struct pr_sql;
 struct pr_store;
 
 /* The schema version this binary writes. */
-#define PR_STORE_SCHEMA_LATEST 8
+#define PR_STORE_SCHEMA_LATEST 9
 
 /* Open (creating if needed) and migrate to the latest schema. */
 int pr_store_open(struct pr_store **out, const char *path);
@@ -106,6 +106,13 @@ int pr_store_cursor_set(struct pr_store *st, const char *source,
  * rebase that changes nothing else is the same version.
  */
 int pr_store_fingerprint(char out[41], const struct pr_version *v);
+/*
+ * The text fingerprint of a version: 40 hex digits over its patches'
+ * subjects and commit messages (trailers included) in order, so that a
+ * version whose patches are the same but whose messages were reworded is
+ * a new version, and a rebase or a resend that changes neither is not.
+ */
+int pr_store_text_fingerprint(char out[41], const struct pr_version *v);
 
 struct pr_store_version {
 	int64_t series_id;
@@ -115,15 +122,18 @@ struct pr_store_version {
 };
 
 /*
- * Record a version of series (origin, key) with `fingerprint` and
- * `nr_patches`.  When a stored version of the series (any of them, not
- * only the latest) has the same fingerprint, nothing is written,
- * out->number is that version's and out->is_new is false; out->number <
- * out->latest then says an older version was seen again.
+ * Record a version of series (origin, key) with `fingerprint`, `text_fp`
+ * (its text fingerprint; NULL: not known) and `nr_patches`.  When a stored
+ * version of the series (any of them, not only the latest) has the same
+ * fingerprint and the same text fingerprint, nothing is written (but a
+ * text fingerprint where the row had none: NULL, written before schema 9,
+ * matches any), out->number is that version's and out->is_new is false;
+ * out->number < out->latest then says an older version was seen again.
  */
 int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 			    const char *origin, const char *key,
-			    const char *fingerprint, size_t nr_patches);
+			    const char *fingerprint, const char *text_fp,
+			    size_t nr_patches);
 /* The series id of (origin, key); PR_ENOENT (no message) when unknown. */
 int pr_store_series_find(int64_t *out, struct pr_store *st, const char *origin,
 			 const char *key);

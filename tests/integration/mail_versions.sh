@@ -7,8 +7,10 @@
 #   2. A's v2 in a thread of its own, as git send-email sends it; L's v2
 #      under another subject with a "v1: URL" link to L; and Bob's
 #      "[PATCH v2 0/2]" under A's subject;
-#   3. A's v3 threaded into v2 (--in-reply-to v2's cover letter).
-# A has three versions (v2 and v3 sent as such, with a range-diff), L two,
+#   3. A's v3 threaded into v2 (--in-reply-to v2's cover letter);
+#   4. A's v4 in a thread of its own, the same code with a reworded
+#      commit message.
+# A has four versions (v2 to v4 sent as such, with a range-diff), L two,
 # and Bob's series is a series of its own: what one poll of all the mails
 # makes of them (checked with `patchrelay poll --json`).
 set -eu
@@ -46,6 +48,8 @@ fp a2 --cover-letter -v2 main..a
 echo e >>repo/f.c
 git -C repo commit -q -a --amend -m 'f: add c, d and e' || fail amend
 fp a3 --cover-letter -v3 --in-reply-to="$(mid a2/v2-0000-*)" main..a
+git -C repo commit -q --amend -m 'f: add c, d and e' -m 'All three at once.'
+fp a4 --cover-letter -v4 main..a
 git -C repo checkout -q -b l main
 echo fix >>repo/g.c
 git -C repo commit -q -a -m 'g: fix it' || fail "commit l"
@@ -99,6 +103,7 @@ for src in maildir mbox; do
 	step 1 "$src" a1 l1
 	step 2 "$src" a2 l2 b2
 	step 3 "$src" a3
+	step 4 "$src" a4
 	"$PATCHRELAY" status -c "$src/relay.conf" --json >"$src/status.json" ||
 		fail "$src: status"
 	# the series (by their first mail) and their versions
@@ -114,7 +119,7 @@ for k in sorted(got):
     print(k, " ".join(str(v) for v in sorted(got[k])))
 EOF
 		fail "$src: status: $(cat "$src/status.json")"
-	printf 'A 1 2 3\nB 1\nL 1 2\n' >want
+	printf 'A 1 2 3 4\nB 1\nL 1 2\n' >want
 	diff want "$src/series" >"$src/series.diff" ||
 		fail "$src: the series and versions differ: $(cat "$src/series.diff")"
 	grep -h '^Subject: ' "$src"/out/new/* | sort >"$src/subjects"
@@ -123,18 +128,18 @@ EOF
 		grep -qxF "Subject: $s" "$src/subjects" ||
 			fail "$src: no '$s' sent: $(cat "$src/subjects")"
 	done
-	for v in v2 v3; do
+	for v in v2 v3 v4; do
 		f=$(grep -l "^Subject: \[PATCH $v 0/2\]" "$src"/out/new/*)
 		grep -q '^Range-diff against v' "$f" ||
 			fail "$src: the $v cover letter has no range-diff"
 	done
-	echo "ok $src: v2 and v3 of A and v2 of L in later polls join them"
+	echo "ok $src: v2 to v4 of A and v2 of L in later polls join them"
 done
 
 # one poll of every mail groups them the same way
 mkdir -p one/new one/cur one/tmp
 i=0
-for f in a1/* l1/* a2/* l2/* b2/* a3/*; do
+for f in a1/* l1/* a2/* l2/* b2/* a3/* a4/*; do
 	i=$((i + 1))
 	sed 1d "$f" >"one/new/$i"
 	touch -d "@$((1796300000 + i))" "one/new/$i"
@@ -149,6 +154,6 @@ for e in json.load(open(sys.argv[1]))["events"]:
     got.setdefault(e["series"], []).append(e["version"])
 print(sorted(len(v) for v in got.values()))
 EOF
-[ "$(cat one.series)" = "[1, 2, 3]" ] ||
-	fail "one poll: series of $(cat one.series) versions, not [1, 2, 3]"
+[ "$(cat one.series)" = "[1, 2, 4]" ] ||
+	fail "one poll: series of $(cat one.series) versions, not [1, 2, 4]"
 echo "ok one poll makes the same three series"

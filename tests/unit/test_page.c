@@ -51,8 +51,9 @@ static struct pr_store *fill(void)
 	int64_t id;
 
 	assert_int_equal(pr_store_open(&st, path), 0);
-	assert_int_equal(
-		pr_store_record_version(&v, st, "gh", "k/n#1", "f1", 1), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "gh", "k/n#1", "f1",
+						 NULL, 1),
+			 0);
 	pr_report_add(&r, "lint", "subject", PR_VERDICT_WARN, 0,
 		      "<b>bold</b> & \"quoted\"", "subject too <long>");
 	status.title = "<script>alert('x')</script>";
@@ -72,8 +73,9 @@ static struct pr_store *fill(void)
 			 0);
 
 	pr_report_release(&r);
-	assert_int_equal(
-		pr_store_record_version(&v, st, "gh", "k/n#2", "f2", 2), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "gh", "k/n#2", "f2",
+						 NULL, 2),
+			 0);
 	pr_report_add(&r, "size", "files", PR_VERDICT_FAIL, -1, NULL,
 		      "too many");
 	status.title = "refused one";
@@ -81,8 +83,9 @@ static struct pr_store *fill(void)
 	status.report = &r;
 	assert_int_equal(pr_store_status_set(st, v.series_id, 1, &status), 0);
 
-	assert_int_equal(
-		pr_store_record_version(&v, st, "ml", "<c@x>", "f3", 2), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "ml", "<c@x>", "f3",
+						 NULL, 2),
+			 0);
 	assert_int_equal(
 		pr_store_delivery_open(&id, st, v.series_id, 1, "list", 2), 0);
 	assert_int_equal(pr_store_delivery_mark_rejected(st, id, 0, "550"), 0);

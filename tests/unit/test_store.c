@@ -95,8 +95,9 @@ static void test_migrate_from_first_schema(void **state)
 	assert_int_equal(pr_store_open(&st, f->path), 0);
 	assert_int_equal(pr_store_schema_version(st), PR_STORE_SCHEMA_LATEST);
 	/* the old rows survived and the new columns work */
-	assert_int_equal(
-		pr_store_record_version(&v, st, "gh", "pr/1", "abc", 2), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "gh", "pr/1", "abc",
+						 NULL, 2),
+			 0);
 	assert_int_equal(v.series_id, 7);
 	assert_int_equal(v.number, 1);
 	assert_false(v.is_new);
@@ -106,8 +107,9 @@ static void test_migrate_from_first_schema(void **state)
 	assert_int_equal(pr_store_delivery_pending(st, d), 1);
 	assert_int_equal(pr_store_delivery_attempt(st, d, 1, "smtp 451"), 0);
 	assert_int_equal(pr_store_delivery_attempts(st, d, 1), 3);
-	assert_int_equal(
-		pr_store_record_version(&v, st, "gh", "pr/1", "def", 2), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "gh", "pr/1", "def",
+						 NULL, 2),
+			 0);
 	assert_int_equal(v.number, 2);
 	assert_true(v.is_new);
 	pr_store_free(st);
@@ -126,8 +128,9 @@ static void test_migrate_from_second_schema(void **state)
 	int64_t d, t;
 
 	assert_int_equal(pr_store_open_version(&st, f->path, 2), 0);
-	assert_int_equal(
-		pr_store_record_version(&v, st, "gh", "pr/1", "abc", 2), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "gh", "pr/1", "abc",
+						 NULL, 2),
+			 0);
 	assert_int_equal(
 		pr_store_delivery_open(&d, st, v.series_id, 1, "list", 2), 0);
 	pr_store_free(st);
@@ -193,8 +196,9 @@ static void test_migrate_from_third_schema(void **state)
 
 	assert_int_equal(pr_store_open_version(&st, f->path, 3), 0);
 	assert_int_equal(pr_store_schema_version(st), 3);
-	assert_int_equal(
-		pr_store_record_version(&v, st, "gh", "o/r#7", "abc", 3), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "gh", "o/r#7", "abc",
+						 NULL, 3),
+			 0);
 	assert_int_equal(
 		pr_store_delivery_open(&d, st, v.series_id, 1, "list", 3), 0);
 	assert_int_equal(pr_store_delivery_mark_sent(st, d, 0), 0);
@@ -279,26 +283,30 @@ static void test_record_version_idempotent(void **state)
 	assert_int_equal(pr_store_open(&st, f->path), 0);
 	assert_int_equal(pr_store_series_find(&id, st, "git", "topic"),
 			 PR_ENOENT);
-	assert_int_equal(
-		pr_store_record_version(&v, st, "git", "topic", "f1", 3), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "git", "topic", "f1",
+						 NULL, 3),
+			 0);
 	assert_true(v.is_new);
 	assert_int_equal(v.number, 1);
 	/* an unchanged re-poll, even after reopening, is not a new version */
 	pr_store_free(st);
 	assert_int_equal(pr_store_open(&st, f->path), 0);
-	assert_int_equal(
-		pr_store_record_version(&w, st, "git", "topic", "f1", 3), 0);
+	assert_int_equal(pr_store_record_version(&w, st, "git", "topic", "f1",
+						 NULL, 3),
+			 0);
 	assert_false(w.is_new);
 	assert_int_equal(w.number, 1);
 	assert_int_equal(w.series_id, v.series_id);
 	assert_int_equal(pr_store_version_count(st, v.series_id), 1);
 	/* a changed series is version 2; the same key elsewhere is another */
-	assert_int_equal(
-		pr_store_record_version(&w, st, "git", "topic", "f2", 3), 0);
+	assert_int_equal(pr_store_record_version(&w, st, "git", "topic", "f2",
+						 NULL, 3),
+			 0);
 	assert_true(w.is_new);
 	assert_int_equal(w.number, 2);
-	assert_int_equal(
-		pr_store_record_version(&w, st, "gh", "topic", "f2", 3), 0);
+	assert_int_equal(pr_store_record_version(&w, st, "gh", "topic", "f2",
+						 NULL, 3),
+			 0);
 	assert_true(w.is_new);
 	assert_int_equal(w.number, 1);
 	assert_true(w.series_id != v.series_id);
@@ -320,12 +328,14 @@ static void test_record_version_matches_any(void **state)
 	struct pr_store_version v;
 
 	assert_int_equal(pr_store_open(&st, f->path), 0);
-	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f1", 2),
+	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f1",
+						 NULL, 2),
 			 0);
 	assert_true(v.is_new);
 	assert_int_equal(v.number, 1);
 	assert_int_equal(v.latest, 1);
-	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f2", 2),
+	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f2",
+						 NULL, 2),
 			 0);
 	assert_true(v.is_new);
 	assert_int_equal(v.number, 2);
@@ -333,24 +343,27 @@ static void test_record_version_matches_any(void **state)
 	pr_store_free(st);
 	assert_int_equal(pr_store_open(&st, f->path), 0);
 	/* the old mail again: v1, then v2, each found, none recorded */
-	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f1", 2),
+	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f1",
+						 NULL, 2),
 			 0);
 	assert_false(v.is_new);
 	assert_int_equal(v.number, 1);
 	assert_int_equal(v.latest, 2);
-	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f2", 2),
+	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f2",
+						 NULL, 2),
 			 0);
 	assert_false(v.is_new);
 	assert_int_equal(v.number, 2);
 	assert_int_equal(v.latest, 2);
 	assert_int_equal(pr_store_version_count(st, v.series_id), 2);
 	/* the same fingerprint in another series is that series' own v1 */
-	assert_int_equal(pr_store_record_version(&v, st, "list", "b", "f2", 2),
-			 0);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "list", "b", "f2", NULL, 2), 0);
 	assert_true(v.is_new);
 	assert_int_equal(v.number, 1);
 	/* a changed version is still new, numbered after the latest */
-	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f3", 2),
+	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f3",
+						 NULL, 2),
 			 0);
 	assert_true(v.is_new);
 	assert_int_equal(v.number, 3);
@@ -377,7 +390,8 @@ static void test_record_version_duplicate_rows(void **state)
 		 " nr_patches) VALUES (4, 1, 'fa', 1), (4, 2, 'fb', 1),"
 		 " (4, 3, 'fa', 1);");
 	assert_int_equal(pr_store_open(&st, f->path), 0);
-	assert_int_equal(pr_store_record_version(&v, st, "l", "k", "fa", 1), 0);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "l", "k", "fa", NULL, 1), 0);
 	assert_false(v.is_new);
 	assert_int_equal(v.number, 1);
 	assert_int_equal(v.latest, 3);
@@ -448,6 +462,96 @@ static void test_fingerprint(void **state)
 	pr_version_free(b);
 }
 
+/* Subjects and messages in order; patch-ids and diffs do not count. */
+static void test_text_fingerprint(void **state)
+{
+	struct pr_version *a = pr_version_new(1), *b = pr_version_new(1);
+	struct pr_patch *p;
+	char fa[41], fb[41], ref[41];
+
+	PR_UNUSED(state);
+	p = patch("1111111111111111111111111111111111111111", "", "x");
+	p->subject = pr_strdup("f: add b");
+	p->body = pr_strdup("Why.\n\nSigned-off-by: A <a@x>\n");
+	pr_version_add_patch(a, p);
+	p = patch("2222222222222222222222222222222222222222", "", "y");
+	p->subject = pr_strdup("f: add c");
+	pr_version_add_patch(a, p);
+	assert_int_equal(pr_store_text_fingerprint(fa, a), 0);
+	git_blob_sha1(ref, "8 29\\nf: add b\\nWhy.\\n\\nSigned-off-by: A "
+			   "<a@x>\\n\\n8 0\\nf: add c\\n\\n");
+	assert_string_equal(fa, ref);
+	/* other diffs and patch-ids, the same messages: the same text */
+	p = patch("3333333333333333333333333333333333333333", "", "z");
+	p->subject = pr_strdup("f: add b");
+	p->body = pr_strdup("Why.\n\nSigned-off-by: A <a@x>\n");
+	pr_version_add_patch(b, p);
+	p = patch("", "", NULL);
+	p->subject = pr_strdup("f: add c");
+	pr_version_add_patch(b, p);
+	assert_int_equal(pr_store_text_fingerprint(fb, b), 0);
+	assert_string_equal(fa, fb);
+	/* a word of a message, or a trailer, changed: another text */
+	free(b->patches[0]->body);
+	b->patches[0]->body = pr_strdup(
+		"Why.\n\nSigned-off-by: A <a@x>\nAcked-by: B <b@x>\n");
+	assert_int_equal(pr_store_text_fingerprint(fb, b), 0);
+	assert_string_not_equal(fa, fb);
+	/* a subject's end moved into the body is not the same text */
+	free(b->patches[0]->body);
+	b->patches[0]->body = pr_strdup("Why.\n\nSigned-off-by: A <a@x>\n");
+	free(b->patches[1]->subject);
+	b->patches[1]->subject = pr_strdup("f:");
+	b->patches[1]->body = pr_strdup(" add c");
+	assert_int_equal(pr_store_text_fingerprint(fb, b), 0);
+	assert_string_not_equal(fa, fb);
+	pr_version_free(a);
+	pr_version_free(b);
+}
+
+/*
+ * The same patches with reworded messages are a new version; the same
+ * text again is found; a row without text (schema 8) matches any text
+ * once and learns it; NULL matches on the patches alone.
+ */
+static void test_record_version_text(void **state)
+{
+	struct fixture *f = *state;
+	struct pr_store *st = NULL;
+	struct pr_store_version v;
+
+	assert_int_equal(pr_store_open(&st, f->path), 0);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "git", "t", "f1", "t1", 2), 0);
+	assert_true(v.is_new);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "git", "t", "f1", "t2", 2), 0);
+	assert_true(v.is_new);
+	assert_int_equal(v.number, 2);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "git", "t", "f1", "t1", 2), 0);
+	assert_false(v.is_new);
+	assert_int_equal(v.number, 1);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "git", "t", "f1", NULL, 2), 0);
+	assert_false(v.is_new);
+	assert_int_equal(v.number, 1);
+	/* a row from before the text: found by its patches, then knows it */
+	assert_int_equal(
+		pr_store_record_version(&v, st, "git", "u", "g1", NULL, 2), 0);
+	assert_true(v.is_new);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "git", "u", "g1", "s1", 2), 0);
+	assert_false(v.is_new);
+	assert_int_equal(v.number, 1);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "git", "u", "g1", "s2", 2), 0);
+	assert_true(v.is_new);
+	assert_int_equal(v.number, 2);
+	assert_int_equal(pr_store_version_count(st, v.series_id), 2);
+	pr_store_free(st);
+}
+
 static void test_cursor(void **state)
 {
 	struct fixture *f = *state;
@@ -481,10 +585,10 @@ static void test_identity(void **state)
 	int64_t id;
 
 	assert_int_equal(pr_store_open(&st, f->path), 0);
-	assert_int_equal(pr_store_record_version(&a, st, "gh", "pr/1", "f", 1),
-			 0);
-	assert_int_equal(pr_store_record_version(&b, st, "gh", "pr/2", "f", 1),
-			 0);
+	assert_int_equal(
+		pr_store_record_version(&a, st, "gh", "pr/1", "f", NULL, 1), 0);
+	assert_int_equal(
+		pr_store_record_version(&b, st, "gh", "pr/2", "f", NULL, 1), 0);
 	assert_int_equal(pr_store_identity_add(st, a.series_id, "message-id",
 					       "cover.1@example.org"),
 			 0);
@@ -511,8 +615,8 @@ static void test_delivery_resume(void **state)
 	int64_t d, d2;
 
 	assert_int_equal(pr_store_open(&st, f->path), 0);
-	assert_int_equal(pr_store_record_version(&v, st, "git", "t", "f", 3),
-			 0);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "git", "t", "f", NULL, 3), 0);
 	assert_int_equal(pr_store_delivery_open(&d, st, v.series_id, 1,
 						"maildir", 3),
 			 0);
@@ -577,10 +681,10 @@ static void test_rows(void **state)
 	assert_int_equal(pr_store_open(&st, f->path), 0);
 	assert_int_equal(pr_store_foreach_row(st, collect, &b), 0);
 	assert_string_equal(b.ptr, "");
-	assert_int_equal(pr_store_record_version(&v, st, "git", "a", "f1", 2),
-			 0);
-	assert_int_equal(pr_store_record_version(&v, st, "git", "a", "f2", 2),
-			 0);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "git", "a", "f1", NULL, 2), 0);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "git", "a", "f2", NULL, 2), 0);
 	assert_int_equal(
 		pr_store_delivery_open(&d, st, v.series_id, 2, "box", 2), 0);
 	assert_int_equal(pr_store_delivery_attempt(st, d, 0, NULL), 0);
@@ -588,8 +692,8 @@ static void test_rows(void **state)
 	assert_int_equal(pr_store_delivery_attempt(st, d, 1, "disk full"), 0);
 	assert_int_equal(pr_store_delivery_attempt(st, d, 1, NULL), 0);
 	assert_int_equal(pr_store_delivery_note(st, d, 1, "still full"), 0);
-	assert_int_equal(pr_store_record_version(&v, st, "gh", "pr/9", "f", 1),
-			 0);
+	assert_int_equal(
+		pr_store_record_version(&v, st, "gh", "pr/9", "f", NULL, 1), 0);
 	assert_int_equal(pr_store_foreach_row(st, collect, &b), 0);
 	assert_string_equal(b.ptr, "git:a n=2 box v2 1/2 r=0 a=3 e=still full\n"
 				   "gh:pr/9 n=1 - v0 0/0 r=0 a=0 e=-\n");
@@ -629,20 +733,23 @@ static void test_land(void **state)
 	size_t nr;
 
 	assert_int_equal(pr_store_open_version(&st, f->path, 4), 0);
-	assert_int_equal(
-		pr_store_record_version(&old, st, "list", "old", "fo", 1), 0);
+	assert_int_equal(pr_store_record_version(&old, st, "list", "old", "fo",
+						 NULL, 1),
+			 0);
 	pr_store_free(st);
 	assert_int_equal(pr_store_open(&st, f->path), 0);
 	assert_int_equal(pr_store_schema_version(st), PR_STORE_SCHEMA_LATEST);
-	assert_int_equal(
-		pr_store_record_version(&v1, st, "git", "topic", "f1", 3), 0);
+	assert_int_equal(pr_store_record_version(&v1, st, "git", "topic", "f1",
+						 NULL, 3),
+			 0);
 	assert_int_equal(
 		pr_store_version_patches_set(st, v1.series_id, 1, ids1, 3), 0);
 	/* again: nothing changes */
 	assert_int_equal(
 		pr_store_version_patches_set(st, v1.series_id, 1, ids1, 3), 0);
-	assert_int_equal(
-		pr_store_record_version(&v2, st, "list", "other", "f2", 2), 0);
+	assert_int_equal(pr_store_record_version(&v2, st, "list", "other", "f2",
+						 NULL, 2),
+			 0);
 	assert_int_equal(
 		pr_store_version_patches_set(st, v2.series_id, 1, ids2, 2), 0);
 
@@ -732,6 +839,9 @@ int main(void)
 			test_record_version_duplicate_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_land, setup, teardown),
 		cmocka_unit_test(test_fingerprint),
+		cmocka_unit_test(test_text_fingerprint),
+		cmocka_unit_test_setup_teardown(test_record_version_text, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_cursor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delivery_resume, setup,
