@@ -97,7 +97,7 @@ int cmd_demo(int argc, char **argv)
 	    pr_store_text_fingerprint(text_fp, v) < 0 ||
 	    pr_store_open(&st, DEMO_STATE) < 0 ||
 	    pr_store_record_version(&sv, st, "demo", "topic", fp, text_fp,
-				    v->nr) < 0) {
+				    v->nr, 1) < 0) {
 		pr_cli_error("demo");
 		goto done;
 	}

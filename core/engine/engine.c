@@ -895,7 +895,7 @@ static int deliver_version(const struct pass_ctx *c, const struct pr_event *ev,
 	    (err = pr_store_text_fingerprint(text_fp, v)) ||
 	    (err = pr_store_record_version(
 		     &sv, c->st, ev->series->origin_connector,
-		     ev->series->origin_key, fp, text_fp, v->nr)))
+		     ev->series->origin_key, fp, text_fp, v->nr, v->number)))
 		goto done;
 	c->stats->events++;
 	/* the store numbers versions; subjects and links follow it */

@@ -397,7 +397,7 @@ static int find_version(int *match, int *latest, struct pr_store *st,
 int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 			    const char *origin, const char *key,
 			    const char *fingerprint, const char *text_fp,
-			    size_t nr_patches)
+			    size_t nr_patches, int first)
 {
 	int err, number, match;
 
@@ -423,6 +423,8 @@ int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 		out->number = match;
 		goto end;
 	}
+	/* the next number; a new series' first version keeps its own */
+	number = number == 0 && first > 1 ? first - 1 : number;
 	if (text_fp)
 		err = pr_sql_run(
 			&st->sql, "record version",

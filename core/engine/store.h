@@ -129,11 +129,14 @@ struct pr_store_version {
  * text fingerprint where the row had none: NULL, written before schema 9,
  * matches any), out->number is that version's and out->is_new is false;
  * out->number < out->latest then says an older version was seen again.
+ * A new version is numbered after the latest; the first of a series takes
+ * `first` when it is above 1 (the number its source gave: a list series
+ * first seen at v3 is v3, not v1).
  */
 int pr_store_record_version(struct pr_store_version *out, struct pr_store *st,
 			    const char *origin, const char *key,
 			    const char *fingerprint, const char *text_fp,
-			    size_t nr_patches);
+			    size_t nr_patches, int first);
 /* The series id of (origin, key); PR_ENOENT (no message) when unknown. */
 int pr_store_series_find(int64_t *out, struct pr_store *st, const char *origin,
 			 const char *key);

@@ -11,8 +11,10 @@
 #   4. A's v4 in a thread of its own, the same code with a reworded
 #      commit message.
 # A has four versions (v2 to v4 sent as such, with a range-diff), L two,
-# and Bob's series is a series of its own: what one poll of all the mails
-# makes of them (checked with `patchrelay poll --json`).
+# and Bob's series is a series of its own, first seen at v2 and kept as v2
+# (sent as such, without a range-diff or a link to a v1 never seen): what
+# one poll of all the mails makes of them (checked with `patchrelay poll
+# --json`).
 set -eu
 . "$(dirname "$0")/lib.sh"
 tmpdir
@@ -119,7 +121,7 @@ for k in sorted(got):
     print(k, " ".join(str(v) for v in sorted(got[k])))
 EOF
 		fail "$src: status: $(cat "$src/status.json")"
-	printf 'A 1 2 3 4\nB 1\nL 1 2\n' >want
+	printf 'A 1 2 3 4\nB 2\nL 1 2\n' >want
 	diff want "$src/series" >"$src/series.diff" ||
 		fail "$src: the series and versions differ: $(cat "$src/series.diff")"
 	grep -h '^Subject: ' "$src"/out/new/* | sort >"$src/subjects"
@@ -129,10 +131,16 @@ EOF
 			fail "$src: no '$s' sent: $(cat "$src/subjects")"
 	done
 	for v in v2 v3 v4; do
-		f=$(grep -l "^Subject: \[PATCH $v 0/2\]" "$src"/out/new/*)
+		f=$(grep -l "^Subject: \[PATCH $v 0/2\]" "$src"/out/new/* |
+			xargs grep -l '^From: Ada')
 		grep -q '^Range-diff against v' "$f" ||
 			fail "$src: the $v cover letter has no range-diff"
 	done
+	f=$(grep -l '^Subject: \[PATCH v2 0/2\]' "$src"/out/new/* |
+		xargs grep -l '^From: Bob') ||
+		fail "$src: Bob's series was not sent as v2: $(cat "$src/subjects")"
+	grep -q '^Range-diff\|^Link to v1' "$f" &&
+		fail "$src: Bob's v2 refers to a v1: $(cat "$f")"
 	echo "ok $src: v2 to v4 of A and v2 of L in later polls join them"
 done
 

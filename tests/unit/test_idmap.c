@@ -174,8 +174,9 @@ static int64_t record(struct pr_store *st, struct pr_version *v)
 	ids[0] = v->patches[0]->patch_id;
 	ids[1] = v->patches[1]->patch_id;
 	assert_int_equal(pr_store_fingerprint(fp, v), 0);
-	assert_int_equal(
-		pr_store_record_version(&sv, st, "list", "k", fp, NULL, 2), 0);
+	assert_int_equal(pr_store_record_version(&sv, st, "list", "k", fp, NULL,
+						 2, 0),
+			 0);
 	assert_int_equal(sv.number, v->number);
 	assert_int_equal(pr_store_version_patches_set(st, sv.series_id,
 						      v->number, ids, 2),
@@ -249,7 +250,7 @@ static void test_relays(void **state)
 	struct pr_series *pr = pr_series_new("gh", "o/r#7");
 
 	assert_int_equal(pr_store_record_version(&sv, f->st, "list", "s", "fp",
-						 NULL, 1),
+						 NULL, 1, 0),
 			 0);
 	assert_int_equal(pr_idmap_relayed(f->st, "m@x", "gh"), 0);
 	assert_int_equal(pr_idmap_is_ours(f->st, "github-comment:5"), 0);
@@ -287,7 +288,7 @@ static void test_listed(void **state)
 	int v = -1, idx = -1;
 
 	assert_int_equal(pr_store_record_version(&sv, f->st, "list", "s", "f1",
-						 NULL, 2),
+						 NULL, 2, 0),
 			 0);
 	assert_int_equal(pr_store_identity_add(f->st, sv.series_id,
 					       "gerrit-ids:gr:v1", "Ia Ib"),
@@ -402,7 +403,7 @@ static void test_states(void **state)
 	pr_strlist_add(&route.to, "gh");
 	pr_strlist_add(&route.to, "gl");
 	assert_int_equal(pr_store_record_version(&sv, f->st, "list", "k", "fp",
-						 NULL, 1),
+						 NULL, 1, 0),
 			 0);
 	/* only the sink that took a version of the series is told */
 	assert_int_equal(

@@ -52,7 +52,7 @@ static struct pr_store *fill(void)
 
 	assert_int_equal(pr_store_open(&st, path), 0);
 	assert_int_equal(pr_store_record_version(&v, st, "gh", "k/n#1", "f1",
-						 NULL, 1),
+						 NULL, 1, 0),
 			 0);
 	pr_report_add(&r, "lint", "subject", PR_VERDICT_WARN, 0,
 		      "<b>bold</b> & \"quoted\"", "subject too <long>");
@@ -74,7 +74,7 @@ static struct pr_store *fill(void)
 
 	pr_report_release(&r);
 	assert_int_equal(pr_store_record_version(&v, st, "gh", "k/n#2", "f2",
-						 NULL, 2),
+						 NULL, 2, 0),
 			 0);
 	pr_report_add(&r, "size", "files", PR_VERDICT_FAIL, -1, NULL,
 		      "too many");
@@ -84,7 +84,7 @@ static struct pr_store *fill(void)
 	assert_int_equal(pr_store_status_set(st, v.series_id, 1, &status), 0);
 
 	assert_int_equal(pr_store_record_version(&v, st, "ml", "<c@x>", "f3",
-						 NULL, 2),
+						 NULL, 2, 0),
 			 0);
 	assert_int_equal(
 		pr_store_delivery_open(&id, st, v.series_id, 1, "list", 2), 0);

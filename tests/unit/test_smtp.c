@@ -324,7 +324,7 @@ static int pass(struct pr_engine_stats *stats, struct fixture *f)
 	if ((err = pr_store_open(&st, f->db)))
 		return err;
 	err = pr_store_record_version(&sv, st, v.origin, v.key, v.fingerprint,
-				      NULL, NR_MAILS);
+				      NULL, NR_MAILS, 0);
 	if (!err) {
 		v.series_id = sv.series_id;
 		v.number = sv.number;

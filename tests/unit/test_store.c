@@ -96,7 +96,7 @@ static void test_migrate_from_first_schema(void **state)
 	assert_int_equal(pr_store_schema_version(st), PR_STORE_SCHEMA_LATEST);
 	/* the old rows survived and the new columns work */
 	assert_int_equal(pr_store_record_version(&v, st, "gh", "pr/1", "abc",
-						 NULL, 2),
+						 NULL, 2, 0),
 			 0);
 	assert_int_equal(v.series_id, 7);
 	assert_int_equal(v.number, 1);
@@ -108,7 +108,7 @@ static void test_migrate_from_first_schema(void **state)
 	assert_int_equal(pr_store_delivery_attempt(st, d, 1, "smtp 451"), 0);
 	assert_int_equal(pr_store_delivery_attempts(st, d, 1), 3);
 	assert_int_equal(pr_store_record_version(&v, st, "gh", "pr/1", "def",
-						 NULL, 2),
+						 NULL, 2, 0),
 			 0);
 	assert_int_equal(v.number, 2);
 	assert_true(v.is_new);
@@ -129,7 +129,7 @@ static void test_migrate_from_second_schema(void **state)
 
 	assert_int_equal(pr_store_open_version(&st, f->path, 2), 0);
 	assert_int_equal(pr_store_record_version(&v, st, "gh", "pr/1", "abc",
-						 NULL, 2),
+						 NULL, 2, 0),
 			 0);
 	assert_int_equal(
 		pr_store_delivery_open(&d, st, v.series_id, 1, "list", 2), 0);
@@ -197,7 +197,7 @@ static void test_migrate_from_third_schema(void **state)
 	assert_int_equal(pr_store_open_version(&st, f->path, 3), 0);
 	assert_int_equal(pr_store_schema_version(st), 3);
 	assert_int_equal(pr_store_record_version(&v, st, "gh", "o/r#7", "abc",
-						 NULL, 3),
+						 NULL, 3, 0),
 			 0);
 	assert_int_equal(
 		pr_store_delivery_open(&d, st, v.series_id, 1, "list", 3), 0);
@@ -284,7 +284,7 @@ static void test_record_version_idempotent(void **state)
 	assert_int_equal(pr_store_series_find(&id, st, "git", "topic"),
 			 PR_ENOENT);
 	assert_int_equal(pr_store_record_version(&v, st, "git", "topic", "f1",
-						 NULL, 3),
+						 NULL, 3, 0),
 			 0);
 	assert_true(v.is_new);
 	assert_int_equal(v.number, 1);
@@ -292,7 +292,7 @@ static void test_record_version_idempotent(void **state)
 	pr_store_free(st);
 	assert_int_equal(pr_store_open(&st, f->path), 0);
 	assert_int_equal(pr_store_record_version(&w, st, "git", "topic", "f1",
-						 NULL, 3),
+						 NULL, 3, 0),
 			 0);
 	assert_false(w.is_new);
 	assert_int_equal(w.number, 1);
@@ -300,12 +300,12 @@ static void test_record_version_idempotent(void **state)
 	assert_int_equal(pr_store_version_count(st, v.series_id), 1);
 	/* a changed series is version 2; the same key elsewhere is another */
 	assert_int_equal(pr_store_record_version(&w, st, "git", "topic", "f2",
-						 NULL, 3),
+						 NULL, 3, 0),
 			 0);
 	assert_true(w.is_new);
 	assert_int_equal(w.number, 2);
 	assert_int_equal(pr_store_record_version(&w, st, "gh", "topic", "f2",
-						 NULL, 3),
+						 NULL, 3, 0),
 			 0);
 	assert_true(w.is_new);
 	assert_int_equal(w.number, 1);
@@ -329,13 +329,13 @@ static void test_record_version_matches_any(void **state)
 
 	assert_int_equal(pr_store_open(&st, f->path), 0);
 	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f1",
-						 NULL, 2),
+						 NULL, 2, 0),
 			 0);
 	assert_true(v.is_new);
 	assert_int_equal(v.number, 1);
 	assert_int_equal(v.latest, 1);
 	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f2",
-						 NULL, 2),
+						 NULL, 2, 0),
 			 0);
 	assert_true(v.is_new);
 	assert_int_equal(v.number, 2);
@@ -344,26 +344,27 @@ static void test_record_version_matches_any(void **state)
 	assert_int_equal(pr_store_open(&st, f->path), 0);
 	/* the old mail again: v1, then v2, each found, none recorded */
 	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f1",
-						 NULL, 2),
+						 NULL, 2, 0),
 			 0);
 	assert_false(v.is_new);
 	assert_int_equal(v.number, 1);
 	assert_int_equal(v.latest, 2);
 	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f2",
-						 NULL, 2),
+						 NULL, 2, 0),
 			 0);
 	assert_false(v.is_new);
 	assert_int_equal(v.number, 2);
 	assert_int_equal(v.latest, 2);
 	assert_int_equal(pr_store_version_count(st, v.series_id), 2);
 	/* the same fingerprint in another series is that series' own v1 */
-	assert_int_equal(
-		pr_store_record_version(&v, st, "list", "b", "f2", NULL, 2), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "list", "b", "f2",
+						 NULL, 2, 0),
+			 0);
 	assert_true(v.is_new);
 	assert_int_equal(v.number, 1);
 	/* a changed version is still new, numbered after the latest */
 	assert_int_equal(pr_store_record_version(&v, st, "list", "a1", "f3",
-						 NULL, 2),
+						 NULL, 2, 0),
 			 0);
 	assert_true(v.is_new);
 	assert_int_equal(v.number, 3);
@@ -391,7 +392,7 @@ static void test_record_version_duplicate_rows(void **state)
 		 " (4, 3, 'fa', 1);");
 	assert_int_equal(pr_store_open(&st, f->path), 0);
 	assert_int_equal(
-		pr_store_record_version(&v, st, "l", "k", "fa", NULL, 1), 0);
+		pr_store_record_version(&v, st, "l", "k", "fa", NULL, 1, 0), 0);
 	assert_false(v.is_new);
 	assert_int_equal(v.number, 1);
 	assert_int_equal(v.latest, 3);
@@ -512,7 +513,8 @@ static void test_text_fingerprint(void **state)
 /*
  * The same patches with reworded messages are a new version; the same
  * text again is found; a row without text (schema 8) matches any text
- * once and learns it; NULL matches on the patches alone.
+ * once and learns it; NULL matches on the patches alone.  A new series'
+ * first version takes the number its source gave.
  */
 static void test_record_version_text(void **state)
 {
@@ -521,34 +523,58 @@ static void test_record_version_text(void **state)
 	struct pr_store_version v;
 
 	assert_int_equal(pr_store_open(&st, f->path), 0);
-	assert_int_equal(
-		pr_store_record_version(&v, st, "git", "t", "f1", "t1", 2), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "git", "t", "f1", "t1",
+						 2, 0),
+			 0);
 	assert_true(v.is_new);
-	assert_int_equal(
-		pr_store_record_version(&v, st, "git", "t", "f1", "t2", 2), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "git", "t", "f1", "t2",
+						 2, 0),
+			 0);
 	assert_true(v.is_new);
 	assert_int_equal(v.number, 2);
-	assert_int_equal(
-		pr_store_record_version(&v, st, "git", "t", "f1", "t1", 2), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "git", "t", "f1", "t1",
+						 2, 0),
+			 0);
 	assert_false(v.is_new);
 	assert_int_equal(v.number, 1);
-	assert_int_equal(
-		pr_store_record_version(&v, st, "git", "t", "f1", NULL, 2), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "git", "t", "f1", NULL,
+						 2, 0),
+			 0);
 	assert_false(v.is_new);
 	assert_int_equal(v.number, 1);
 	/* a row from before the text: found by its patches, then knows it */
-	assert_int_equal(
-		pr_store_record_version(&v, st, "git", "u", "g1", NULL, 2), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "git", "u", "g1", NULL,
+						 2, 0),
+			 0);
 	assert_true(v.is_new);
-	assert_int_equal(
-		pr_store_record_version(&v, st, "git", "u", "g1", "s1", 2), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "git", "u", "g1", "s1",
+						 2, 0),
+			 0);
 	assert_false(v.is_new);
 	assert_int_equal(v.number, 1);
-	assert_int_equal(
-		pr_store_record_version(&v, st, "git", "u", "g1", "s2", 2), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "git", "u", "g1", "s2",
+						 2, 0),
+			 0);
 	assert_true(v.is_new);
 	assert_int_equal(v.number, 2);
 	assert_int_equal(pr_store_version_count(st, v.series_id), 2);
+	/* a series first seen at v3 (a list's) is v3, then v4 */
+	assert_int_equal(pr_store_record_version(&v, st, "list", "w", "h1",
+						 "r1", 2, 3),
+			 0);
+	assert_true(v.is_new);
+	assert_int_equal(v.number, 3);
+	assert_int_equal(v.latest, 3);
+	assert_int_equal(pr_store_record_version(&v, st, "list", "w", "h2",
+						 "r2", 2, 7),
+			 0);
+	assert_int_equal(v.number, 4);
+	assert_int_equal(pr_store_record_version(&v, st, "list", "w", "h1",
+						 "r1", 2, 3),
+			 0);
+	assert_false(v.is_new);
+	assert_int_equal(v.number, 3);
+	assert_int_equal(v.latest, 4);
 	pr_store_free(st);
 }
 
@@ -585,10 +611,12 @@ static void test_identity(void **state)
 	int64_t id;
 
 	assert_int_equal(pr_store_open(&st, f->path), 0);
-	assert_int_equal(
-		pr_store_record_version(&a, st, "gh", "pr/1", "f", NULL, 1), 0);
-	assert_int_equal(
-		pr_store_record_version(&b, st, "gh", "pr/2", "f", NULL, 1), 0);
+	assert_int_equal(pr_store_record_version(&a, st, "gh", "pr/1", "f",
+						 NULL, 1, 0),
+			 0);
+	assert_int_equal(pr_store_record_version(&b, st, "gh", "pr/2", "f",
+						 NULL, 1, 0),
+			 0);
 	assert_int_equal(pr_store_identity_add(st, a.series_id, "message-id",
 					       "cover.1@example.org"),
 			 0);
@@ -615,8 +643,9 @@ static void test_delivery_resume(void **state)
 	int64_t d, d2;
 
 	assert_int_equal(pr_store_open(&st, f->path), 0);
-	assert_int_equal(
-		pr_store_record_version(&v, st, "git", "t", "f", NULL, 3), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "git", "t", "f", NULL,
+						 3, 0),
+			 0);
 	assert_int_equal(pr_store_delivery_open(&d, st, v.series_id, 1,
 						"maildir", 3),
 			 0);
@@ -681,10 +710,12 @@ static void test_rows(void **state)
 	assert_int_equal(pr_store_open(&st, f->path), 0);
 	assert_int_equal(pr_store_foreach_row(st, collect, &b), 0);
 	assert_string_equal(b.ptr, "");
-	assert_int_equal(
-		pr_store_record_version(&v, st, "git", "a", "f1", NULL, 2), 0);
-	assert_int_equal(
-		pr_store_record_version(&v, st, "git", "a", "f2", NULL, 2), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "git", "a", "f1", NULL,
+						 2, 0),
+			 0);
+	assert_int_equal(pr_store_record_version(&v, st, "git", "a", "f2", NULL,
+						 2, 0),
+			 0);
 	assert_int_equal(
 		pr_store_delivery_open(&d, st, v.series_id, 2, "box", 2), 0);
 	assert_int_equal(pr_store_delivery_attempt(st, d, 0, NULL), 0);
@@ -692,8 +723,9 @@ static void test_rows(void **state)
 	assert_int_equal(pr_store_delivery_attempt(st, d, 1, "disk full"), 0);
 	assert_int_equal(pr_store_delivery_attempt(st, d, 1, NULL), 0);
 	assert_int_equal(pr_store_delivery_note(st, d, 1, "still full"), 0);
-	assert_int_equal(
-		pr_store_record_version(&v, st, "gh", "pr/9", "f", NULL, 1), 0);
+	assert_int_equal(pr_store_record_version(&v, st, "gh", "pr/9", "f",
+						 NULL, 1, 0),
+			 0);
 	assert_int_equal(pr_store_foreach_row(st, collect, &b), 0);
 	assert_string_equal(b.ptr, "git:a n=2 box v2 1/2 r=0 a=3 e=still full\n"
 				   "gh:pr/9 n=1 - v0 0/0 r=0 a=0 e=-\n");
@@ -734,13 +766,13 @@ static void test_land(void **state)
 
 	assert_int_equal(pr_store_open_version(&st, f->path, 4), 0);
 	assert_int_equal(pr_store_record_version(&old, st, "list", "old", "fo",
-						 NULL, 1),
+						 NULL, 1, 0),
 			 0);
 	pr_store_free(st);
 	assert_int_equal(pr_store_open(&st, f->path), 0);
 	assert_int_equal(pr_store_schema_version(st), PR_STORE_SCHEMA_LATEST);
 	assert_int_equal(pr_store_record_version(&v1, st, "git", "topic", "f1",
-						 NULL, 3),
+						 NULL, 3, 0),
 			 0);
 	assert_int_equal(
 		pr_store_version_patches_set(st, v1.series_id, 1, ids1, 3), 0);
@@ -748,7 +780,7 @@ static void test_land(void **state)
 	assert_int_equal(
 		pr_store_version_patches_set(st, v1.series_id, 1, ids1, 3), 0);
 	assert_int_equal(pr_store_record_version(&v2, st, "list", "other", "f2",
-						 NULL, 2),
+						 NULL, 2, 0),
 			 0);
 	assert_int_equal(
 		pr_store_version_patches_set(st, v2.series_id, 1, ids2, 2), 0);

@@ -119,14 +119,14 @@ static void test_status_and_walks(void **state)
 
 	assert_int_equal(pr_store_open_version(&st, f->path, 6), 0);
 	assert_int_equal(pr_store_record_version(&old, st, "list", "old", "fo",
-						 NULL, 1),
+						 NULL, 1, 0),
 			 0);
 	pr_store_free(st);
 	assert_int_equal(pr_store_open(&st, f->path), 0);
 	assert_true(pr_store_schema_version(st) >= 7);
 
 	assert_int_equal(pr_store_record_version(&v1, st, "gh", "k/n#1", "f1",
-						 NULL, 2),
+						 NULL, 2, 0),
 			 0);
 	pr_report_add(&report, "size", "max-files", PR_VERDICT_PASS, -1, NULL,
 		      "3 files");
@@ -201,7 +201,7 @@ static void test_status_and_walks(void **state)
 
 	/* v2: a new record with no link keeps the link; the report is its own */
 	assert_int_equal(pr_store_record_version(&v2, st, "gh", "k/n#1", "f2",
-						 NULL, 1),
+						 NULL, 1, 0),
 			 0);
 	pr_report_release(&report);
 	pr_report_add(&report, "size", "max-files", PR_VERDICT_FAIL, -1, NULL,
