@@ -171,16 +171,18 @@ int pr_mailsrc_emit_seen(const struct pr_mailsrc_batch *b,
  * The key a series of the poll had in an earlier poll (mailsrc_key.c), for
  * a mail source with a store and no rekey of its own: a version not
  * threaded into the versions before it, as git send-email sends a v2, is
- * of their series also when they came in an earlier poll.  The key
- * computed stays when it has b4's change-id, or when the store holds a
- * series of this source under it.  Else it becomes the key of the stored
- * series of this source that holds the mail it is (its thread root's
- * Message-ID), else the mail a link of the version names as the previous
- * version ("v1: URL"), else, for v2 and later, the series an earlier
- * version came in under the same submitter and subject (its cover
- * letter's, else its first patch's).  Each version's submitter and
- * subject are noted in the store for the later ones
- * ("mailsrc:ORIGIN", "src:SUBMITTER\x1fSUBJECT" -> key).
+ * of their series also when they came in an earlier poll.  b4's change-id
+ * stays.  A version in the thread of a stored series of this source (the
+ * key computed is its key, or a mail of it) is of it when it is v2 or
+ * later, has the submitter and subject noted for it, or is all mails of
+ * it read again; else its key is its first mail's Message-ID, as one poll
+ * keys a lone patch answering a series.  Outside such a thread: the
+ * stored series with the mail its previous-version link names ("v1:
+ * URL"), else, for v2 and later, the series an earlier version came in
+ * under the same submitter and subject (its cover letter's, else its
+ * first patch's).  Each complete version's submitter and subject are
+ * noted in the store for the later ones ("mailsrc:ORIGIN",
+ * "src:SUBMITTER\x1fSUBJECT" -> key).
  */
 struct pr_mailsrc_rekey {
 	struct pr_store *store;

@@ -75,24 +75,112 @@ static bool src_name(struct pr_buf *out, const struct pr_asm_version *v)
 	return !pr_buf_addf(out, "\x1f%s", p->subject);
 }
 
+/* The stored series of this source under `key`, in *id; 0 when none. */
+static int series_of(int64_t *id, struct pr_mailsrc_rekey *r, const char *key)
+{
+	int err = pr_store_series_find(id, r->store, r->origin, key);
+
+	if (err == PR_ENOENT)
+		*id = 0;
+	return err == PR_ENOENT ? 0 : err;
+}
+
+/* Is every mail of v one the store holds for series `id` (a part re-read)? */
+static int all_stored(bool *out, struct pr_mailsrc_rekey *r,
+		      const struct pr_asm_version *v, int64_t id)
+{
+	struct pr_idmap_mail m;
+	size_t i;
+	int err = 0;
+
+	*out = true;
+	for (i = 0; i <= v->nr && *out && !err; i++) {
+		const struct pr_patch *p = i ? v->patches[i - 1] : v->cover;
+
+		if (!p)
+			continue;
+		memset(&m, 0, sizeof(m));
+		err = p->message_id
+			      ? pr_idmap_mail_find(&m, r->store, p->message_id)
+			      : PR_ENOENT;
+		*out = !err && m.series_id == id;
+		pr_idmap_mail_release(&m);
+		if (err == PR_ENOENT)
+			err = 0;
+	}
+	return err;
+}
+
+/*
+ * May v, in the thread of the stored series `key` (id), be a version of
+ * it?  As in one poll: a later version, an unlabeled one from the same
+ * submitter under the same subject, or a part of a version read again; a
+ * patch or series of another subject that only answers it is not (its
+ * own key, the Message-ID of its first mail).
+ */
+static int thread_joins(bool *out, struct pr_mailsrc_rekey *r,
+			const struct pr_asm_version *v, const char *key,
+			int64_t id, const char *scope)
+{
+	struct pr_buf name = PR_BUF_INIT, val = PR_BUF_INIT;
+	int err = 0;
+
+	*out = v->number > 1;
+	if (!*out && src_name(&name, v)) {
+		err = pr_notes_get(&val, r->store, scope, name.ptr);
+		*out = !err && !strcmp(val.ptr, key);
+		if (err == PR_ENOENT)
+			err = 0;
+	}
+	if (!*out && !err)
+		err = all_stored(out, r, v, id);
+	pr_buf_release(&name);
+	pr_buf_release(&val);
+	return err;
+}
+
+/* The mail a version starts from: its cover letter, else its first patch. */
+static const char *first_id(const struct pr_asm_version *v)
+{
+	const struct pr_patch *p = v->cover ? v->cover
+				   : v->nr  ? v->patches[0]
+					    : NULL;
+
+	return p && p->message_id && *p->message_id ? p->message_id : NULL;
+}
+
 /* The series an earlier poll gave a key to (see above), in *out. */
 static int earlier_key(struct pr_mailsrc_rekey *r, const char **out,
 		       const char *key, const struct pr_asm_version *v,
 		       const char *scope)
 {
 	struct pr_buf name = PR_BUF_INIT, val = PR_BUF_INIT;
+	const char *k = key;
+	bool joins;
 	int64_t id;
 	int err;
 
-	/* b4's change-id, or a key the store holds, stays */
+	/* b4's change-id stays */
 	if (v->change_id)
 		return 0;
-	err = pr_store_series_find(&id, r->store, r->origin, key);
-	if (err != PR_ENOENT)
+	/* a stored series under the key, or with the thread root as a mail */
+	if ((err = series_of(&id, r, key)) ||
+	    (!id && ((err = stored_key(r, out, key)) ||
+		     (*out && (err = series_of(&id, r, *out))))))
 		return err;
-	/* a thread root, or a previous version named, of a series */
-	if ((err = stored_key(r, out, key)) || *out ||
-	    (err = stored_key(r, out, v->prev_id)) || *out)
+	if (id) {
+		if (*out)
+			k = *out;
+		if ((err = thread_joins(&joins, r, v, k, id, scope)))
+			return err;
+		if (!joins && first_id(v))
+			*out = first_id(v);
+		else if (!joins)
+			*out = NULL;
+		return 0;
+	}
+	/* a previous version named */
+	if ((err = stored_key(r, out, v->prev_id)) || *out)
 		return err;
 	/* a later version under the subject of an earlier one */
 	if (v->number > 1 && src_name(&name, v)) {
@@ -121,9 +209,8 @@ int pr_mailsrc_rekey(const char **key, const struct pr_asm_series *s,
 	    (err = earlier_key(r, &found, *key, &s->versions[0], scope.ptr)))
 		goto done;
 	if (found) {
-		pr_log_debug(r->prefix,
-			     "series '%s' is '%s' of an earlier poll", *key,
-			     found);
+		pr_log_debug(r->prefix, "series '%s' keyed '%s' by the store",
+			     *key, found);
 		*key = found;
 	}
 	/*

@@ -5,13 +5,15 @@
 # step:
 #   1. v1 of series A (cover letter and 2 patches) and a lone patch L;
 #   2. A's v2 in a thread of its own, as git send-email sends it; L's v2
-#      under another subject with a "v1: URL" link to L; and Bob's
-#      "[PATCH v2 0/2]" under A's subject;
+#      under another subject with a "v1: URL" link to L; Bob's
+#      "[PATCH v2 0/2]" under A's subject; and Ada's lone "[PATCH] g: add
+#      a fixup" in reply to A's v1 cover letter;
 #   3. A's v3 threaded into v2 (--in-reply-to v2's cover letter);
 #   4. A's v4 in a thread of its own, the same code with a reworded
 #      commit message.
 # A has four versions (v2 to v4 sent as such, with a range-diff), L two,
-# and Bob's series is a series of its own, first seen at v2 and kept as v2
+# the fixup is a series of its own (not a v2 of A, as it was before), and
+# Bob's series is a series of its own, first seen at v2 and kept as v2
 # (sent as such, without a range-diff or a link to a v1 never seen): what
 # one poll of all the mails makes of them (checked with `patchrelay poll
 # --json`).
@@ -70,6 +72,12 @@ for l in b c; do
 	git -C repo commit -q -a -m "f: add $l" || fail "commit bob $l"
 done
 fp b2 --cover-letter -v2 main..bob
+# Ada's fixup, answering A's v1
+git_identity 'Ada Demo <ada@example.org>' '1796299200 +0000'
+git -C repo checkout -q -b fx main
+echo fixup >>repo/g.c
+git -C repo commit -q -a -m 'g: add a fixup' || fail "commit fx"
+fp fx --in-reply-to="$(mid a1/0000-*)" main..fx
 
 # step N SOURCE DIR...: the mails of DIR... into the source's folder
 # (maildir: a file a mail, mtime in the step's minute; mbox: one file a
@@ -103,17 +111,17 @@ for src in maildir mbox; do
 		conf_section 'route "r"' from=list to=out
 	} >"$src/relay.conf"
 	step 1 "$src" a1 l1
-	step 2 "$src" a2 l2 b2
+	step 2 "$src" a2 l2 b2 fx
 	step 3 "$src" a3
 	step 4 "$src" a4
 	"$PATCHRELAY" status -c "$src/relay.conf" --json >"$src/status.json" ||
 		fail "$src: status"
 	# the series (by their first mail) and their versions
 	$PY - "$src/status.json" "$(mid a1/0000-*)" "$(mid l1/0001-*)" \
-		"$(mid b2/v2-0000-*)" >"$src/series" <<'EOF' ||
+		"$(mid b2/v2-0000-*)" "$(mid fx/0001-*)" >"$src/series" <<'EOF' ||
 import json, sys
 d = json.load(open(sys.argv[1]))
-names = dict(zip(sys.argv[2:], "ALB"))
+names = dict(zip(sys.argv[2:], "ALBF"))
 got = {}
 for x in d["deliveries"]:
     got.setdefault(names.get(x["key"], x["key"]), set()).add(x["version"])
@@ -121,7 +129,7 @@ for k in sorted(got):
     print(k, " ".join(str(v) for v in sorted(got[k])))
 EOF
 		fail "$src: status: $(cat "$src/status.json")"
-	printf 'A 1 2 3 4\nB 2\nL 1 2\n' >want
+	printf 'A 1 2 3 4\nB 2\nF 1\nL 1 2\n' >want
 	diff want "$src/series" >"$src/series.diff" ||
 		fail "$src: the series and versions differ: $(cat "$src/series.diff")"
 	grep -h '^Subject: ' "$src"/out/new/* | sort >"$src/subjects"
@@ -147,7 +155,7 @@ done
 # one poll of every mail groups them the same way
 mkdir -p one/new one/cur one/tmp
 i=0
-for f in a1/* l1/* a2/* l2/* b2/* a3/* a4/*; do
+for f in a1/* l1/* a2/* l2/* b2/* fx/* a3/* a4/*; do
 	i=$((i + 1))
 	sed 1d "$f" >"one/new/$i"
 	touch -d "@$((1796300000 + i))" "one/new/$i"
@@ -162,6 +170,6 @@ for e in json.load(open(sys.argv[1]))["events"]:
     got.setdefault(e["series"], []).append(e["version"])
 print(sorted(len(v) for v in got.values()))
 EOF
-[ "$(cat one.series)" = "[1, 2, 4]" ] ||
-	fail "one poll: series of $(cat one.series) versions, not [1, 2, 4]"
-echo "ok one poll makes the same three series"
+[ "$(cat one.series)" = "[1, 1, 2, 4]" ] ||
+	fail "one poll: series of $(cat one.series) versions, not [1, 1, 2, 4]"
+echo "ok one poll makes the same four series"
