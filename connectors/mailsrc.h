@@ -174,8 +174,8 @@ int pr_mailsrc_emit_seen(const struct pr_mailsrc_batch *b,
  * of their series also when they came in an earlier poll.  b4's change-id
  * stays.  A version in the thread of a stored series of this source (the
  * key computed is its key, or a mail of it) is of it when it is v2 or
- * later, has the submitter and subject noted for it, or is all mails of
- * it read again; else its key is its first mail's Message-ID, as one poll
+ * later, has the submitter and subject noted for it, or has a mail of it
+ * (read again); else its key is its first mail's Message-ID, as one poll
  * keys a lone patch answering a series.  Outside such a thread: the
  * stored series with the mail its previous-version link names ("v1:
  * URL"), else, for v2 and later, the series an earlier version came in

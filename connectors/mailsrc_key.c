@@ -85,24 +85,22 @@ static int series_of(int64_t *id, struct pr_mailsrc_rekey *r, const char *key)
 	return err == PR_ENOENT ? 0 : err;
 }
 
-/* Is every mail of v one the store holds for series `id` (a part re-read)? */
-static int all_stored(bool *out, struct pr_mailsrc_rekey *r,
+/* Is a mail of v one the store holds for series `id` (read again)? */
+static int any_stored(bool *out, struct pr_mailsrc_rekey *r,
 		      const struct pr_asm_version *v, int64_t id)
 {
 	struct pr_idmap_mail m;
 	size_t i;
 	int err = 0;
 
-	*out = true;
-	for (i = 0; i <= v->nr && *out && !err; i++) {
+	*out = false;
+	for (i = 0; i <= v->nr && !*out && !err; i++) {
 		const struct pr_patch *p = i ? v->patches[i - 1] : v->cover;
 
-		if (!p)
+		if (!p || !p->message_id)
 			continue;
 		memset(&m, 0, sizeof(m));
-		err = p->message_id
-			      ? pr_idmap_mail_find(&m, r->store, p->message_id)
-			      : PR_ENOENT;
+		err = pr_idmap_mail_find(&m, r->store, p->message_id);
 		*out = !err && m.series_id == id;
 		pr_idmap_mail_release(&m);
 		if (err == PR_ENOENT)
@@ -114,9 +112,10 @@ static int all_stored(bool *out, struct pr_mailsrc_rekey *r,
 /*
  * May v, in the thread of the stored series `key` (id), be a version of
  * it?  As in one poll: a later version, an unlabeled one from the same
- * submitter under the same subject, or a part of a version read again; a
- * patch or series of another subject that only answers it is not (its
- * own key, the Message-ID of its first mail).
+ * submitter under the same subject, or a version with mails of it (read
+ * again, or completed by a late patch); a patch or series of another
+ * subject that only answers it is not (its own key, the Message-ID of its
+ * first mail).
  */
 static int thread_joins(bool *out, struct pr_mailsrc_rekey *r,
 			const struct pr_asm_version *v, const char *key,
@@ -133,7 +132,7 @@ static int thread_joins(bool *out, struct pr_mailsrc_rekey *r,
 			err = 0;
 	}
 	if (!*out && !err)
-		err = all_stored(out, r, v, id);
+		err = any_stored(out, r, v, id);
 	pr_buf_release(&name);
 	pr_buf_release(&val);
 	return err;
