@@ -125,7 +125,7 @@ static int find_where(struct where *w, const struct pr_instance *inst,
 			err = e;
 	}
 	/* else the newest version pushed, on the current patch set */
-	for (n = pr_store_version_count(r->store, r->series_id);
+	for (n = pr_store_version_latest(r->store, r->series_id);
 	     err == PR_ENOENT && n >= 1; n--) {
 		pr_buf_reset(&id);
 		err = n == r->version ? PR_ENOENT
@@ -353,7 +353,7 @@ int pr_gerrit_series_state(struct pr_instance *inst, const struct pr_relay *r,
 	if (strcmp(inst->kind, "sink") || !r->store ||
 	    !strcmp(state, "superseded"))
 		return 0;
-	for (n = pr_store_version_count(r->store, r->series_id);
+	for (n = pr_store_version_latest(r->store, r->series_id);
 	     err == PR_ENOENT && n >= 1; n--) {
 		pr_buf_reset(&kind);
 		if (!(err = pr_gerrit_ids_kind(&kind, inst->name, n)))

@@ -458,7 +458,7 @@ static int emit_state(struct pr_pw *pw, const struct pr_pw_cursor *cur,
 	}
 	if (err)
 		goto done;
-	latest = pr_store_version_count(pw->inst->store, m.series_id);
+	latest = pr_store_version_latest(pw->inst->store, m.series_id);
 	if (latest < 0) {
 		err = latest;
 		goto done;

@@ -272,7 +272,7 @@ static int load_version(struct target *t, struct pr_store *st,
 static int find_commit(struct target *t, struct pr_store *st, int64_t series_id,
 		       const char *sha)
 {
-	int n = pr_store_version_count(st, series_id), err = 0;
+	int n = pr_store_version_latest(st, series_id), err = 0;
 	size_t i;
 
 	for (; n >= 1 && !t->v && !err; n--) {
@@ -794,7 +794,7 @@ static const char *state_word(const char *state)
 /* Whether a version of the series was delivered to sink. */
 static int delivered(struct pr_store *st, int64_t series_id, const char *sink)
 {
-	int n = pr_store_version_count(st, series_id);
+	int n = pr_store_version_latest(st, series_id);
 	int64_t id;
 	int err;
 

@@ -472,6 +472,14 @@ int pr_store_version_count(struct pr_store *st, int64_t series_id)
 		     series_id);
 }
 
+int pr_store_version_latest(struct pr_store *st, int64_t series_id)
+{
+	return count(st, "read latest version",
+		     "SELECT coalesce(max(number), 0) FROM versions"
+		     " WHERE series_id = ?",
+		     series_id);
+}
+
 int pr_store_delivery_pending(struct pr_store *st, int64_t delivery)
 {
 	return count(st, "count pending messages",

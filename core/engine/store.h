@@ -142,6 +142,12 @@ int pr_store_series_find(int64_t *out, struct pr_store *st, const char *origin,
 			 const char *key);
 /* Number of stored versions of a series (0 if none). */
 int pr_store_version_count(struct pr_store *st, int64_t series_id);
+/*
+ * The number of a series' latest version (0 if none): the count, unless
+ * its first version took its source's number (a list series first seen at
+ * v3), when the numbers below the first are not stored.
+ */
+int pr_store_version_latest(struct pr_store *st, int64_t series_id);
 
 /*
  * The identity map: a (kind, value) pair names one series.  Kinds are

@@ -418,9 +418,20 @@ static void test_states(void **state)
 	assert_int_equal(pr_bridge_state(&b, "list", "zz", "merged", "-"), 0);
 	b.dry_run = true;
 	assert_int_equal(pr_bridge_state(&b, "list", "k", "merged", "dry"), 0);
+	/* a series first seen at v3 (no v1, v2 stored), sent at v3 */
+	b.dry_run = false;
+	assert_int_equal(pr_store_record_version(&sv, f->st, "list", "k3",
+						 "fp3", NULL, 1, 3),
+			 0);
+	assert_int_equal(sv.number, 3);
+	assert_int_equal(
+		pr_store_delivery_open(&d, f->st, sv.series_id, 3, "gl", 1), 0);
+	assert_int_equal(pr_bridge_state(&b, "list", "k3", "merged", "in y"),
+			 0);
 	assert_string_equal(log.ptr, "gh k superseded (v2);"
 				     "gh k withdrawn (why);"
-				     "gh k landed (in x);");
+				     "gh k landed (in x);"
+				     "gl k3 landed (in y);");
 	pr_strlist_release(&route.to);
 	pr_buf_release(&log);
 }

@@ -575,6 +575,9 @@ static void test_record_version_text(void **state)
 	assert_false(v.is_new);
 	assert_int_equal(v.number, 3);
 	assert_int_equal(v.latest, 4);
+	/* two versions, the latest numbered 4 */
+	assert_int_equal(pr_store_version_count(st, v.series_id), 2);
+	assert_int_equal(pr_store_version_latest(st, v.series_id), 4);
 	pr_store_free(st);
 }
 
