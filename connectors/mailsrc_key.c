@@ -26,10 +26,11 @@ static void keep(struct pr_mailsrc_rekey *r, const char **out, const char *key)
 
 /*
  * The key of the stored series of this source that has the mail `id`, in
- * *out; *out unchanged when there is none.
+ * *out, and its id in *series (when not NULL); both unchanged when there
+ * is none.
  */
 static int stored_key(struct pr_mailsrc_rekey *r, const char **out,
-		      const char *id)
+		      int64_t *series, const char *id)
 {
 	struct pr_idmap_mail m;
 	struct pr_buf origin = PR_BUF_INIT, key = PR_BUF_INIT;
@@ -40,8 +41,11 @@ static int stored_key(struct pr_mailsrc_rekey *r, const char **out,
 		return 0;
 	if (!(err = pr_idmap_mail_find(&m, r->store, id)) &&
 	    !(err = pr_idmap_series(&origin, &key, r->store, m.series_id)) &&
-	    !strcmp(origin.ptr, r->origin))
+	    !strcmp(origin.ptr, r->origin)) {
 		keep(r, out, key.ptr);
+		if (series)
+			*series = m.series_id;
+	}
 	pr_idmap_mail_release(&m);
 	pr_buf_release(&origin);
 	pr_buf_release(&key);
@@ -164,8 +168,7 @@ static int earlier_key(struct pr_mailsrc_rekey *r, const char **out,
 		return 0;
 	/* a stored series under the key, or with the thread root as a mail */
 	if ((err = series_of(&id, r, key)) ||
-	    (!id && ((err = stored_key(r, out, key)) ||
-		     (*out && (err = series_of(&id, r, *out))))))
+	    (!id && (err = stored_key(r, out, &id, key))))
 		return err;
 	if (id) {
 		if (*out)
@@ -179,7 +182,7 @@ static int earlier_key(struct pr_mailsrc_rekey *r, const char **out,
 		return 0;
 	}
 	/* a previous version named */
-	if ((err = stored_key(r, out, v->prev_id)) || *out)
+	if ((err = stored_key(r, out, NULL, v->prev_id)) || *out)
 		return err;
 	/* a later version under the subject of an earlier one */
 	if (v->number > 1 && src_name(&name, v)) {
